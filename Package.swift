@@ -1,0 +1,39 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Every target gets the same settings: Swift 6 language mode comes from the tools version;
+// strict concurrency is complete by default there.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Marbles",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "MarbleCore", targets: ["MarbleCore"]),
+        .library(name: "Marbles", targets: ["Marbles"]),
+        .library(name: "MarblesTesting", targets: ["MarblesTesting"]),
+    ],
+    targets: [
+        // Engine: no dependencies.
+        .target(name: "MarbleCore", path: "Sources/Core", swiftSettings: strict),
+
+        // Marble language, TestScheduler, recordings and comparison; no test-framework import.
+        .target(name: "Marbles", dependencies: ["MarbleCore"], swiftSettings: strict),
+
+        // Assertions reported through Swift Testing or XCTest.
+        .target(name: "MarblesTesting", dependencies: ["Marbles"], swiftSettings: strict),
+
+        // Tests, one target per module.
+        .testTarget(
+            name: "MarbleCoreTests",
+            dependencies: ["MarbleCore", "Marbles", "MarblesTesting"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "MarblesTests", dependencies: ["Marbles", "MarblesTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "MarblesTestingTests", dependencies: ["MarblesTesting"], swiftSettings: strict),
+    ]
+)

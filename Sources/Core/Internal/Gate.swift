@@ -1,0 +1,60 @@
+/// Serializes delivery to one downstream observer from several sources, possibly on several
+/// threads, without holding a lock while calling out.
+///
+/// Operators keep their state in variables that they touch only inside `locked { }`. Events
+/// queued there with `emit` are delivered after the lock is released, in queue order, by
+/// whichever caller started draining; a re-entrant call (downstream causing another upstream
+/// event on the same thread) queues its events and returns, so nothing recurses or deadlocks.
+final class Gate<Element>: @unchecked Sendable {
+    private let lock = Lock()
+    let downstream: Observer<Element>
+    private var pending: [Event<Element>] = []
+    private var draining = false
+
+    init(_ downstream: Observer<Element>) { self.downstream = downstream }
+
+    /// Runs `body` under the lock, then delivers what it emitted.
+    @discardableResult
+    func locked<R>(_ body: () -> R) -> R {
+        lock.lock()
+        let result = body()
+        if draining || pending.isEmpty {
+            lock.unlock()
+            return result
+        }
+        draining = true
+        while !pending.isEmpty {
+            let batch = pending
+            pending.removeAll(keepingCapacity: true)
+            lock.unlock()
+            for event in batch { downstream.on(event) }
+            lock.lock()
+        }
+        draining = false
+        lock.unlock()
+        return result
+    }
+
+    /// Queues an event; call only inside `locked`.
+    func emit(_ event: Event<Element>) { pending.append(event) }
+
+    /// Delivers one event, serialized with all others.
+    func send(_ event: Event<Element>) { locked { emit(event) } }
+
+    /// Schedules a timer outside the lock and keeps it in `slot` unless a newer timer took its
+    /// place meanwhile (`isCurrent` is checked under the lock).
+    func scheduleTimer(
+        on scheduler: any Scheduler, after delay: Duration, in slot: SerialDisposable,
+        isCurrent: @escaping () -> Bool, _ action: @escaping () -> Void
+    ) {
+        let scheduled = scheduler.schedule(after: delay, action)
+        lock.lock()
+        if isCurrent() {
+            slot.set(scheduled)
+            lock.unlock()
+        } else {
+            lock.unlock()
+            scheduled.dispose()
+        }
+    }
+}

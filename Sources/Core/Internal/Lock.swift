@@ -1,0 +1,46 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A small non-recursive mutex on `pthread_mutex_t`.
+///
+/// `Synchronization.Mutex` would do, but ThreadSanitizer on Linux cannot see its futex and
+/// reports false races; pthread mutexes are visible to it.
+package final class Lock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    package init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    @inline(__always) package func lock() { pthread_mutex_lock(mutex) }
+    @inline(__always) package func unlock() { pthread_mutex_unlock(mutex) }
+
+    @inline(__always)
+    package func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}
+
+/// Lets a value that the surrounding code protects by other means cross an isolation boundary.
+///
+/// Used where the engine hands a user's (non-`Sendable`) closure to another thread and itself
+/// serializes every access to it.
+package struct UncheckedSendable<Value>: @unchecked Sendable {
+    package var value: Value
+    package init(_ value: Value) { self.value = value }
+}

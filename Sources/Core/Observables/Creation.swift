@@ -1,0 +1,134 @@
+extension Observable {
+    /// Emits `element`, then completes.
+    public static func just(_ element: Element) -> Observable<Element> {
+        Observable { observer in
+            observer.onNext(element)
+            observer.onCompleted()
+        }
+    }
+
+    /// Emits the elements of `sequence` in order, then completes. Stops early when the
+    /// subscription is disposed from inside `onNext`.
+    public static func from<S: Sequence>(_ sequence: S) -> Observable<Element> where S.Element == Element {
+        Observable { observer in
+            for element in sequence {
+                if observer.isDisposed { return }
+                observer.onNext(element)
+            }
+            observer.onCompleted()
+        }
+    }
+
+    /// Emits `elements` in order, then completes.
+    public static func of(_ elements: Element...) -> Observable<Element> { from(elements) }
+
+    /// Completes at once.
+    public static func empty() -> Observable<Element> {
+        Observable { $0.onCompleted() }
+    }
+
+    /// Never emits, never ends.
+    public static func never() -> Observable<Element> {
+        Observable { _ in }
+    }
+
+    /// Fails at once with `error`.
+    public static func error(_ error: any Error) -> Observable<Element> {
+        Observable { $0.onError(error) }
+    }
+
+    /// Calls `factory` on every subscription and subscribes to what it returns; a thrown error
+    /// becomes the subscription's error.
+    public static func deferred(_ factory: @escaping () throws -> Observable<Element>) -> Observable<Element> {
+        Observable { observer in
+            do {
+                let source = try factory()
+                source.subscribe(linkingInto: observer, observer.on)
+            } catch {
+                observer.onError(error)
+            }
+        }
+    }
+
+    /// Emits one value after `dueTime`, then completes; with a `period`, keeps emitting every
+    /// `period` instead (values 0, 1, 2, …).
+    public static func timer(_ dueTime: Duration, period: Duration? = nil, scheduler: any Scheduler) -> Observable<Element>
+    where Element: FixedWidthInteger {
+        Observable { observer in
+            if let period {
+                var count: Element = 0
+                let first = SerialDisposable()
+                observer.setUpstream(first)
+                first.set(scheduler.schedule(after: dueTime) {
+                    observer.onNext(count)
+                    count &+= 1
+                    first.set(scheduler.schedulePeriodic(every: period, startingAfter: period) {
+                        observer.onNext(count)
+                        count &+= 1
+                    })
+                })
+            } else {
+                observer.setUpstream(scheduler.schedule(after: dueTime) {
+                    observer.onNext(0)
+                    observer.onCompleted()
+                })
+            }
+        }
+    }
+
+    /// Emits 0, 1, 2, … every `period`, the first one `period` after subscription.
+    public static func interval(_ period: Duration, scheduler: any Scheduler) -> Observable<Element>
+    where Element: FixedWidthInteger {
+        timer(period, period: period, scheduler: scheduler)
+    }
+}
+
+extension Observable where Element: BinaryInteger {
+    /// Emits `count` consecutive integers starting at `start`, then completes.
+    public static func range(start: Element, count: Int) -> Observable<Element> {
+        Observable { observer in
+            var value = start
+            for _ in 0..<max(count, 0) {
+                if observer.isDisposed { return }
+                observer.onNext(value)
+                value += 1
+            }
+            observer.onCompleted()
+        }
+    }
+}
+
+extension ObservableType {
+    /// Chooses a source when subscribed: `then` if `condition()` holds, else `else`.
+    ///
+    /// RAC's `if:then:else:`, evaluated per subscription.
+    public static func `if`(
+        _ condition: @escaping () -> Bool,
+        then thenSource: Observable<Element>,
+        else elseSource: Observable<Element> = .empty()
+    ) -> Observable<Element> {
+        Observable.deferred { condition() ? thenSource : elseSource }
+    }
+
+    /// Subscribes to the case that `selector()` picks, or `default` (which errors when absent).
+    ///
+    /// RAC's `switch:cases:default:`, evaluated per subscription.
+    public static func switchCase<Key: Hashable>(
+        _ selector: @escaping () -> Key,
+        cases: [Key: Observable<Element>],
+        default defaultSource: Observable<Element>? = nil
+    ) -> Observable<Element> {
+        Observable.deferred {
+            let key = selector()
+            if let source = cases[key] ?? defaultSource { return source }
+            throw SwitchCaseError(key: String(describing: key))
+        }
+    }
+}
+
+/// `switchCase` found no source for the key and had no default.
+public struct SwitchCaseError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The key that matched no case.
+    public let key: String
+    public var description: String { "no case for key \(key) and no default" }
+}

@@ -1,0 +1,94 @@
+extension ObservableType {
+    /// On error, continues with the observable `handler` returns for it; an error thrown by
+    /// `handler` is forwarded.
+    public func `catch`<Other: ObservableType>(_ handler: @escaping (any Error) throws -> Other) -> Observable<Element>
+    where Other.Element == Element {
+        let source = asObservable()
+        return Observable { downstream in
+            let slot = SerialDisposable()
+            downstream.setUpstream(slot)
+            slot.set(source.subscribe { event in
+                guard case .error(let error) = event else { return downstream.on(event) }
+                do {
+                    let next = try handler(error).asObservable()
+                    slot.set(next.subscribe(downstream.on))
+                } catch {
+                    downstream.onError(error)
+                }
+            })
+        }
+    }
+
+    /// On error, emits `element` and completes.
+    public func catchAndReturn(_ element: Element) -> Observable<Element> {
+        self.catch { _ in Observable.just(element) }
+    }
+
+    /// On error, resubscribes up to `maxRetries` times (RxJS 7 `retry(count)`: `retry(2)`
+    /// subscribes at most three times); the last error is forwarded.
+    public func retry(_ maxRetries: Int) -> Observable<Element> {
+        retrying { _, attempt in attempt <= maxRetries }
+    }
+
+    /// On error, resubscribes for as long as `shouldRetry(error, attempt)` says so (`attempt`
+    /// counts from 1). Synchronous failures are retried in a loop, not by recursion.
+    func retrying(_ shouldRetry: @escaping (any Error, Int) -> Bool) -> Observable<Element> {
+        let source = asObservable()
+        return Observable { downstream in
+            let slot = SerialDisposable()
+            downstream.setUpstream(slot)
+            var attempt = 0
+            var subscribing = false
+            var again = false
+            func subscribe() {
+                repeat {
+                    again = false
+                    subscribing = true
+                    slot.set(source.subscribe { event in
+                        if case .error(let error) = event {
+                            attempt += 1
+                            if shouldRetry(error, attempt) {
+                                if subscribing { again = true } else { subscribe() }
+                                return
+                            }
+                        }
+                        downstream.on(event)
+                    })
+                    subscribing = false
+                } while again && !downstream.isDisposed
+            }
+            subscribe()
+        }
+    }
+
+    /// Resubscribes when the observable that `notificationHandler` builds from the stream of
+    /// errors emits; completes or fails when that observable does (RxJS `retryWhen`).
+    public func retry<Trigger: ObservableType>(
+        when notificationHandler: @escaping (Observable<any Error>) -> Trigger
+    ) -> Observable<Element> {
+        let source = asObservable()
+        return Observable.composite { downstream, resources in
+            let errors = PublishSubject<any Error>()
+            let gate = Gate(downstream)
+            let attempt = SerialDisposable()
+            resources.insert(attempt)
+            func subscribeSource() {
+                attempt.set(source.subscribe { event in
+                    if case .error(let error) = event {
+                        errors.onNext(error)
+                    } else {
+                        gate.send(event)
+                    }
+                })
+            }
+            resources.insert(notificationHandler(errors.asObservable()).subscribe { event in
+                switch event {
+                case .next: subscribeSource()
+                case .error(let error): gate.send(.error(error))
+                case .completed: gate.send(.completed)
+                }
+            })
+            subscribeSource()
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// Runs actions now or later, on some thread or in virtual time.
+///
+/// Times are `Duration`s since the scheduler's own epoch (`now`). An action scheduled for a
+/// time already past runs as soon as possible. Actions with equal due times run in the order
+/// they were scheduled.
+public protocol Scheduler: AnyObject {
+    /// The current time since this scheduler's epoch.
+    var now: Duration { get }
+
+    /// Schedules `action` to run as soon as possible.
+    @discardableResult
+    func schedule(_ action: @escaping () -> Void) -> any Disposable
+
+    /// Schedules `action` to run after `delay`.
+    @discardableResult
+    func schedule(after delay: Duration, _ action: @escaping () -> Void) -> any Disposable
+
+    /// Runs `action` every `period`, the first time after `startingAfter`.
+    @discardableResult
+    func schedulePeriodic(every period: Duration, startingAfter: Duration, _ action: @escaping () -> Void) -> any Disposable
+}
+
+extension Scheduler {
+    /// Periodic scheduling by rescheduling after each run; drift-free, since each due time is
+    /// computed from the start rather than from when the previous run happened.
+    public func schedulePeriodic(every period: Duration, startingAfter: Duration, _ action: @escaping () -> Void) -> any Disposable {
+        let slot = SerialDisposable()
+        let start = now + startingAfter
+        var tick = 0
+        func next() {
+            let due = start + period * tick
+            slot.set(schedule(after: max(due - now, .zero)) {
+                if slot.isDisposed { return }
+                action()
+                tick += 1
+                next()
+            })
+        }
+        next()
+        return slot
+    }
+}

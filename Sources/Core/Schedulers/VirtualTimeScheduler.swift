@@ -1,0 +1,168 @@
+/// A scheduler whose clock moves only when told to: actions run in due-time order as time is
+/// advanced, so timing-dependent code runs instantly and deterministically.
+///
+/// Actions live in a binary heap keyed by (due time, sequence number); the sequence number comes
+/// from one counter at scheduling time, so actions due at the same time run first scheduled,
+/// first run. Cancelling is lazy: a cancelled action stays in the heap and is skipped when it
+/// reaches the top. `now` is set to an action's due time before the action runs.
+///
+/// Single-threaded by contract: schedule, advance and dispose from one thread (or under one
+/// external lock).
+///
+/// ```swift
+/// let scheduler = VirtualTimeScheduler()
+/// var fired: [Duration] = []
+/// scheduler.schedule(after: .seconds(2)) { fired.append(scheduler.now) }
+/// try scheduler.advance(by: .seconds(5))   // fired == [.seconds(2)]
+/// ```
+public final class VirtualTimeScheduler: Scheduler {
+    struct Entry: Comparable {
+        let due: Int64  // nanoseconds since the epoch
+        let sequence: UInt64
+        let action: () -> Void
+
+        @inline(__always)
+        static func < (a: Entry, b: Entry) -> Bool {
+            a.due < b.due || (a.due == b.due && a.sequence < b.sequence)
+        }
+        static func == (a: Entry, b: Entry) -> Bool { a.sequence == b.sequence }
+    }
+
+    private var heap = BinaryHeap<Entry>()
+    private var sequence: UInt64 = 0
+    private var cancelled = Set<UInt64>()
+    private var nowNanos: Int64
+
+    /// Work runs at most this many actions per `run`/`advance` call before it throws
+    /// ``RxError/stepLimitExceeded(steps:now:)``.
+    public var stepLimit: Int
+
+    /// Creates a scheduler at `initialClock` with the given step limit.
+    public init(initialClock: Duration = .zero, stepLimit: Int = 10_000_000) {
+        nowNanos = Self.nanos(initialClock)
+        self.stepLimit = stepLimit
+    }
+
+    /// The virtual time.
+    public var now: Duration { .nanoseconds(nowNanos) }
+
+    /// The number of actions waiting, cancelled ones not yet skipped included.
+    public var pendingCount: Int { heap.count }
+
+    /// The due time of the earliest action waiting, skipping cancelled ones.
+    public var nextDueTime: Duration? {
+        dropCancelledHead()
+        return heap.min.map { .nanoseconds($0.due) }
+    }
+
+    @inline(__always)
+    static func nanos(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+    }
+
+    /// - Complexity: O(log n)
+    @discardableResult
+    public func schedule(_ action: @escaping () -> Void) -> any Disposable {
+        enqueue(at: nowNanos, action)
+    }
+
+    /// - Complexity: O(log n)
+    @discardableResult
+    public func schedule(after delay: Duration, _ action: @escaping () -> Void) -> any Disposable {
+        enqueue(at: nowNanos &+ max(Self.nanos(delay), 0), action)
+    }
+
+    /// Schedules `action` at the absolute virtual time `time` (or now, if that has passed).
+    ///
+    /// - Complexity: O(log n)
+    @discardableResult
+    public func schedule(at time: Duration, _ action: @escaping () -> Void) -> any Disposable {
+        enqueue(at: max(Self.nanos(time), nowNanos), action)
+    }
+
+    @inline(__always)
+    private func enqueue(at due: Int64, _ action: @escaping () -> Void) -> any Disposable {
+        sequence &+= 1
+        heap.insert(Entry(due: due, sequence: sequence, action: action))
+        return VirtualActionDisposable(scheduler: self, sequence: sequence)
+    }
+
+    func cancel(_ sequence: UInt64) {
+        guard !heap.isEmpty else { return }
+        cancelled.insert(sequence)
+        // Cancelling actions that already ran leaves stale marks; keep the set bounded.
+        if cancelled.count > 64 && cancelled.count > heap.count * 2 { compactCancelled() }
+    }
+
+    private func compactCancelled() {
+        var live = BinaryHeap<Entry>()
+        for entry in heap.storage where !cancelled.contains(entry.sequence) { live.insert(entry) }
+        heap = live
+        cancelled.removeAll(keepingCapacity: true)
+    }
+
+    private func dropCancelledHead() {
+        while let head = heap.min, !cancelled.isEmpty, cancelled.remove(head.sequence) != nil {
+            _ = heap.popMin()
+        }
+        if heap.isEmpty { cancelled.removeAll(keepingCapacity: true) }
+    }
+
+    /// Runs the earliest action, if any, moving `now` to its due time.
+    /// - Returns: whether an action ran.
+    @discardableResult
+    public func step() -> Bool {
+        popAndRun(through: .max)
+    }
+
+    @inline(__always)
+    private func popAndRun(through limit: Int64) -> Bool {
+        while let head = heap.min, head.due <= limit {
+            _ = heap.popMin()
+            if !cancelled.isEmpty && cancelled.remove(head.sequence) != nil { continue }
+            if head.due > nowNanos { nowNanos = head.due }
+            head.action()
+            return true
+        }
+        return false
+    }
+
+    /// Runs every action until none is left, including those scheduled meanwhile.
+    /// - Throws: ``RxError/stepLimitExceeded(steps:now:)`` after `stepLimit` actions.
+    /// - Complexity: O(k log n) for k actions.
+    public func run() throws {
+        var steps = 0
+        while popAndRun(through: .max) {
+            steps += 1
+            if steps >= stepLimit && !heap.isEmpty { throw RxError.stepLimitExceeded(steps: steps, now: now) }
+        }
+        cancelled.removeAll(keepingCapacity: true)
+    }
+
+    /// Runs every action due within `duration` from now, then moves `now` forward by `duration`.
+    /// - Throws: ``RxError/stepLimitExceeded(steps:now:)`` after `stepLimit` actions.
+    public func advance(by duration: Duration) throws {
+        try advance(to: now + duration)
+    }
+
+    /// Runs every action due at or before `time`, then moves `now` to `time` (never backwards).
+    /// - Throws: ``RxError/stepLimitExceeded(steps:now:)`` after `stepLimit` actions.
+    public func advance(to time: Duration) throws {
+        let target = Self.nanos(time)
+        var steps = 0
+        while popAndRun(through: target) {
+            steps += 1
+            if steps >= stepLimit { throw RxError.stepLimitExceeded(steps: steps, now: now) }
+        }
+        if target > nowNanos { nowNanos = target }
+    }
+}
+
+/// Cancels one action of a ``VirtualTimeScheduler``; a value type, so scheduling allocates
+/// nothing beyond the action itself.
+struct VirtualActionDisposable: Disposable {
+    weak var scheduler: VirtualTimeScheduler?
+    let sequence: UInt64
+    func dispose() { scheduler?.cancel(sequence) }
+}

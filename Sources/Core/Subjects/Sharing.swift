@@ -1,0 +1,122 @@
+/// An observable that shares one subscription to its source among all its subscribers, from
+/// `connect()` until that connection is disposed.
+public final class ConnectableObservable<Element>: ObservableType, @unchecked Sendable {
+    private let source: Observable<Element>
+    private let makeSubject: () -> any SubjectType<Element>
+    private let lock = Lock()
+    private var subject: (any SubjectType<Element>)?
+    private var connection: SingleAssignmentDisposable?
+
+    init(source: Observable<Element>, makeSubject: @escaping () -> any SubjectType<Element>) {
+        self.source = source
+        self.makeSubject = makeSubject
+    }
+
+    private func currentSubject() -> any SubjectType<Element> {
+        lock.withLock {
+            if let subject { return subject }
+            let fresh = makeSubject()
+            subject = fresh
+            return fresh
+        }
+    }
+
+    public func asObservable() -> Observable<Element> {
+        Observable.deferred { [self] in currentSubject().asObservable() }
+    }
+
+    /// Subscribes the shared subject to the source; disposing the result disconnects, and the
+    /// next `connect()` starts over with a fresh subject. Connecting twice returns the same
+    /// connection.
+    @discardableResult
+    public func connect() -> any Disposable {
+        let (connection, isNew, subject): (SingleAssignmentDisposable, Bool, any SubjectType<Element>) = lock.withLock {
+            if let existing = self.connection, let shared = self.subject { return (existing, false, shared) }
+            let fresh = SingleAssignmentDisposable()
+            self.connection = fresh
+            let shared = self.subject ?? makeSubject()
+            self.subject = shared
+            return (fresh, true, shared)
+        }
+        guard isNew else { return connection }
+        // A terminated or disposed connection resets, so the next subscriber starts over
+        // (RxSwift's `.whileConnected`, RxJS `share()`'s resets).
+        let reset = { [self] in
+            lock.withLock {
+                if self.connection === connection {
+                    self.connection = nil
+                    self.subject = nil
+                }
+            }
+        }
+        connection.set(source.subscribe { event in
+            if event.isTerminal { reset() }
+            subject.on(event)
+        })
+        return AnonymousDisposable {
+            reset()
+            connection.dispose()
+        }
+    }
+
+    /// Connects when the first subscriber arrives and disconnects when the last one leaves.
+    public func refCount() -> Observable<Element> {
+        let lock = Lock()
+        var count = 0
+        var connection: (any Disposable)?
+        return Observable { [self] downstream in
+            let subscription = asObservable().subscribe(downstream.on)
+            let shouldConnect: Bool = lock.withLock {
+                count += 1
+                return count == 1
+            }
+            downstream.setUpstream(AnonymousDisposable {
+                subscription.dispose()
+                let toDispose: (any Disposable)? = lock.withLock {
+                    count -= 1
+                    guard count == 0 else { return nil }
+                    defer { connection = nil }
+                    return connection
+                }
+                toDispose?.dispose()
+            })
+            if shouldConnect {
+                let connected = connect()
+                let stale: Bool = lock.withLock {
+                    if count == 0 { return true }
+                    connection = connected
+                    return false
+                }
+                if stale { connected.dispose() }
+            }
+        }
+    }
+}
+
+/// A subject: an observer whose events its subscribers receive.
+public protocol SubjectType<Element>: ObservableType, ObserverType {}
+
+extension PublishSubject: SubjectType {}
+extension BehaviorSubject: SubjectType {}
+extension ReplaySubject: SubjectType {}
+
+extension ObservableType {
+    /// Shares one subscription through subjects that `makeSubject` creates per connection.
+    public func multicast(_ makeSubject: @escaping () -> any SubjectType<Element>) -> ConnectableObservable<Element> {
+        ConnectableObservable(source: asObservable(), makeSubject: makeSubject)
+    }
+
+    /// Shares one subscription through a ``PublishSubject``, from `connect()` on.
+    public func publish() -> ConnectableObservable<Element> {
+        multicast { PublishSubject() }
+    }
+
+    /// Shares one subscription among all current subscribers, replaying the latest `replay`
+    /// values to late ones; the source is subscribed with the first subscriber and released
+    /// with the last, and a later subscriber starts a fresh connection.
+    public func share(replay: Int = 0) -> Observable<Element> {
+        multicast { () -> any SubjectType<Element> in
+            replay == 0 ? PublishSubject<Element>() : ReplaySubject<Element>(bufferSize: replay)
+        }.refCount()
+    }
+}

@@ -1,0 +1,115 @@
+/// Keeps the observers of a subject and replays its terminal event to late subscribers.
+/// Observers are called outside the lock, in subscription order.
+final class SubjectCore<Element>: @unchecked Sendable {
+    let lock = Lock()
+    private var observers: [(key: UInt64, observer: Observer<Element>)] = []
+    private var nextKey: UInt64 = 0
+    private(set) var terminal: Event<Element>?
+
+    var hasObservers: Bool { lock.withLock { !observers.isEmpty } }
+
+    /// Adds `observer` unless the subject has terminated; `replay` runs under the lock and
+    /// returns events to deliver first (for behavior and replay subjects).
+    func add(_ observer: Observer<Element>, replay: () -> [Event<Element>]) {
+        let (events, key): ([Event<Element>], UInt64?) = lock.withLock {
+            let replayed = replay()
+            if let terminal { return (replayed + [terminal], nil) }
+            nextKey += 1
+            observers.append((nextKey, observer))
+            return (replayed, nextKey)
+        }
+        if let key {
+            observer.setUpstream(AnonymousDisposable { [weak self] in self?.remove(key) })
+        }
+        for event in events { observer.on(event) }
+    }
+
+    private func remove(_ key: UInt64) {
+        lock.withLock { observers.removeAll { $0.key == key } }
+    }
+
+    /// Sends `event` to every current observer; `record` runs under the lock first.
+    func send(_ event: Event<Element>, record: (Event<Element>) -> Void = { _ in }) {
+        let targets: [Observer<Element>] = lock.withLock {
+            if terminal != nil { return [] }
+            record(event)
+            let targets = observers.map(\.observer)
+            if event.isTerminal {
+                terminal = event
+                observers = []
+            }
+            return targets
+        }
+        for observer in targets { observer.on(event) }
+    }
+}
+
+/// A hot stream that forwards what it is sent to its current subscribers. A late subscriber
+/// after termination receives the terminal event only.
+public final class PublishSubject<Element>: ObservableType, ObserverType, @unchecked Sendable {
+    private let core = SubjectCore<Element>()
+
+    /// Creates a subject with no subscribers.
+    public init() {}
+
+    /// Whether anybody is subscribed.
+    public var hasObservers: Bool { core.hasObservers }
+
+    public func on(_ event: Event<Element>) { core.send(event) }
+
+    public func asObservable() -> Observable<Element> {
+        Observable { [core] observer in core.add(observer) { [] } }
+    }
+}
+
+/// A subject that holds a current value, delivered first to every new subscriber.
+public final class BehaviorSubject<Element>: ObservableType, ObserverType, @unchecked Sendable {
+    private let core = SubjectCore<Element>()
+    private var current: Element
+
+    /// Creates a subject holding `value`.
+    public init(value: Element) { current = value }
+
+    /// The latest value.
+    public var value: Element { core.lock.withLock { current } }
+
+    public func on(_ event: Event<Element>) {
+        core.send(event) { event in
+            if case .next(let value) = event { current = value }
+        }
+    }
+
+    public func asObservable() -> Observable<Element> {
+        Observable { [self] observer in
+            core.add(observer) { core.terminal == nil ? [.next(current)] : [] }
+        }
+    }
+}
+
+/// A subject that replays up to `bufferSize` of its latest values to every new subscriber,
+/// and its terminal event after them.
+public final class ReplaySubject<Element>: ObservableType, ObserverType, @unchecked Sendable {
+    private let core = SubjectCore<Element>()
+    private let bufferSize: Int
+    private var buffer: [Element] = []
+
+    /// Creates a subject replaying at most `bufferSize` values (`.max`: all of them).
+    public init(bufferSize: Int) {
+        precondition(bufferSize >= 0, "ReplaySubject needs a non-negative buffer size")
+        self.bufferSize = bufferSize
+    }
+
+    public func on(_ event: Event<Element>) {
+        core.send(event) { event in
+            guard case .next(let value) = event, bufferSize > 0 else { return }
+            buffer.append(value)
+            if buffer.count > bufferSize { buffer.removeFirst(buffer.count - bufferSize) }
+        }
+    }
+
+    public func asObservable() -> Observable<Element> {
+        Observable { [self] observer in
+            core.add(observer) { buffer.map { .next($0) } }
+        }
+    }
+}
