@@ -56,7 +56,7 @@ public final class VirtualTimeScheduler: Scheduler {
     }
 
     @inline(__always)
-    static func nanos(_ duration: Duration) -> Int64 {
+    package static func nanos(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
     }
@@ -73,12 +73,20 @@ public final class VirtualTimeScheduler: Scheduler {
         enqueue(at: nowNanos &+ max(Self.nanos(delay), 0), action)
     }
 
-    /// Schedules `action` at the absolute virtual time `time` (or now, if that has passed).
+    /// Schedules `action` at the absolute virtual time `time`. A time already past is kept as
+    /// given, so it runs before anything due now (hot test messages at negative frames rely on
+    /// this); `now` never moves backwards.
     ///
     /// - Complexity: O(log n)
     @discardableResult
     public func schedule(at time: Duration, _ action: @escaping () -> Void) -> any Disposable {
-        enqueue(at: max(Self.nanos(time), nowNanos), action)
+        enqueue(at: Self.nanos(time), action)
+    }
+
+    /// Drops every waiting action.
+    public func cancelAll() {
+        heap.removeAll()
+        cancelled.removeAll()
     }
 
     @inline(__always)

@@ -1,0 +1,47 @@
+/// A value stamped with the virtual time at which it happened.
+public struct Recorded<Value> {
+    /// When it happened, relative to the recording's frame 0.
+    public var time: Duration
+    /// What happened.
+    public var value: Value
+
+    /// Stamps `value` with `time`.
+    public init(time: Duration, value: Value) {
+        self.time = time
+        self.value = value
+    }
+}
+
+extension Recorded: Equatable where Value: Equatable {}
+extension Recorded: Sendable where Value: Sendable {}
+
+extension Recorded: CustomStringConvertible {
+    public var description: String { "\(value) @ \(time)" }
+}
+
+/// When a test observable was subscribed and unsubscribed.
+public struct SubscriptionLog: Equatable, Sendable, CustomStringConvertible {
+    /// The subscription time.
+    public var subscribed: Duration
+    /// The unsubscription time; `nil` while still subscribed.
+    public var unsubscribed: Duration?
+
+    /// Creates a log entry.
+    public init(subscribed: Duration, unsubscribed: Duration? = nil) {
+        self.subscribed = subscribed
+        self.unsubscribed = unsubscribed
+    }
+
+    public var description: String {
+        "subscribed @ \(subscribed), " + (unsubscribed.map { "unsubscribed @ \($0)" } ?? "never unsubscribed")
+    }
+}
+
+/// The error a bare `#` carries when a diagram gets no `error:` argument.
+public struct MarbleError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The error's text.
+    public var message: String
+    /// Creates an error with a text; the default reads "error", as in RxJS.
+    public init(_ message: String = "error") { self.message = message }
+    public var description: String { message }
+}

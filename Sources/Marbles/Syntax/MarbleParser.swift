@@ -1,0 +1,313 @@
+/// Which rules a diagram follows.
+public enum DiagramKind: Sendable {
+    /// A cold observable: times count from each subscription; no `^`.
+    case cold
+    /// A hot observable: `^` marks frame 0; earlier characters are negative frames.
+    case hot
+    /// An expected output: `^` allowed; nothing may follow `|` or `#`.
+    case expected
+}
+
+/// Reads marble diagrams into timed events; see ``MarbleSymbol`` for the language.
+///
+/// ```swift
+/// let events = try MarbleParser().parse("--a-(bc)-|", kind: .cold)
+/// // a @ 2ms, b @ 4ms, c @ 4ms, completed @ 9ms
+/// ```
+public struct MarbleParser: Sendable {
+    /// The virtual time one frame stands for.
+    public let frame: Duration
+    private let frameNanos: Int64
+
+    /// Creates a parser; one frame is 1 ms unless told otherwise.
+    public init(frame: Duration = .milliseconds(1)) {
+        self.frame = frame
+        self.frameNanos = VirtualTimeScheduler.nanos(frame)
+    }
+
+    /// Parses a diagram whose values are its own characters (or quoted texts).
+    public func parse(_ diagram: String, kind: DiagramKind, error: any Error = MarbleError()) throws(MarbleSyntaxError) -> [Recorded<Event<String>>] {
+        try parse(diagram, kind: kind, error: error) { $0 }
+    }
+
+    /// Parses a diagram, mapping each value's key through `values`; a key missing from a
+    /// non-empty dictionary is an error. With an empty dictionary, `Value` must be `String`
+    /// or the keys are errors.
+    public func parse<Value>(
+        _ diagram: String, kind: DiagramKind, values: [String: Value], error: any Error = MarbleError()
+    ) throws(MarbleSyntaxError) -> [Recorded<Event<Value>>] {
+        if values.isEmpty, Value.self == String.self {
+            return try parse(diagram, kind: kind, error: error) { key in key as? Value }
+        }
+        return try parse(diagram, kind: kind, error: error) { values[$0] }
+    }
+
+    /// Parses a diagram, resolving each value's key with `resolve`; `nil` is a missing value.
+    public func parse<Value>(
+        _ diagram: String, kind: DiagramKind, error: any Error = MarbleError(), resolve: (String) -> Value?
+    ) throws(MarbleSyntaxError) -> [Recorded<Event<Value>>] {
+        var scanner = Scanner(diagram, frameNanos: frameNanos)
+        var events: [(Int64, Event<Value>)] = []
+        var zero: Int64?
+        var terminated = false
+        func fail(_ kind: MarbleSyntaxError.Kind, _ column: Int) -> MarbleSyntaxError {
+            MarbleSyntaxError(kind, diagram: diagram, column: column)
+        }
+        func add(_ event: Event<Value>, _ column: Int) throws(MarbleSyntaxError) {
+            if kind == .expected && terminated { throw fail(.eventAfterTermination, column) }
+            if event.isTerminal { terminated = true }
+            events.append((scanner.eventTime, event))
+            scanner.noteEvent()
+        }
+        while let token = try scanner.next() {
+            switch token.symbol {
+            case .zero:
+                if kind == .cold { throw fail(.zeroInColdDiagram, token.column) }
+                if scanner.inGroup { throw fail(.zeroInGroup, token.column) }
+                if zero != nil { throw fail(.secondZero, token.column) }
+                zero = scanner.cursor
+                scanner.advanceOneFrame()
+            case .unsubscribe:
+                throw fail(.unsubscribeOutsideSubscriptionDiagram, token.column)
+            case .complete:
+                try add(.completed, token.column)
+                scanner.advanceOneFrame()
+            case .error:
+                try add(.error(error), token.column)
+                scanner.advanceOneFrame()
+            case nil:
+                guard let key = token.value else { continue }
+                guard let value = resolve(key) else { throw fail(.missingValue(key), token.column) }
+                try add(.next(value), token.column)
+                scanner.advanceOneFrame()
+            default:
+                continue
+            }
+        }
+        try scanner.finish()
+        let offset = zero ?? 0
+        return events.map { Recorded(time: .nanoseconds($0.0 - offset), value: $0.1) }
+    }
+
+    /// Parses a subscription diagram: `^` subscribes (and costs a frame), `!` unsubscribes
+    /// (and costs none). No `^` means no subscription in a subscription log, and frame 0 in
+    /// `expect(_:unsubscribe:)`; a `^` after the `!` is an error.
+    public func parseSubscription(_ diagram: String) throws(MarbleSyntaxError) -> (subscribe: Duration?, unsubscribe: Duration?) {
+        var scanner = Scanner(diagram, frameNanos: frameNanos)
+        var subscribe: Int64?
+        var unsubscribe: Int64?
+        var unsubscribeColumn = 0
+        func fail(_ kind: MarbleSyntaxError.Kind, _ column: Int) -> MarbleSyntaxError {
+            MarbleSyntaxError(kind, diagram: diagram, column: column)
+        }
+        while let token = try scanner.next() {
+            switch token.symbol {
+            case .zero:
+                if subscribe != nil { throw fail(.secondSubscribe, token.column) }
+                if unsubscribe != nil { throw fail(.unsubscribeBeforeSubscribe, unsubscribeColumn) }
+                subscribe = scanner.eventTime
+                scanner.noteEvent()
+                scanner.advanceOneFrame()
+            case .unsubscribe:
+                if unsubscribe != nil { throw fail(.secondUnsubscribe, token.column) }
+                unsubscribe = scanner.eventTime
+                unsubscribeColumn = token.column
+                scanner.noteEvent()
+            case .complete, .error, .quote, nil:
+                throw fail(.unexpectedSymbolInSubscriptionDiagram(token.character), token.column)
+            default:
+                continue
+            }
+        }
+        try scanner.finish()
+        return (subscribe.map { .nanoseconds($0) }, unsubscribe.map { .nanoseconds($0) })
+    }
+
+    /// Measures a diagram: the time of its first `|` (RxJS `time()`), counting spaces as
+    /// nothing and time progressions as their duration.
+    public func time(_ diagram: String) throws(MarbleSyntaxError) -> Duration {
+        var scanner = Scanner(diagram, frameNanos: frameNanos)
+        while let token = try scanner.next() {
+            switch token.symbol {
+            case .complete: return .nanoseconds(scanner.eventTime)
+            case .zero, .error, nil: scanner.advanceOneFrame()
+            default: continue
+            }
+        }
+        throw MarbleSyntaxError(.noCompletion, diagram: diagram, column: max(diagram.count, 1))
+    }
+}
+
+/// Splits a diagram into tokens and keeps the time cursor and group state; shared by the
+/// observable, subscription and time parsers so that all three count frames alike.
+struct Scanner {
+    struct Token {
+        /// The symbol, or `nil` for a value.
+        var symbol: MarbleSymbol?
+        /// A value's key.
+        var value: String?
+        var character: Character
+        var column: Int
+    }
+
+    private let diagram: String
+    private let bytes: [UInt8]
+    private let frameNanos: Int64
+    private var index = 0
+    private var column = 0
+    private(set) var cursor: Int64 = 0
+    private var groupStart: Int64?
+    private var groupIsCompact = false
+    private var groupColumn = 0
+    private var groupEvents = 0
+
+    init(_ diagram: String, frameNanos: Int64) {
+        self.diagram = diagram
+        self.bytes = Array(diagram.utf8)
+        self.frameNanos = frameNanos
+    }
+
+    var inGroup: Bool { groupStart != nil }
+
+    /// The time an event read now is stamped with.
+    var eventTime: Int64 { groupStart ?? cursor }
+
+    mutating func noteEvent() { groupEvents += 1 }
+
+    /// Advances one frame for an event or marker; inside a compact group, the group's single
+    /// frame is charged when it closes instead.
+    mutating func advanceOneFrame() {
+        if !(groupStart != nil && groupIsCompact) { cursor &+= frameNanos }
+    }
+
+    private func error(_ kind: MarbleSyntaxError.Kind, at column: Int) -> MarbleSyntaxError {
+        MarbleSyntaxError(kind, diagram: diagram, column: column)
+    }
+
+    /// The next token; spaces, frames, groups and time progressions are applied to the cursor
+    /// here and also returned, so callers can reject them.
+    mutating func next() throws(MarbleSyntaxError) -> Token? {
+        while index < bytes.count {
+            let byte = bytes[index]
+            let atTokenStart = index == 0 || bytes[index - 1] == MarbleSymbol.space.rawValue
+            column += 1
+            if byte >= 0x80 {
+                // A non-ASCII value: one grapheme cluster.
+                let start = diagram.utf8.index(diagram.utf8.startIndex, offsetBy: index)
+                let character = diagram[start...].first!
+                index += character.utf8.count
+                return Token(symbol: nil, value: String(character), character: character, column: column)
+            }
+            if atTokenStart, byte >= 0x30 && byte <= 0x39, let (length, nanos) = timeProgression(at: index) {
+                if groupStart != nil && groupIsCompact {
+                    throw error(.timeInCompactGroup, at: column)
+                }
+                cursor &+= nanos
+                column += length - 1
+                index += length
+                continue
+            }
+            index += 1
+            let character = Character(Unicode.Scalar(byte))
+            guard let symbol = MarbleSymbol(rawValue: byte) else {
+                return Token(symbol: nil, value: String(character), character: character, column: column)
+            }
+            switch symbol {
+            case .space:
+                continue
+            case .frame:
+                if groupStart != nil && groupIsCompact { throw error(.timeInCompactGroup, at: column) }
+                cursor &+= frameNanos
+                return Token(symbol: .frame, character: character, column: column)
+            case .groupOpen, .compactOpen:
+                if groupStart != nil { throw error(.nestedGroup, at: column) }
+                groupStart = cursor
+                groupIsCompact = symbol == .compactOpen
+                groupColumn = column
+                groupEvents = 0
+                if symbol == .groupOpen { cursor &+= frameNanos }
+                return Token(symbol: symbol, character: character, column: column)
+            case .groupClose, .compactClose:
+                guard let start = groupStart, groupIsCompact == (symbol == .compactClose) else {
+                    throw error(.unopenedGroup, at: column)
+                }
+                if groupEvents == 0 { throw error(.emptyGroup, at: groupColumn) }
+                groupStart = nil
+                cursor = symbol == .compactClose ? start &+ frameNanos : cursor &+ frameNanos
+                return Token(symbol: symbol, character: character, column: column)
+            case .quote:
+                let open = column
+                var text: [UInt8] = []
+                var closed = false
+                while index < bytes.count {
+                    let b = bytes[index]
+                    index += 1
+                    if b & 0xC0 != 0x80 { column += 1 }
+                    if b == 0x5C, index < bytes.count {  // backslash escape
+                        text.append(bytes[index])
+                        index += 1
+                        column += 1
+                        continue
+                    }
+                    if b == MarbleSymbol.quote.rawValue {
+                        closed = true
+                        break
+                    }
+                    text.append(b)
+                }
+                if !closed { throw error(.unterminatedQuote, at: open) }
+                if text.isEmpty { throw error(.emptyQuote, at: open) }
+                return Token(symbol: nil, value: String(decoding: text, as: UTF8.self), character: "'", column: open)
+            default:
+                return Token(symbol: symbol, character: character, column: column)
+            }
+        }
+        return nil
+    }
+
+    /// Fails on an unclosed group.
+    func finish() throws(MarbleSyntaxError) {
+        if groupStart != nil { throw error(.unclosedGroup, at: groupColumn) }
+    }
+
+    /// Recognizes `N(.N)?(ms|s|m)` followed by a space or the end; returns its length in bytes
+    /// and duration in nanoseconds.
+    private func timeProgression(at start: Int) -> (Int, Int64)? {
+        var i = start
+        var integer: Int64 = 0
+        var fraction: Int64 = 0
+        var fractionScale: Int64 = 1
+        while i < bytes.count, bytes[i] >= 0x30 && bytes[i] <= 0x39 {
+            integer = integer &* 10 &+ Int64(bytes[i] - 0x30)
+            i += 1
+        }
+        if i < bytes.count, bytes[i] == 0x2E {  // .
+            i += 1
+            let digitsStart = i
+            while i < bytes.count, bytes[i] >= 0x30 && bytes[i] <= 0x39 {
+                if fractionScale < 1_000_000_000 {
+                    fraction = fraction * 10 + Int64(bytes[i] - 0x30)
+                    fractionScale *= 10
+                }
+                i += 1
+            }
+            if i == digitsStart { return nil }
+        }
+        let unitNanos: Int64
+        if i + 1 < bytes.count, bytes[i] == 0x6D, bytes[i + 1] == 0x73 {  // ms
+            unitNanos = 1_000_000
+            i += 2
+        } else if i < bytes.count, bytes[i] == 0x73 {  // s
+            unitNanos = 1_000_000_000
+            i += 1
+        } else if i < bytes.count, bytes[i] == 0x6D {  // m
+            unitNanos = 60_000_000_000
+            i += 1
+        } else {
+            return nil
+        }
+        guard i == bytes.count || bytes[i] == MarbleSymbol.space.rawValue else { return nil }
+        let nanos = integer &* unitNanos &+ fraction &* unitNanos / fractionScale
+        return (i - start, nanos)
+    }
+}

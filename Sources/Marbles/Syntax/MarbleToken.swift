@@ -1,0 +1,41 @@
+/// The marble language's symbols, in one table.
+///
+/// | symbol | meaning | frames |
+/// | --- | --- | --- |
+/// | `-` | one frame of time | 1 |
+/// | space | alignment only | 0 |
+/// | any other character | a value: `values[character]`, else the character as a String | 1 |
+/// | `'text'` | a multi-character value (`\'` and `\\` escape) | 1 |
+/// | `\|` | completion | 1 |
+/// | `#` | error | 1 |
+/// | `(` … `)` | events at the frame of `(`; the group costs one frame per character, parentheses included | per character |
+/// | `[` … `]` | compact group: events at the frame of `[`; the whole group costs one frame | 1 |
+/// | `^` | hot and expected diagrams: frame 0; subscription diagrams: the subscription | 1 |
+/// | `!` | subscription diagrams only: the unsubscription | 0 |
+/// | `10ms`, `1.5s`, `2m` | time progression, at the start or after a space, followed by a space or the end | its duration |
+///
+/// `[` … `]` is our extension (RxJS has no way to write same-frame events in consecutive frames);
+/// the printer uses it only where a `(` … `)` group would not fit before the next event.
+public enum MarbleSymbol: UInt8, CaseIterable, Sendable {
+    case frame = 0x2D  // -
+    case space = 0x20
+    case complete = 0x7C  // |
+    case error = 0x23  // #
+    case groupOpen = 0x28  // (
+    case groupClose = 0x29  // )
+    case compactOpen = 0x5B  // [
+    case compactClose = 0x5D  // ]
+    case zero = 0x5E  // ^
+    case unsubscribe = 0x21  // !
+    case quote = 0x27  // '
+
+    /// The symbol as text.
+    public var character: Character { Character(Unicode.Scalar(rawValue)) }
+
+    /// Whether a value written as `text` needs quotes to print as one value.
+    static func needsQuotes(_ text: String) -> Bool {
+        guard text.count == 1, let byte = text.utf8.first else { return true }
+        if MarbleSymbol(rawValue: byte) != nil { return true }
+        return text.utf8.count == 1 && (byte < 0x20 || byte == 0x7F)
+    }
+}

@@ -1,0 +1,84 @@
+/// A cold test observable: every subscription replays the diagram relative to its own
+/// subscription time. Frame-0 messages are scheduled too, not sent inside `subscribe`.
+public final class ColdObservable<Element>: ObservableType, TestObservableMessages {
+    /// The diagram's messages, relative to a subscription.
+    public let messages: [Recorded<Event<Element>>]
+    /// One entry per subscription, in subscription order, in the scheduler's absolute time.
+    public private(set) var subscriptions: [SubscriptionLog] = []
+    private unowned let scheduler: TestScheduler
+
+    init(messages: [Recorded<Event<Element>>], scheduler: TestScheduler) {
+        self.messages = messages
+        self.scheduler = scheduler
+    }
+
+    public var erasedMessages: [Recorded<Event<RecordedValue>>] {
+        messages.map { Recorded(time: $0.time, value: $0.value.map { .plain($0) }) }
+    }
+
+    public func asObservable() -> Observable<Element> {
+        Observable.create { [self] observer in
+            let index = subscriptions.count
+            subscriptions.append(SubscriptionLog(subscribed: scheduler.now))
+            let actions = messages.map { message in
+                scheduler.schedule(after: message.time) { observer.on(message.value) }
+            }
+            return Disposables.create { [self] in
+                subscriptions[index].unsubscribed = scheduler.now
+                for action in actions { action.dispose() }
+            }
+        }
+    }
+}
+
+/// A hot test observable: its messages are scheduled once, when the scheduler's run starts,
+/// at absolute frames (`^` is the time the observable was created); subscribers receive only
+/// what happens while they are subscribed.
+public final class HotObservable<Element>: ObservableType, TestObservableMessages {
+    /// The diagram's messages, relative to `^`.
+    public let messages: [Recorded<Event<Element>>]
+    /// One entry per subscription, in subscription order, in the scheduler's absolute time.
+    public private(set) var subscriptions: [SubscriptionLog] = []
+    private let subject = PublishSubject<Element>()
+    let origin: Duration
+    private unowned let scheduler: TestScheduler
+
+    init(messages: [Recorded<Event<Element>>], scheduler: TestScheduler) {
+        self.messages = messages
+        self.scheduler = scheduler
+        self.origin = scheduler.now
+    }
+
+    public var erasedMessages: [Recorded<Event<RecordedValue>>] {
+        messages.map { Recorded(time: $0.time, value: $0.value.map { .plain($0) }) }
+    }
+
+    /// Schedules every message; the scheduler calls this at the start of its run.
+    func setUp() {
+        for message in messages {
+            scheduler.virtual.schedule(at: origin + message.time) { [subject] in subject.on(message.value) }
+        }
+    }
+
+    public func asObservable() -> Observable<Element> {
+        Observable.create { [self] observer in
+            let index = subscriptions.count
+            subscriptions.append(SubscriptionLog(subscribed: scheduler.now))
+            let subscription = subject.subscribe(observer)
+            return Disposables.create { [self] in
+                subscriptions[index].unsubscribed = scheduler.now
+                subscription.dispose()
+            }
+        }
+    }
+}
+
+/// The events of an observable subscribed by ``TestScheduler/record(_:)``.
+public final class Recording<Element> {
+    /// The events so far, relative to the time `record` was called.
+    public internal(set) var events: [Recorded<Event<Element>>] = []
+    var subscription: (any Disposable)?
+
+    /// Stops recording.
+    public func dispose() { subscription?.dispose() }
+}
