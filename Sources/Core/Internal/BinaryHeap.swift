@@ -7,6 +7,17 @@ package struct BinaryHeap<Element: Comparable> {
 
     package init() {}
 
+    /// Builds a heap from arbitrary elements.
+    /// - Complexity: O(n)
+    package init(_ elements: [Element]) {
+        storage = elements
+        var i = storage.count / 2 - 1
+        while i >= 0 {
+            siftDown(i)
+            i -= 1
+        }
+    }
+
     package var count: Int { storage.count }
     package var isEmpty: Bool { storage.isEmpty }
     package var min: Element? { storage.first }
@@ -29,7 +40,12 @@ package struct BinaryHeap<Element: Comparable> {
         if storage.count == 1 { return storage.removeLast() }
         let result = storage[0]
         storage[0] = storage.removeLast()
-        var parent = 0
+        siftDown(0)
+        return result
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
         let n = storage.count
         while true {
             let left = 2 * parent + 1
@@ -41,7 +57,6 @@ package struct BinaryHeap<Element: Comparable> {
             storage.swapAt(smallest, parent)
             parent = smallest
         }
-        return result
     }
 
     package mutating func removeAll() { storage.removeAll() }

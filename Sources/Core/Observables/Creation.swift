@@ -39,10 +39,11 @@ extension Observable {
 
     /// Calls `factory` on every subscription and subscribes to what it returns; a thrown error
     /// becomes the subscription's error.
-    public static func deferred(_ factory: @escaping () throws -> Observable<Element>) -> Observable<Element> {
+    public static func deferred<Source: ObservableType>(_ factory: @escaping () throws -> Source) -> Observable<Element>
+    where Source.Element == Element {
         Observable { observer in
             do {
-                let source = try factory()
+                let source = try factory().asObservable()
                 source.subscribe(linkingInto: observer, observer.on)
             } catch {
                 observer.onError(error)
@@ -130,5 +131,7 @@ extension ObservableType {
 public struct SwitchCaseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The key that matched no case.
     public let key: String
+    /// Creates the error for a key.
+    public init(key: String) { self.key = key }
     public var description: String { "no case for key \(key) and no default" }
 }

@@ -99,14 +99,13 @@ public final class VirtualTimeScheduler: Scheduler {
     func cancel(_ sequence: UInt64) {
         guard !heap.isEmpty else { return }
         cancelled.insert(sequence)
-        // Cancelling actions that already ran leaves stale marks; keep the set bounded.
-        if cancelled.count > 64 && cancelled.count > heap.count * 2 { compactCancelled() }
+        // When half the heap is dead (or the set holds stale marks of actions that already
+        // ran), rebuild: amortized O(log n) per cancellation, and memory stays bounded.
+        if cancelled.count > 64 && cancelled.count * 2 > heap.count { compactCancelled() }
     }
 
     private func compactCancelled() {
-        var live = BinaryHeap<Entry>()
-        for entry in heap.storage where !cancelled.contains(entry.sequence) { live.insert(entry) }
-        heap = live
+        heap = BinaryHeap(heap.storage.filter { !cancelled.contains($0.sequence) })
         cancelled.removeAll(keepingCapacity: true)
     }
 

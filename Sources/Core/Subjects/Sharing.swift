@@ -3,12 +3,14 @@
 public final class ConnectableObservable<Element>: ObservableType, @unchecked Sendable {
     private let source: Observable<Element>
     private let makeSubject: () -> any SubjectType<Element>
+    private let resetsSubject: Bool
     private let lock = Lock()
     private var subject: (any SubjectType<Element>)?
     private var connection: SingleAssignmentDisposable?
 
-    init(source: Observable<Element>, makeSubject: @escaping () -> any SubjectType<Element>) {
+    init(source: Observable<Element>, resetsSubject: Bool, makeSubject: @escaping () -> any SubjectType<Element>) {
         self.source = source
+        self.resetsSubject = resetsSubject
         self.makeSubject = makeSubject
     }
 
@@ -25,9 +27,10 @@ public final class ConnectableObservable<Element>: ObservableType, @unchecked Se
         Observable.deferred { [self] in currentSubject().asObservable() }
     }
 
-    /// Subscribes the shared subject to the source; disposing the result disconnects, and the
-    /// next `connect()` starts over with a fresh subject. Connecting twice returns the same
-    /// connection.
+    /// Subscribes the shared subject to the source; disposing the result (or the source
+    /// terminating) ends the connection. With a subject factory the next `connect()` starts
+    /// over with a fresh subject; with a fixed subject it reconnects that subject. Connecting
+    /// twice returns the same connection.
     @discardableResult
     public func connect() -> any Disposable {
         let (connection, isNew, subject): (SingleAssignmentDisposable, Bool, any SubjectType<Element>) = lock.withLock {
@@ -45,7 +48,7 @@ public final class ConnectableObservable<Element>: ObservableType, @unchecked Se
             lock.withLock {
                 if self.connection === connection {
                     self.connection = nil
-                    self.subject = nil
+                    if resetsSubject { self.subject = nil }
                 }
             }
         }
@@ -103,12 +106,18 @@ extension ReplaySubject: SubjectType {}
 extension ObservableType {
     /// Shares one subscription through subjects that `makeSubject` creates per connection.
     public func multicast(_ makeSubject: @escaping () -> any SubjectType<Element>) -> ConnectableObservable<Element> {
-        ConnectableObservable(source: asObservable(), makeSubject: makeSubject)
+        ConnectableObservable(source: asObservable(), resetsSubject: true, makeSubject: makeSubject)
     }
 
-    /// Shares one subscription through a ``PublishSubject``, from `connect()` on.
+    /// Shares one subscription through `subject`, which is kept across connections (so a
+    /// ``ReplaySubject`` keeps replaying after the source ended).
+    public func multicast<Subject: SubjectType>(_ subject: Subject) -> ConnectableObservable<Element> where Subject.Element == Element {
+        ConnectableObservable(source: asObservable(), resetsSubject: false) { subject }
+    }
+
+    /// Shares one subscription through one ``PublishSubject``, from `connect()` on.
     public func publish() -> ConnectableObservable<Element> {
-        multicast { PublishSubject() }
+        multicast(PublishSubject())
     }
 
     /// Shares one subscription among all current subscribers, replaying the latest `replay`

@@ -1,0 +1,117 @@
+import MarbleCore
+import Testing
+
+@Suite("VirtualTimeScheduler")
+struct VirtualTimeSchedulerTests {
+    @Test("runs actions in due-time order, FIFO among equal times, with now set to the due time")
+    func ordering() throws {
+        let scheduler = VirtualTimeScheduler()
+        var log: [String] = []
+        scheduler.schedule(after: .seconds(2)) { log.append("b@\(scheduler.now)") }
+        scheduler.schedule(after: .seconds(1)) { log.append("a@\(scheduler.now)") }
+        scheduler.schedule(after: .seconds(2)) { log.append("c@\(scheduler.now)") }
+        scheduler.schedule(after: .seconds(1)) {
+            scheduler.schedule { log.append("d@\(scheduler.now)") }
+        }
+        try scheduler.run()
+        #expect(log == ["a@1.0 seconds", "d@1.0 seconds", "b@2.0 seconds", "c@2.0 seconds"])
+    }
+
+    @Test("random schedules run sorted by (time, sequence)", arguments: [1, 2, 3])
+    func randomOrdering(seed: UInt64) throws {
+        var rng = SplitMix(seed: seed)
+        let scheduler = VirtualTimeScheduler()
+        var ran: [(Int, Int)] = []
+        for i in 0..<2_000 {
+            let due = Int(rng.next() % 50)
+            scheduler.schedule(after: .milliseconds(due)) { ran.append((due, i)) }
+        }
+        try scheduler.run()
+        #expect(ran.count == 2_000)
+        #expect(zip(ran, ran.dropFirst()).allSatisfy { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) })
+    }
+
+    @Test("cancelled actions are skipped; cancelling twice or after running is harmless")
+    func cancellation() throws {
+        let scheduler = VirtualTimeScheduler()
+        var log: [Int] = []
+        let a = scheduler.schedule(after: .seconds(1)) { log.append(1) }
+        let b = scheduler.schedule(after: .seconds(2)) { log.append(2) }
+        a.dispose()
+        a.dispose()
+        try scheduler.run()
+        b.dispose()
+        #expect(log == [2])
+        #expect(scheduler.pendingCount == 0)
+    }
+
+    @Test("many cancellations keep the pending set bounded")
+    func cancellationCompaction() throws {
+        let scheduler = VirtualTimeScheduler()
+        for _ in 0..<10_000 {
+            scheduler.schedule(after: .seconds(1)) {}.dispose()
+        }
+        #expect(scheduler.pendingCount < 10_000)
+        #expect(scheduler.nextDueTime == nil)
+    }
+
+    @Test("advance(by:) and advance(to:) run what is due and move the clock, never backwards")
+    func advance() throws {
+        let scheduler = VirtualTimeScheduler()
+        var log: [Duration] = []
+        scheduler.schedule(after: .seconds(1)) { log.append(scheduler.now) }
+        scheduler.schedule(after: .seconds(3)) { log.append(scheduler.now) }
+        try scheduler.advance(by: .seconds(2))
+        #expect(log == [.seconds(1)])
+        #expect(scheduler.now == .seconds(2))
+        try scheduler.advance(to: .seconds(1))
+        #expect(scheduler.now == .seconds(2))
+        try scheduler.advance(to: .seconds(3))
+        #expect(log == [.seconds(1), .seconds(3)])
+    }
+
+    @Test("periodic scheduling ticks without drift until disposed")
+    func periodic() throws {
+        let scheduler = VirtualTimeScheduler()
+        var ticks: [Duration] = []
+        let periodic = scheduler.schedulePeriodic(every: .seconds(2), startingAfter: .seconds(1)) { ticks.append(scheduler.now) }
+        try scheduler.advance(to: .seconds(6))
+        periodic.dispose()
+        try scheduler.advance(to: .seconds(20))
+        #expect(ticks == [.seconds(1), .seconds(3), .seconds(5)])
+    }
+
+    @Test("run() reports runaway work at the step limit")
+    func stepLimit() {
+        let scheduler = VirtualTimeScheduler(stepLimit: 100)
+        func again() { scheduler.schedule(after: .milliseconds(1), again) }
+        again()
+        #expect(throws: RxError.self) { try scheduler.run() }
+    }
+
+    @Test("interval and timer on the virtual clock")
+    func intervalValues() throws {
+        let scheduler = VirtualTimeScheduler()
+        var values: [(Int, Duration)] = []
+        let subscription = Observable<Int>.interval(.seconds(1), scheduler: scheduler)
+            .subscribe(onNext: { values.append(($0, scheduler.now)) })
+        try scheduler.advance(by: .milliseconds(3500))
+        subscription.dispose()
+        try scheduler.run()
+        #expect(values.map(\.0) == [0, 1, 2])
+        #expect(values.map(\.1) == [.seconds(1), .seconds(2), .seconds(3)])
+    }
+}
+
+/// A small seeded generator, so random tests repeat.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
