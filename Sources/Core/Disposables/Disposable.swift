@@ -6,7 +6,7 @@ internal import Synchronization
 /// module may be disposed from any thread, and from inside an observer's `on(_:)`; the
 /// disposables returned by ``VirtualTimeScheduler`` follow that scheduler's single-thread
 /// contract.
-public protocol Disposable {
+public protocol Disposable: Sendable {
     /// Releases the resource; later calls do nothing.
     func dispose()
 }

@@ -168,7 +168,7 @@ public final class VirtualTimeScheduler: Scheduler {
 
 /// Cancels one action of a ``VirtualTimeScheduler``; a value type, so scheduling allocates
 /// nothing beyond the action itself.
-struct VirtualActionDisposable: Disposable {
+struct VirtualActionDisposable: Disposable, @unchecked Sendable {
     weak var scheduler: VirtualTimeScheduler?
     let sequence: UInt64
     func dispose() { scheduler?.cancel(sequence) }
