@@ -130,7 +130,9 @@ public struct MarbleParser: Sendable {
         while let token = try scanner.next() {
             switch token.symbol {
             case .complete: return .nanoseconds(scanner.eventTime)
-            case .zero, .error, nil: scanner.advanceOneFrame()
+            case .zero, .error, nil:
+                scanner.noteEvent()
+                scanner.advanceOneFrame()
             default: continue
             }
         }

@@ -1,0 +1,211 @@
+import Marbles
+import Testing
+
+private func times(_ diagram: String, kind: DiagramKind = .cold) throws -> [String] {
+    try MarbleParser().parse(diagram, kind: kind).map { recorded in
+        let frame = Int(recorded.time / .milliseconds(1))
+        switch recorded.value {
+        case .next(let v): return "\(v)@\(frame)"
+        case .completed: return "|@\(frame)"
+        case .error: return "#@\(frame)"
+        }
+    }
+}
+
+@Suite("Marble parser")
+struct ParserTests {
+    @Test("values, frames, completion and errors each cost one frame; spaces cost none")
+    func basics() throws {
+        #expect(try times("--a-b|") == ["a@2", "b@4", "|@5"])
+        #expect(try times("  --a  -b#") == ["a@2", "b@4", "#@5"])
+        #expect(try times("a|b") == ["a@0", "|@1", "b@2"])
+    }
+
+    @Test("a group stamps its events at '(' and costs one frame per character (RxJS)")
+    func groups() throws {
+        #expect(try times("--(abc)-|") == ["a@2", "b@2", "c@2", "|@8"])
+        #expect(try times("--(ab)-c") == ["a@2", "b@2", "c@7"])
+        #expect(try times("(a|)") == ["a@0", "|@0"])
+        #expect(try times("-(a 5ms b)-c") == ["a@1", "b@1", "c@11"])
+    }
+
+    @Test("a compact group stamps its events at '[' and costs one frame")
+    func compactGroups() throws {
+        #expect(try times("[ab][cd]e|") == ["a@0", "b@0", "c@1", "d@1", "e@2", "|@3"])
+    }
+
+    @Test("time progression is space-delimited and adds exactly its duration")
+    func timeProgression() throws {
+        #expect(try times("a 9ms b") == ["a@0", "b@10"])
+        #expect(try times("a 9ms b 9s c|") == ["a@0", "b@10", "c@9011", "|@9012"])
+        #expect(try times("--a 2.5m b") == ["a@2", "b@150003"])
+        #expect(try times("10ms a") == ["a@10"])
+        #expect(try times("a 5ms") == ["a@0"])
+        // Without the spaces the characters are values, as in RxJS.
+        #expect(try times("a10ms") == ["a@0", "1@1", "0@2", "m@3", "s@4"])
+    }
+
+    @Test("fractional time progressions keep sub-frame precision")
+    func fractional() throws {
+        let events = try MarbleParser().parse("1.5ms a", kind: .cold)
+        #expect(events.first?.time == .microseconds(1500))
+    }
+
+    @Test("'^' marks frame 0 counted from the cursor; earlier events are negative")
+    func zeroPoint() throws {
+        #expect(try times("-a-^-b--|", kind: .hot) == ["a@-2", "b@2", "|@5"])
+        #expect(try times("-- ^a|", kind: .hot) == ["a@1", "|@2"])
+        #expect(try times("10ms ^a|", kind: .hot) == ["a@1", "|@2"])
+        #expect(try times("---^b", kind: .expected) == ["b@1"])
+    }
+
+    @Test("quoted values are one value of one frame, with escapes")
+    func quotes() throws {
+        let events = try MarbleParser().parse("-'hello'-'it\\'s'|", kind: .cold)
+        #expect(events.map(\.time) == [.milliseconds(1), .milliseconds(3), .milliseconds(4)])
+        #expect(events.compactMap(\.value.element) == ["hello", "it's"])
+    }
+
+    @Test("values are looked up in the dictionary; any character or emoji can be a key")
+    func valueLookup() throws {
+        let events = try MarbleParser().parse("a-🙂-.", kind: .cold, values: ["a": 1, "🙂": 2, ".": 3])
+        #expect(events.compactMap(\.value.element) == [1, 2, 3])
+        #expect(events.map(\.time) == [.zero, .milliseconds(2), .milliseconds(4)])
+    }
+
+    @Test("the error argument is what '#' carries; a default MarbleError otherwise")
+    func errorValue() throws {
+        struct Custom: Error {}
+        let events = try MarbleParser().parse("#", kind: .cold, error: Custom())
+        #expect(events.first?.value.error is Custom)
+        #expect(try MarbleParser().parse("#", kind: .cold).first?.value.error as? MarbleError == MarbleError())
+    }
+
+    @Test("a frame other than 1 ms scales every frame but not time progressions")
+    func customFrame() throws {
+        let events = try MarbleParser(frame: .milliseconds(10)).parse("-a 5ms b", kind: .cold)
+        #expect(events.map(\.time) == [.milliseconds(10), .milliseconds(25)])
+    }
+
+    @Test("subscription diagrams: '^' costs a frame, '!' none; groups put both on one frame")
+    func subscriptions() throws {
+        let parser = MarbleParser()
+        #expect(try parser.parseSubscription("^!") == (.zero, .milliseconds(1)))
+        #expect(try parser.parseSubscription("---(^!)") == (.milliseconds(3), .milliseconds(3)))
+        #expect(try parser.parseSubscription("500ms ^ 1s !") == (.milliseconds(500), .milliseconds(1501)))
+        #expect(try parser.parseSubscription("-----") == (nil, nil))
+        #expect(try parser.parseSubscription("--!") == (nil, .milliseconds(2)))
+    }
+
+    @Test("time() measures up to the first '|'")
+    func time() throws {
+        #expect(try MarbleParser().time("---|") == .milliseconds(3))
+        #expect(try MarbleParser().time("  - - |") == .milliseconds(2))
+        #expect(try MarbleParser().time("10ms |") == .milliseconds(10))
+        #expect(try MarbleParser().time("(ab)|") == .milliseconds(4))
+    }
+}
+
+@Suite("Marble syntax errors")
+struct SyntaxErrorTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var diagram: String
+        var kind: DiagramKind
+        var error: MarbleSyntaxError.Kind
+        var column: Int
+        var testDescription: String { "\(diagram) → \(error) at \(column)" }
+    }
+
+    static let cases: [Case] = [
+        Case(diagram: "--(ab-c", kind: .cold, error: .unclosedGroup, column: 3),
+        Case(diagram: "--a)", kind: .cold, error: .unopenedGroup, column: 4),
+        Case(diagram: "-(a(b))", kind: .cold, error: .nestedGroup, column: 4),
+        Case(diagram: "--()", kind: .cold, error: .emptyGroup, column: 3),
+        Case(diagram: "-[]", kind: .cold, error: .emptyGroup, column: 2),
+        Case(diagram: "[a-]", kind: .cold, error: .timeInCompactGroup, column: 3),
+        Case(diagram: "(a]", kind: .cold, error: .unopenedGroup, column: 3),
+        Case(diagram: "--^a|", kind: .cold, error: .zeroInColdDiagram, column: 3),
+        Case(diagram: "-^-^", kind: .hot, error: .secondZero, column: 4),
+        Case(diagram: "(^a)", kind: .hot, error: .zeroInGroup, column: 2),
+        Case(diagram: "--a!", kind: .expected, error: .unsubscribeOutsideSubscriptionDiagram, column: 4),
+        Case(diagram: "-'abc", kind: .cold, error: .unterminatedQuote, column: 2),
+        Case(diagram: "-''", kind: .cold, error: .emptyQuote, column: 2),
+        Case(diagram: "-a|b", kind: .expected, error: .eventAfterTermination, column: 4),
+        Case(diagram: "#-#", kind: .expected, error: .eventAfterTermination, column: 3),
+    ]
+
+    @Test("each malformed diagram throws its kind at its column", arguments: cases)
+    func malformed(_ c: Case) {
+        #expect(throws: MarbleSyntaxError(c.error, diagram: c.diagram, column: c.column)) {
+            try MarbleParser().parse(c.diagram, kind: c.kind)
+        }
+    }
+
+    @Test("input diagrams may keep events after '|' (RxJS); expected ones may not")
+    func eventsAfterTermination() throws {
+        #expect(try MarbleParser().parse("a|b", kind: .cold).count == 3)
+        #expect(throws: MarbleSyntaxError.self) { try MarbleParser().parse("a|b", kind: .expected) }
+    }
+
+    @Test("a key missing from a non-empty values dictionary is an error, not a silent undefined")
+    func missingValue() {
+        #expect(throws: MarbleSyntaxError(.missingValue("c"), diagram: "a-c", column: 3)) {
+            try MarbleParser().parse("a-c", kind: .cold, values: ["a": 1])
+        }
+    }
+
+    @Test("subscription diagram errors")
+    func subscriptionErrors() {
+        let parser = MarbleParser()
+        #expect(throws: MarbleSyntaxError(.secondSubscribe, diagram: "^-^", column: 3)) { try parser.parseSubscription("^-^") }
+        #expect(throws: MarbleSyntaxError(.secondUnsubscribe, diagram: "^-!-!", column: 5)) { try parser.parseSubscription("^-!-!") }
+        #expect(throws: MarbleSyntaxError(.unsubscribeBeforeSubscribe, diagram: "-!-^", column: 2)) { try parser.parseSubscription("-!-^") }
+        #expect(throws: MarbleSyntaxError(.unexpectedSymbolInSubscriptionDiagram("a"), diagram: "^-a", column: 3)) {
+            try parser.parseSubscription("^-a")
+        }
+        #expect(throws: MarbleSyntaxError(.unexpectedSymbolInSubscriptionDiagram("5"), diagram: "5ms^", column: 1)) {
+            try parser.parseSubscription("5ms^")
+        }
+        #expect(throws: MarbleSyntaxError(.noCompletion, diagram: "---", column: 3)) { try parser.time("---") }
+    }
+
+    @Test("the message says what and where, with a caret under the column")
+    func message() {
+        let error = MarbleSyntaxError(.unclosedGroup, diagram: "--(ab-c", column: 3)
+        #expect(error.description == """
+            marble syntax error at line 1, column 3: unclosed group: '(' has no matching ')'
+              --(ab-c
+                ^
+            """)
+    }
+
+    @Test("random strings never crash the parser: values or a MarbleSyntaxError", arguments: [11, 12, 13])
+    func fuzz(seed: UInt64) {
+        var rng = SeededRandom(seed: seed)
+        let alphabet = Array("-- ab|#()[]^!'\\.1059ms🙂")
+        for _ in 0..<3_000 {
+            let length = Int(rng.next() % 24)
+            let diagram = String((0..<length).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] })
+            for kind in [DiagramKind.cold, .hot, .expected] {
+                do { _ = try MarbleParser().parse(diagram, kind: kind) } catch {
+                    #expect(error.column >= 1 && error.column <= max(diagram.count, 1), "\(diagram): \(error)")
+                }
+            }
+            do { _ = try MarbleParser().parseSubscription(diagram) } catch {
+                #expect(error.column >= 1 && error.column <= max(diagram.count, 1), "\(diagram): \(error)")
+            }
+        }
+    }
+}
+
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
