@@ -1,0 +1,52 @@
+import MarblesTesting
+import XCTest
+
+final class XCTestReportingTests: XCTestCase {
+    private var captured: [(description: String, file: String, line: Int)] = []
+    private var capturing = false
+
+    // corelibs XCTest routes XCTFail through this method; capturing here checks that the
+    // reporter takes the XCTest path, with the right location, without failing this test.
+    override func recordFailure(withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool) {
+        if capturing {
+            captured.append((description, filePath, lineNumber))
+        } else {
+            super.recordFailure(withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+        }
+    }
+
+    func testPassingMarbleTestRecordsNothing() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let e1 = scheduler.hot("--a--^--b--c--|", values: ["a": 1, "b": 2, "c": 3])
+            scheduler.expect(e1.map { $0 * 10 }).toBe("---b--c--|", values: ["b": 20, "c": 30])
+        }
+    }
+
+    func testFailingExpectationGoesToXCTFailAtTheCallSite() {
+        capturing = true
+        let scheduler = TestScheduler()
+        let line = #line + 3
+        scheduler.run {
+            let e1 = scheduler.cold("-a-b-|")
+            scheduler.expect(e1).toBe("-a-c-|")
+        }
+        capturing = false
+        XCTAssertEqual(captured.count, 1)
+        XCTAssertEqual(captured.first?.line, line)
+        XCTAssertTrue(captured.first?.file.hasSuffix("XCTestReportingTests.swift") ?? false)
+        XCTAssertTrue(captured.first?.description.contains("frame 3: expected next(c), got next(b)") ?? false)
+    }
+
+    func testComparisonValuesDescribeTheMismatch() throws {
+        let parser = MarbleParser()
+        let erase = { (events: [Recorded<Event<String>>]) in
+            events.map { Recorded(time: $0.time, value: $0.value.map { RecordedValue.plain($0) }) }
+        }
+        let comparison = MarbleComparison(
+            expected: erase(try parser.parse("-a-c-|", kind: .expected)),
+            actual: erase(try parser.parse("-a-b-|", kind: .expected)))
+        XCTAssertFalse(comparison.matches)
+        XCTAssertEqual(comparison.mismatches.map(\.description), ["frame 3: expected next(c), got next(b)"])
+    }
+}
