@@ -86,6 +86,7 @@ extension Observable {
 
 extension Observable where Element: BinaryInteger {
     /// Emits `count` consecutive integers starting at `start`, then completes.
+    @inlinable
     public static func range(start: Element, count: Int) -> Observable<Element> {
         Observable { observer in
             var value = start

@@ -22,18 +22,17 @@ public final class Observable<Element>: ObservableType, @unchecked Sendable {
     // Immutable after init. The producer links the resources it creates into the observer
     // (`setUpstream`) *before* producing, so that a synchronous producer sees a dispose that
     // happens downstream while it is still inside `subscribe`.
-    let producer: (Observer<Element>) -> Void
-    let fusion: (any MapFusible<Element>)?
+    @usableFromInline let producer: (Observer<Element>) -> Void
 
-    init(producer: @escaping (Observer<Element>) -> Void, fusion: (any MapFusible<Element>)? = nil) {
+    @inlinable
+    init(producer: @escaping (Observer<Element>) -> Void) {
         self.producer = producer
-        self.fusion = fusion
     }
 
     public func asObservable() -> Observable<Element> { self }
 
     /// Subscribes a closure; the returned disposable ends the subscription.
-    @discardableResult
+    @inlinable @discardableResult
     public func subscribe(_ handler: @escaping (Event<Element>) -> Void) -> any Disposable {
         let observer = Observer(handler)
         producer(observer)
@@ -43,6 +42,7 @@ public final class Observable<Element>: ObservableType, @unchecked Sendable {
     /// Subscribes with a handler and links the subscription into `downstream` before the
     /// producer runs, so that disposing downstream reaches the producer even during a
     /// synchronous `subscribe`.
+    @inlinable
     func subscribe<D>(linkingInto downstream: Observer<D>, _ handler: @escaping (Event<Element>) -> Void) {
         let observer = Observer(handler)
         downstream.setUpstream(observer)
@@ -55,7 +55,7 @@ public final class Observable<Element>: ObservableType, @unchecked Sendable {
 
 extension ObservableType {
     /// Subscribes an event handler.
-    @discardableResult
+    @inlinable @discardableResult
     public func subscribe(_ handler: @escaping (Event<Element>) -> Void) -> any Disposable {
         asObservable().subscribe(handler)
     }
@@ -68,15 +68,28 @@ extension ObservableType {
 
     /// Subscribes per-kind handlers; `onDisposed` runs once when the subscription ends for any
     /// reason (terminal event or dispose).
-    @discardableResult
+    @inlinable @discardableResult
     public func subscribe(
         onNext: ((Element) -> Void)? = nil,
         onError: ((any Error) -> Void)? = nil,
         onCompleted: (() -> Void)? = nil,
         onDisposed: (() -> Void)? = nil
     ) -> any Disposable {
-        let source = asObservable()
-        let observable = onDisposed.map { source.do(onDispose: $0) } ?? source
+        asObservable().subscribe(onNext: onNext, onError: onError, onCompleted: onCompleted, onDisposed: onDisposed)
+    }
+}
+
+extension Observable {
+    /// Subscribes per-kind handlers; `onDisposed` runs once when the subscription ends for any
+    /// reason (terminal event or dispose).
+    @inlinable @discardableResult
+    public func subscribe(
+        onNext: ((Element) -> Void)? = nil,
+        onError: ((any Error) -> Void)? = nil,
+        onCompleted: (() -> Void)? = nil,
+        onDisposed: (() -> Void)? = nil
+    ) -> any Disposable {
+        let observable = onDisposed.map { self.do(onDispose: $0) } ?? self
         return observable.subscribe { event in
             switch event {
             case .next(let value): onNext?(value)
@@ -123,16 +136,19 @@ extension Observable {
 extension ObservableType {
     /// A single-source operator: `makeHandler` gets the downstream observer and returns the
     /// handler for upstream events. The upstream subscription is linked before it starts.
+    @inlinable
     func lift<Result>(_ makeHandler: @escaping (Observer<Result>) -> (Event<Element>) -> Void) -> Observable<Result> {
-        let source = asObservable()
-        return Observable<Result> { downstream in
-            source.subscribe(linkingInto: downstream, makeHandler(downstream))
-        }
+        asObservable().lift(makeHandler)
     }
 }
 
-/// An observable produced by `map` that can absorb a following `map` into one closure.
-protocol MapFusible<Element>: AnyObject {
-    associatedtype Element
-    func fusedMap<Result>(_ transform: @escaping (Element) throws -> Result) -> Observable<Result>
+extension Observable {
+    // Defined on the concrete class as well: in a protocol extension the generic `Self` keeps
+    // per-event code from being fully specialized.
+    @inlinable
+    func lift<Result>(_ makeHandler: @escaping (Observer<Result>) -> (Event<Element>) -> Void) -> Observable<Result> {
+        Observable<Result> { [self] downstream in
+            subscribe(linkingInto: downstream, makeHandler(downstream))
+        }
+    }
 }

@@ -1,4 +1,4 @@
-internal import Synchronization
+public import Synchronization
 
 /// Something that receives events.
 public protocol ObserverType<Element> {
@@ -27,20 +27,20 @@ extension ObserverType {
 public final class Observer<Element>: ObserverType, Disposable, @unchecked Sendable {
     // `handler` is immutable; `stopped` is the only state shared between threads (a dispose
     // racing with delivery), and `upstream` guards itself.
-    private let handler: (Event<Element>) -> Void
-    private let stopped = Atomic<Bool>(false)
-    private let upstream = SingleAssignmentDisposable()
+    @usableFromInline let handler: (Event<Element>) -> Void
+    @usableFromInline let stopped = Atomic<Bool>(false)
+    @usableFromInline let upstream = SingleAssignmentDisposable()
 
+    @inlinable
     init(_ handler: @escaping (Event<Element>) -> Void) {
         self.handler = handler
     }
 
     /// Whether the subscription is over: a terminal event went through or it was disposed.
     /// Synchronous producers check this to stop early.
-    @inlinable public var isDisposed: Bool { _isStopped }
+    @inlinable public var isDisposed: Bool { stopped.load(ordering: .acquiring) }
 
-    @usableFromInline var _isStopped: Bool { stopped.load(ordering: .acquiring) }
-
+    @inlinable
     public func on(_ event: Event<Element>) {
         switch event {
         case .next:
@@ -54,6 +54,7 @@ public final class Observer<Element>: ObserverType, Disposable, @unchecked Senda
     }
 
     /// Links the resources this subscription holds; set once, before or while producing.
+    @inlinable
     func setUpstream(_ disposable: any Disposable) { upstream.set(disposable) }
 
     public func dispose() {

@@ -1,15 +1,8 @@
 extension ObservableType {
     /// Passes the values for which `predicate` holds; a thrown error ends the stream.
+    @inlinable
     public func filter(_ predicate: @escaping (Element) throws -> Bool) -> Observable<Element> {
-        lift { observer in
-            { event in
-                switch event {
-                case .next(let value):
-                    do { if try predicate(value) { observer.onNext(value) } } catch { observer.onError(error) }
-                case .error, .completed: observer.on(event)
-                }
-            }
-        }
+        asObservable().filter(predicate)
     }
 
     /// Drops values equal (by `areEqual`) to the value before them.
@@ -271,4 +264,21 @@ extension ObservableType {
 extension ObservableType where Element: Equatable {
     /// Drops values equal to the value before them.
     public func distinctUntilChanged() -> Observable<Element> { distinctUntilChanged(==) }
+}
+
+extension Observable {
+    /// Passes the values for which `predicate` holds; a thrown error ends the stream.
+    @inlinable
+    public func filter(_ predicate: @escaping (Element) throws -> Bool) -> Observable<Element> {
+        lift { observer in
+            { event in
+                switch event {
+                case .next(let value):
+                    do { if try predicate(value) { observer.onNext(value) } } catch { observer.onError(error) }
+                case .error, .completed: observer.on(event)
+                }
+            }
+        }
+    }
+
 }

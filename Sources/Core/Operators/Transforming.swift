@@ -1,11 +1,8 @@
 extension ObservableType {
     /// Transforms each value; an error thrown by `transform` ends the stream with that error.
-    ///
-    /// Adjacent maps fuse into one stage: `a.map(f).map(g)` subscribes one sink running `g(f(x))`.
+    @inlinable
     public func map<Result>(_ transform: @escaping (Element) throws -> Result) -> Observable<Result> {
-        let source = asObservable()
-        if let fusion = source.fusion { return fusion.fusedMap(transform) }
-        return MapStage(source: source, transform: transform).observable()
+        asObservable().map(transform)
     }
 
     /// Transforms each value and drops the `nil` results.
@@ -23,21 +20,9 @@ extension ObservableType {
     }
 
     /// Emits each intermediate accumulation, starting from `seed`.
+    @inlinable
     public func scan<State>(_ seed: State, accumulator: @escaping (State, Element) throws -> State) -> Observable<State> {
-        lift { observer in
-            var state = seed
-            return { event in
-                switch event {
-                case .next(let value):
-                    do {
-                        state = try accumulator(state, value)
-                        observer.onNext(state)
-                    } catch { observer.onError(error) }
-                case .error(let error): observer.onError(error)
-                case .completed: observer.onCompleted()
-                }
-            }
-        }
+        asObservable().scan(seed, accumulator: accumulator)
     }
 
     /// Emits the final accumulation when the source completes (`seed` for an empty source).
@@ -184,33 +169,42 @@ extension ObservableType {
     }
 }
 
-/// The `map` stage; a following `map` composes into its closure instead of adding a stage.
-final class MapStage<Source, Element>: MapFusible {
-    let source: Observable<Source>
-    let transform: (Source) throws -> Element
-
-    init(source: Observable<Source>, transform: @escaping (Source) throws -> Element) {
-        self.source = source
-        self.transform = transform
-    }
-
-    func observable() -> Observable<Element> {
-        let source = self.source
-        let transform = self.transform
-        return Observable(producer: { downstream in
-            source.subscribe(linkingInto: downstream) { event in
+// The per-value hot path lives on the concrete class so that it specializes fully in the
+// caller's module; the `ObservableType` versions forward here.
+extension Observable {
+    /// Transforms each value; an error thrown by `transform` ends the stream with that error.
+    ///
+    @inlinable
+    public func map<Result>(_ transform: @escaping (Element) throws -> Result) -> Observable<Result> {
+        lift { (observer: Observer<Result>) in
+            { event in
                 switch event {
                 case .next(let value):
-                    do { downstream.onNext(try transform(value)) } catch { downstream.onError(error) }
-                case .error(let error): downstream.onError(error)
-                case .completed: downstream.onCompleted()
+                    do { observer.onNext(try transform(value)) } catch { observer.onError(error) }
+                case .error(let error): observer.onError(error)
+                case .completed: observer.onCompleted()
                 }
             }
-        }, fusion: self)
+        }
     }
 
-    func fusedMap<Result>(_ next: @escaping (Element) throws -> Result) -> Observable<Result> {
-        let first = transform
-        return MapStage<Source, Result>(source: source) { try next(first($0)) }.observable()
+    /// Emits each intermediate accumulation, starting from `seed`.
+    @inlinable
+    public func scan<State>(_ seed: State, accumulator: @escaping (State, Element) throws -> State) -> Observable<State> {
+        lift { observer in
+            var state = seed
+            return { event in
+                switch event {
+                case .next(let value):
+                    do {
+                        state = try accumulator(state, value)
+                        observer.onNext(state)
+                    } catch { observer.onError(error) }
+                case .error(let error): observer.onError(error)
+                case .completed: observer.onCompleted()
+                }
+            }
+        }
     }
+
 }

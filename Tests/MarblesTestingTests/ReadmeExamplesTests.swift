@@ -1,0 +1,59 @@
+import MarbleCore
+import MarblesTesting
+import Testing
+
+/// The README's examples, verbatim, so that they keep compiling and passing.
+@Suite("README examples")
+struct ReadmeExamplesTests {
+    @Test func multipliesByTen() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let e1 = scheduler.hot("--a--^--b--c--|", values: ["a": 1, "b": 2, "c": 3])
+            let e2 = scheduler.cold("---x|", values: ["x": 10])
+            scheduler.expect(e1.map { $0 * 10 }).toBe("---b--c--|", values: ["b": 20, "c": 30])
+            scheduler.expect(subscriptions: e1.subscriptions).toBe("^--------!")
+            scheduler.expect(e2, unsubscribe: "--!").toBe("---")
+        }
+    }
+
+    @Test("breaking one character gives the README's failure message")
+    func brokenExample() {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(reporter: reporter)
+        scheduler.run {
+            let e1 = scheduler.hot("--a--^--b--c--|", values: ["a": 1, "b": 2, "c": 3])
+            scheduler.expect(e1.map { $0 * 10 }).toBe("---b--c-|", values: ["b": 20, "c": 30])
+        }
+        #expect(reporter.failures.map(\.message) == ["""
+            marble diagrams differ at frame 8
+                         3  6 8
+            expected: ---b--c-|
+            actual:   ---b--c--|
+                              ^
+              frame 8: expected completed, got nothing
+              frame 9: expected nothing, got completed
+            """])
+    }
+
+    @Test func innerObservables() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let outer = scheduler.hot("-a---b---|").map { value in scheduler.cold("--\(value)|") }
+            scheduler.expect(outer).toBe("-x---y---|", values: ["x": scheduler.cold("--a|"), "y": scheduler.cold("--b|")])
+        }
+    }
+
+    @Test func engine() throws {
+        var printed: [Int] = []
+        let bag = DisposeBag()
+        Observable.from([1, 2, 3, 4])
+            .filter { $0 % 2 == 0 }
+            .map { $0 * 10 }
+            .subscribe(onNext: { printed.append($0) })
+            .disposed(by: bag)
+        let total = try Observable.from([1, 2, 3]).reduce(0, accumulator: +)
+            .blocking(timeout: .seconds(1)).first()
+        #expect(printed == [20, 40])
+        #expect(total == 6)
+    }
+}
