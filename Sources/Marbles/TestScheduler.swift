@@ -146,9 +146,12 @@ public final class TestScheduler: Scheduler {
         }
         let source = observable.asObservable()
         let subscription = SingleAssignmentDisposable()
+        // Decided once: only observables of observables need the per-value check.
+        let higherOrder = O.Element.self is any ObservableType.Type
         virtual.schedule(at: now + subscribeAt) { [unowned self] in
             subscription.set(source.subscribe { event in
-                expectation.actual.append(Recorded(time: self.now - expectation.origin, value: self.erase(event)))
+                let value = higherOrder ? self.erase(event) : event.map { RecordedValue.plain($0) }
+                expectation.actual.append(Recorded(time: self.now - expectation.origin, value: value))
             })
         }
         if let unsubscribeAt {

@@ -38,17 +38,25 @@ public struct MarbleComparison {
         self.keyFor = { value in keys.first { $0.value.matches(value) }?.key }
         let label = Self.labeler(keyFor)
         var mismatches: [MarbleMismatch] = []
-        let times = Array(Set((expected + actual).map(\.time))).sorted()
-        for time in times {
-            let e = expected.filter { $0.time == time }.map(\.value)
-            let a = actual.filter { $0.time == time }.map(\.value)
-            for k in 0..<max(e.count, a.count) {
-                let x = k < e.count ? e[k] : nil
-                let y = k < a.count ? a[k] : nil
-                if let x, let y, eventsMatch(x, y) { continue }
+        let e = Self.groupedByTime(expected)
+        let a = Self.groupedByTime(actual)
+        var i = 0
+        var j = 0
+        // One merge walk over both timelines, same-time events compared in order.
+        while i < e.count || j < a.count {
+            let time: Duration
+            if i < e.count, j < a.count { time = min(e[i].time, a[j].time) } else { time = i < e.count ? e[i].time : a[j].time }
+            let x = i < e.count && e[i].time == time ? e[i].events : []
+            let y = j < a.count && a[j].time == time ? a[j].events : []
+            if !x.isEmpty { i += 1 }
+            if !y.isEmpty { j += 1 }
+            for k in 0..<max(x.count, y.count) {
+                let ex = k < x.count ? x[k] : nil
+                let ac = k < y.count ? y[k] : nil
+                if let ex, let ac, eventsMatch(ex, ac) { continue }
                 mismatches.append(MarbleMismatch(
                     time: time, frame: Self.frameText(time, frame: frame),
-                    expected: x.map { Self.words($0, label: label) }, actual: y.map { Self.words($0, label: label) }))
+                    expected: ex.map { Self.words($0, label: label) }, actual: ac.map { Self.words($0, label: label) }))
             }
         }
         self.mismatches = mismatches
@@ -56,6 +64,20 @@ public struct MarbleComparison {
 
     /// Whether the timelines are equal.
     public var matches: Bool { mismatches.isEmpty }
+
+    /// Events grouped by time, in time order; same-time events keep their recorded order.
+    static func groupedByTime(_ events: [Recorded<Event<RecordedValue>>]) -> [(time: Duration, events: [Event<RecordedValue>])] {
+        let sorted = zip(events.indices, events).sorted { ($0.1.time, $0.0) < ($1.1.time, $1.0) }
+        var groups: [(time: Duration, events: [Event<RecordedValue>])] = []
+        for (_, recorded) in sorted {
+            if let last = groups.last, last.time == recorded.time {
+                groups[groups.count - 1].events.append(recorded.value)
+            } else {
+                groups.append((recorded.time, [recorded.value]))
+            }
+        }
+        return groups
+    }
 
     /// The failure message: a headline, the frame ruler, both diagrams, a caret under the first
     /// difference, then one line per mismatch.

@@ -17,7 +17,7 @@ public enum DiagramKind: Sendable {
 public struct MarbleParser: Sendable {
     /// The virtual time one frame stands for.
     public let frame: Duration
-    private let frameNanos: Int64
+    @usableFromInline let frameNanos: Int64
 
     /// Creates a parser; one frame is 1 ms unless told otherwise.
     public init(frame: Duration = .milliseconds(1)) {
@@ -37,27 +37,61 @@ public struct MarbleParser: Sendable {
         _ diagram: String, kind: DiagramKind, values: [String: Value], error: any Error = MarbleError()
     ) throws(MarbleSyntaxError) -> [Recorded<Event<Value>>] {
         if values.isEmpty, Value.self == String.self {
-            return try parse(diagram, kind: kind, error: error) { key in key as? Value }
+            // `Value` is `String` here, so the bit cast is the identity (and avoids a dynamic
+            // cast per value).
+            return try parse(diagram, kind: kind, error: error) { key in unsafeBitCast(key, to: Value.self) }
         }
         return try parse(diagram, kind: kind, error: error) { values[$0] }
     }
 
     /// Parses a diagram, resolving each value's key with `resolve`; `nil` is a missing value.
+    @inlinable
     public func parse<Value>(
         _ diagram: String, kind: DiagramKind, error: any Error = MarbleError(), resolve: (String) -> Value?
     ) throws(MarbleSyntaxError) -> [Recorded<Event<Value>>] {
+        let raw = try scanEvents(diagram, kind: kind)
+        var events: [Recorded<Event<Value>>] = []
+        events.reserveCapacity(raw.count)
+        for (time, event) in raw {
+            let resolved: Event<Value>
+            switch event {
+            case .value(let key, let column):
+                guard let value = resolve(key) else { throw MarbleSyntaxError(.missingValue(key), diagram: diagram, column: column) }
+                resolved = .next(value)
+            case .complete: resolved = .completed
+            case .error: resolved = .error(error)
+            }
+            events.append(Recorded(time: .nanoseconds(time), value: resolved))
+        }
+        return events
+    }
+
+    /// An event as read, before values are looked up.
+    @usableFromInline
+    enum RawEvent {
+        case value(String, column: Int)
+        case complete
+        case error
+    }
+
+    /// The type-independent part of parsing: events with their times in nanoseconds, `^`
+    /// already applied.
+    @usableFromInline
+    func scanEvents(_ diagram: String, kind: DiagramKind) throws(MarbleSyntaxError) -> [(Int64, RawEvent)] {
         var scanner = Scanner(diagram, frameNanos: frameNanos)
-        var events: [(Int64, Event<Value>)] = []
+        var events: [(Int64, RawEvent)] = []
+        events.reserveCapacity(min(diagram.utf8.count / 3 + 8, 1 << 16))
         var zero: Int64?
         var terminated = false
         func fail(_ kind: MarbleSyntaxError.Kind, _ column: Int) -> MarbleSyntaxError {
             MarbleSyntaxError(kind, diagram: diagram, column: column)
         }
-        func add(_ event: Event<Value>, _ column: Int) throws(MarbleSyntaxError) {
+        func add(_ event: RawEvent, _ column: Int, terminal: Bool = false) throws(MarbleSyntaxError) {
             if kind == .expected && terminated { throw fail(.eventAfterTermination, column) }
-            if event.isTerminal { terminated = true }
+            if terminal { terminated = true }
             events.append((scanner.eventTime, event))
             scanner.noteEvent()
+            scanner.advanceOneFrame()
         }
         while let token = try scanner.next() {
             switch token.symbol {
@@ -70,23 +104,21 @@ public struct MarbleParser: Sendable {
             case .unsubscribe:
                 throw fail(.unsubscribeOutsideSubscriptionDiagram, token.column)
             case .complete:
-                try add(.completed, token.column)
-                scanner.advanceOneFrame()
+                try add(.complete, token.column, terminal: true)
             case .error:
-                try add(.error(error), token.column)
-                scanner.advanceOneFrame()
+                try add(.error, token.column, terminal: true)
             case nil:
                 guard let key = token.value else { continue }
-                guard let value = resolve(key) else { throw fail(.missingValue(key), token.column) }
-                try add(.next(value), token.column)
-                scanner.advanceOneFrame()
+                try add(.value(key, column: token.column), token.column)
             default:
                 continue
             }
         }
         try scanner.finish()
-        let offset = zero ?? 0
-        return events.map { Recorded(time: .nanoseconds($0.0 - offset), value: $0.1) }
+        if let zero, zero != 0 {
+            for i in events.indices { events[i].0 -= zero }
+        }
+        return events
     }
 
     /// Parses a subscription diagram: `^` subscribes (and costs a frame), `!` unsubscribes
@@ -113,7 +145,7 @@ public struct MarbleParser: Sendable {
                 unsubscribe = scanner.eventTime
                 unsubscribeColumn = token.column
                 scanner.noteEvent()
-            case .complete, .error, .quote, nil:
+            case .complete, .error, nil:
                 throw fail(.unexpectedSymbolInSubscriptionDiagram(token.character), token.column)
             default:
                 continue
@@ -148,8 +180,19 @@ struct Scanner {
         var symbol: MarbleSymbol?
         /// A value's key.
         var value: String?
-        var character: Character
         var column: Int
+
+        init(symbol: MarbleSymbol? = nil, value: String? = nil, column: Int) {
+            self.symbol = symbol
+            self.value = value
+            self.column = column
+        }
+
+        /// The token as written (for error messages).
+        var character: Character {
+            if let symbol { return symbol.character }
+            return value?.first ?? "'"
+        }
     }
 
     private let diagram: String
@@ -162,6 +205,9 @@ struct Scanner {
     private var groupIsCompact = false
     private var groupColumn = 0
     private var groupEvents = 0
+
+    /// One-character keys for ASCII values, made once.
+    static let asciiKeys: [String] = (0..<128).map { String(Unicode.Scalar(UInt8($0))) }
 
     init(_ diagram: String, frameNanos: Int64) {
         self.diagram = diagram
@@ -198,7 +244,7 @@ struct Scanner {
                 let start = diagram.utf8.index(diagram.utf8.startIndex, offsetBy: index)
                 let character = diagram[start...].first!
                 index += character.utf8.count
-                return Token(symbol: nil, value: String(character), character: character, column: column)
+                return Token(value: String(character), column: column)
             }
             if atTokenStart, byte >= 0x30 && byte <= 0x39, let (length, nanos) = timeProgression(at: index) {
                 if groupStart != nil && groupIsCompact {
@@ -210,17 +256,18 @@ struct Scanner {
                 continue
             }
             index += 1
-            let character = Character(Unicode.Scalar(byte))
             guard let symbol = MarbleSymbol(rawValue: byte) else {
-                return Token(symbol: nil, value: String(character), character: character, column: column)
+                return Token(value: Self.asciiKeys[Int(byte)], column: column)
             }
+            // Time, spaces and groups are applied here and not returned: callers only see
+            // events and markers.
             switch symbol {
             case .space:
                 continue
             case .frame:
                 if groupStart != nil && groupIsCompact { throw error(.timeInCompactGroup, at: column) }
                 cursor &+= frameNanos
-                return Token(symbol: .frame, character: character, column: column)
+                continue
             case .groupOpen, .compactOpen:
                 if groupStart != nil { throw error(.nestedGroup, at: column) }
                 groupStart = cursor
@@ -228,7 +275,7 @@ struct Scanner {
                 groupColumn = column
                 groupEvents = 0
                 if symbol == .groupOpen { cursor &+= frameNanos }
-                return Token(symbol: symbol, character: character, column: column)
+                continue
             case .groupClose, .compactClose:
                 guard let start = groupStart, groupIsCompact == (symbol == .compactClose) else {
                     throw error(.unopenedGroup, at: column)
@@ -236,7 +283,7 @@ struct Scanner {
                 if groupEvents == 0 { throw error(.emptyGroup, at: groupColumn) }
                 groupStart = nil
                 cursor = symbol == .compactClose ? start &+ frameNanos : cursor &+ frameNanos
-                return Token(symbol: symbol, character: character, column: column)
+                continue
             case .quote:
                 let open = column
                 var text: [UInt8] = []
@@ -259,9 +306,9 @@ struct Scanner {
                 }
                 if !closed { throw error(.unterminatedQuote, at: open) }
                 if text.isEmpty { throw error(.emptyQuote, at: open) }
-                return Token(symbol: nil, value: String(decoding: text, as: UTF8.self), character: "'", column: open)
+                return Token(value: String(decoding: text, as: UTF8.self), column: open)
             default:
-                return Token(symbol: symbol, character: character, column: column)
+                return Token(symbol: symbol, column: column)
             }
         }
         return nil
