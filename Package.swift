@@ -15,6 +15,11 @@ let package = Package(
         .library(name: "MarbleCore", targets: ["MarbleCore"]),
         .library(name: "Marbles", targets: ["Marbles"]),
         .library(name: "MarblesTesting", targets: ["MarblesTesting"]),
+        .library(name: "MarbleRender", targets: ["MarbleRender"]),
+        .executable(name: "marblegen", targets: ["marblegen"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         // Engine: no dependencies.
@@ -26,6 +31,18 @@ let package = Package(
         // Assertions reported through Swift Testing or XCTest.
         .target(name: "MarblesTesting", dependencies: ["Marbles"], swiftSettings: strict),
 
+        // Rendering: spec files, layout (pure Swift), Cairo drawing.
+        .systemLibrary(
+            name: "CCairo", pkgConfig: "cairo",
+            providers: [.apt(["libcairo2-dev"]), .brew(["cairo"])]),
+        .target(name: "MarbleRender", dependencies: ["MarbleCore", "Marbles", "CCairo"], swiftSettings: strict),
+
+        // CLI.
+        .executableTarget(
+            name: "marblegen",
+            dependencies: ["MarbleRender", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict),
+
         // Tests, one target per module.
         .testTarget(
             name: "MarbleCoreTests",
@@ -35,5 +52,7 @@ let package = Package(
             name: "MarblesTests", dependencies: ["Marbles", "MarblesTesting"], swiftSettings: strict),
         .testTarget(
             name: "MarblesTestingTests", dependencies: ["MarblesTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "MarbleRenderTests", dependencies: ["MarbleRender", "MarblesTesting"], swiftSettings: strict),
     ]
 )

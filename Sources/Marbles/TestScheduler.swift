@@ -98,6 +98,18 @@ public final class TestScheduler: Scheduler {
         hot(diagram, values: [String: String](), error: error, fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
+    /// A cold observable of messages built by hand (times relative to each subscription).
+    public func cold<Value>(messages: [Recorded<Event<Value>>]) -> ColdObservable<Value> {
+        ColdObservable(messages: messages, scheduler: self)
+    }
+
+    /// A hot observable of messages built by hand (times relative to now; set up at the run's start).
+    public func hot<Value>(messages: [Recorded<Event<Value>>]) -> HotObservable<Value> {
+        let hot = HotObservable(messages: messages, scheduler: self)
+        hotToSetUp.append(hot.setUp)
+        return hot
+    }
+
     private func parse<Value>(
         _ diagram: String, _ kind: DiagramKind, _ values: [String: Value], _ error: any Error, _ location: SourceLocation
     ) -> [Recorded<Event<Value>>] {

@@ -115,8 +115,8 @@ public struct MarbleComparison {
         }
     }
 
-    /// "frame 12", or "frame 12.5" between frames.
-    static func frameText(_ time: Duration, frame: Duration) -> String {
+    /// "frame 12", or "frame 12.5" between frames: how a reader finds the time on a diagram.
+    public static func frameText(_ time: Duration, frame: Duration) -> String {
         let ratio = time / frame
         if ratio == ratio.rounded() { return "frame \(Int(ratio))" }
         return "frame \(ratio)"

@@ -1,0 +1,76 @@
+/// Makes Cairo's SVG byte-stable and, for the `auto` theme, themable.
+///
+/// Cairo names the page group `surfaceN` from a counter shared by the whole process, so the
+/// same diagram would come out differently depending on what was rendered before it; the id
+/// is rewritten to `surface1`. With `autoTheme`, the drawing was made with
+/// ``Theme/sentinel`` colours, each standing for one role; every `rgb(…)` that matches one
+/// becomes `var(--marbles-…)`, and a `<style>` defines those properties for light readers and,
+/// under `prefers-color-scheme: dark`, for dark ones.
+enum SVGPostProcessor {
+    static func process(_ bytes: [UInt8], autoTheme: Bool) -> [UInt8] {
+        var text = String(decoding: bytes, as: UTF8.self)
+        text = renumberSurfaces(text)
+        if autoTheme { text = themed(text) }
+        return Array(text.utf8)
+    }
+
+    static func renumberSurfaces(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        var rest = Substring(text)
+        while let range = rest.range(of: "surface") {
+            out += rest[..<range.upperBound]
+            rest = rest[range.upperBound...]
+            let digits = rest.prefix { $0.isASCII && $0.isNumber }
+            if !digits.isEmpty {
+                out += "1"
+                rest = rest.dropFirst(digits.count)
+            }
+        }
+        out += rest
+        return out
+    }
+
+    static func themed(_ text: String) -> String {
+        let sentinel = Theme.sentinel
+        var out = ""
+        var rest = Substring(text)
+        while let range = rest.range(of: "rgb(") {
+            out += rest[..<range.lowerBound]
+            rest = rest[range.upperBound...]
+            guard let close = rest.firstIndex(of: ")") else {
+                out += "rgb("
+                continue
+            }
+            let body = rest[..<close]
+            let parts = body.split(separator: ",").map { part -> Double? in
+                let trimmed = part.filter { $0 != " " }
+                if trimmed.hasSuffix("%") { return Double(trimmed.dropLast()).map { $0 / 100 } }
+                return Double(trimmed).map { $0 / 255 }
+            }
+            if parts.count == 3, let r = parts[0], let g = parts[1], let b = parts[2],
+               let role = ColorRole.all.first(where: { role in
+                   let c = sentinel.color(role)
+                   return abs(c.r - r) < 0.001 && abs(c.g - g) < 0.001 && abs(c.b - b) < 0.001
+               })
+            {
+                out += "var(\(role.cssName))"
+            } else {
+                out += "rgb(" + body + ")"
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        out += rest
+        guard let svgOpen = out.range(of: "<svg"), let tagEnd = out[svgOpen.upperBound...].firstIndex(of: ">") else { return out }
+        let insertion = out.index(after: tagEnd)
+        return String(out[..<insertion]) + "\n" + style() + String(out[insertion...])
+    }
+
+    static func style() -> String {
+        func block(_ theme: Theme) -> String {
+            ColorRole.all.map { "\($0.cssName):\(theme.color($0).hex);" }.joined()
+        }
+        return "<style>svg{\(block(.light))}@media (prefers-color-scheme: dark){svg{\(block(.dark))}}</style>\n"
+    }
+}
+

@@ -1,0 +1,322 @@
+import Foundation
+
+/// The theme choice of the command line: a fixed theme, or `auto` (SVG follows the reader's
+/// light/dark preference; PNG and PDF use light).
+public enum ThemeChoice: String, CaseIterable, Sendable {
+    case light, dark, auto
+}
+
+/// What a command printed and how it ended: 0 ok, 1 a check or verification failed, 2 bad input.
+public struct CommandResult: Sendable, Equatable {
+    public var exitCode: Int32
+    public var output: String
+    public var errors: String
+
+    mutating func fail(_ code: Int32, _ message: String) {
+        exitCode = max(exitCode, code)
+        errors += message.hasSuffix("\n") ? message : message + "\n"
+    }
+
+    mutating func say(_ message: String) {
+        output += message.hasSuffix("\n") ? message : message + "\n"
+    }
+}
+
+/// The `marblegen` commands as a library, so that they are tested without a process.
+public struct Marblegen: Sendable {
+    public var formats: [OutputFormat] = [.png, .svg]
+    public var theme: ThemeChoice = .auto
+    public var scale: Double = 2
+    public var fontFamily: String = "DejaVu Sans"
+
+    public init() {}
+
+    /// The folder `render` uses without arguments.
+    public static let galleryDirectory = "diagrams"
+
+    // MARK: render
+
+    /// Renders specs (files, or folders of `*.marble`) next to themselves or into `outputDirectory`.
+    public func render(_ paths: [String], outputDirectory: String? = nil) -> CommandResult {
+        var result = CommandResult(exitCode: 0, output: "", errors: "")
+        let renderer = CairoRenderer(fontFamily: fontFamily)
+        do { try renderer.verifyFont() } catch {
+            result.fail(2, "error: \(error)")
+            return result
+        }
+        let (specs, problems) = collectSpecs(paths.isEmpty ? [Self.galleryDirectory] : paths)
+        for problem in problems { result.fail(2, problem) }
+        if let outputDirectory {
+            do { try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true) } catch {
+                result.fail(2, "error: cannot create output folder \(outputDirectory): \(error.localizedDescription)")
+                return result
+            }
+        }
+        let outcomes = renderAll(specs, renderer: renderer)
+        for (spec, outcome) in zip(specs, outcomes) {
+            switch outcome {
+            case .failure(let message):
+                result.fail(2, message)
+            case .success(let files):
+                let directory = outputDirectory ?? (spec as NSString).deletingLastPathComponent
+                for (format, bytes) in files {
+                    let target = (directory.isEmpty ? "." : directory) + "/" + Self.outputName(spec, format)
+                    do {
+                        try Self.writeAtomically(bytes, to: target)
+                        result.say("wrote \(target)")
+                    } catch {
+                        result.fail(2, "error: cannot write \(target): \(error)")
+                    }
+                }
+            }
+        }
+        return result
+    }
+
+    // MARK: check
+
+    /// Re-renders every spec in `directory` in memory and lists the files on disk that are
+    /// missing or differ (exit 1).
+    public func check(_ directory: String) -> CommandResult {
+        var result = CommandResult(exitCode: 0, output: "", errors: "")
+        let renderer = CairoRenderer(fontFamily: fontFamily)
+        do { try renderer.verifyFont() } catch {
+            result.fail(2, "error: \(error)")
+            return result
+        }
+        let (specs, problems) = collectSpecs([directory])
+        for problem in problems { result.fail(2, problem) }
+        var stale = 0
+        for (spec, outcome) in zip(specs, renderAll(specs, renderer: renderer)) {
+            switch outcome {
+            case .failure(let message): result.fail(2, message)
+            case .success(let files):
+                for (format, bytes) in files {
+                    let path = (spec as NSString).deletingLastPathComponent + "/" + Self.outputName(spec, format)
+                    guard let data = FileManager.default.contents(atPath: path) else {
+                        result.fail(1, "missing: \(path)")
+                        stale += 1
+                        continue
+                    }
+                    if [UInt8](data) != bytes {
+                        result.fail(1, "stale: \(path)")
+                        stale += 1
+                    }
+                }
+            }
+        }
+        if result.exitCode == 0 {
+            result.say("\(specs.count) spec\(specs.count == 1 ? "" : "s"), every render up to date")
+        } else if stale > 0 {
+            result.fail(1, "\(stale) render\(stale == 1 ? "" : "s") out of date: run `make diagrams` (marblegen render \(directory))")
+        }
+        return result
+    }
+
+    // MARK: verify
+
+    /// Runs each spec and checks its `expected:` line against the computed output.
+    public func verify(_ paths: [String]) -> CommandResult {
+        var result = CommandResult(exitCode: 0, output: "", errors: "")
+        let (specs, problems) = collectSpecs(paths)
+        for problem in problems { result.fail(2, problem) }
+        var checked = 0
+        for path in specs {
+            switch load(path) {
+            case .failure(let failure): result.fail(2, failure.message)
+            case .success(let model):
+                guard let spec = try? DiagramSpec.parse((try? String(contentsOfFile: path, encoding: .utf8)) ?? "", file: path), spec.expected != nil else {
+                    continue
+                }
+                checked += 1
+                if let message = model.mismatchMessage {
+                    result.fail(1, "\(path): the expected output does not hold\n" + message.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+                }
+            }
+        }
+        if result.exitCode == 0 { result.say("\(checked) expectation\(checked == 1 ? "" : "s") hold") }
+        return result
+    }
+
+    // MARK: parse
+
+    /// Prints a marble diagram's events as a table, or its syntax error with a caret.
+    public static func parse(_ diagram: String, kind: String = "cold") -> CommandResult {
+        var result = CommandResult(exitCode: 0, output: "", errors: "")
+        let parser = MarbleParser()
+        do {
+            if kind == "subscription" {
+                let parsed = try parser.parseSubscription(diagram)
+                result.say("subscribe    \(parsed.subscribe.map { MarbleComparison.frameTextPublic($0) } ?? "never")")
+                result.say("unsubscribe  \(parsed.unsubscribe.map { MarbleComparison.frameTextPublic($0) } ?? "never")")
+                return result
+            }
+            let diagramKind: DiagramKind
+            switch kind {
+            case "cold": diagramKind = .cold
+            case "hot": diagramKind = .hot
+            case "expected": diagramKind = .expected
+            default:
+                result.fail(2, "error: unknown kind '\(kind)' (cold, hot, expected, subscription)")
+                return result
+            }
+            let events = try parser.parse(diagram, kind: diagramKind)
+            result.say("frame  event")
+            for event in events {
+                let frame = MarbleComparison.frameTextPublic(event.time).replacingOccurrences(of: "frame ", with: "")
+                result.say(frame.padding(toLength: max(frame.count, 5), withPad: " ", startingAt: 0) + "  " + event.value.description)
+            }
+        } catch {
+            result.fail(2, error.description)
+        }
+        return result
+    }
+
+    // MARK: operators
+
+    /// Lists the operators specs may use.
+    public static func operators() -> CommandResult {
+        var result = CommandResult(exitCode: 0, output: "", errors: "")
+        let width = OperatorRegistry.definitions.map(\.usage.count).max() ?? 0
+        for definition in OperatorRegistry.definitions {
+            let inputs = definition.inputs.lowerBound == definition.inputs.upperBound
+                ? "\(definition.inputs.lowerBound)" : "\(definition.inputs.lowerBound)-\(definition.inputs.upperBound)"
+            result.say(definition.usage.padding(toLength: width, withPad: " ", startingAt: 0)
+                + "  inputs: \(inputs)\(definition.higherOrder ? " (inner observables)" : "")  \(definition.summary)")
+        }
+        return result
+    }
+
+    // MARK: shared
+
+    enum Outcome {
+        case success([(OutputFormat, [UInt8])])
+        case failure(String)
+    }
+
+    /// Renders every spec; both cores share the work, each task with its own Cairo surfaces.
+    func renderAll(_ specs: [String], renderer: CairoRenderer) -> [Outcome] {
+        let results = ResultSlots<Outcome>(count: specs.count)
+        let formats = self.formats
+        let theme = self.theme
+        let scale = self.scale
+        let fontFamily = self.fontFamily
+        DispatchQueue.concurrentPerform(iterations: specs.count) { index in
+            let path = specs[index]
+            results[index] = Self.renderOne(path, renderer: renderer, formats: formats, theme: theme, scale: scale, fontFamily: fontFamily)
+        }
+        return results.values
+    }
+
+    static func renderOne(_ path: String, renderer: CairoRenderer, formats: [OutputFormat], theme: ThemeChoice, scale: Double, fontFamily: String) -> Outcome {
+        let spec: DiagramSpec
+        let model: DiagramModel
+        switch loadSpec(path) {
+        case .failure(let failure): return .failure(failure.message)
+        case .success(let loaded): (spec, model) = loaded
+        }
+        let list = DiagramLayout(style: spec.style, measurer: CairoTextMeasurer(fontFamily: fontFamily)).layout(model)
+        var files: [(OutputFormat, [UInt8])] = []
+        for format in formats {
+            let chosen: Theme
+            switch theme {
+            case .light, .auto: chosen = Theme.named(spec.style.theme ?? theme.rawValue) ?? .light
+            case .dark: chosen = .dark
+            }
+            let auto = theme == .auto && format == .svg && spec.style.theme == nil
+            do {
+                files.append((format, try renderer.render(list, format: format, theme: chosen, scale: scale, autoTheme: auto)))
+            } catch {
+                return .failure("\(path): error: \(error)")
+            }
+        }
+        return .success(files)
+    }
+
+    func load(_ path: String) -> Result<DiagramModel, LoadFailure> {
+        Self.loadSpec(path).map(\.1)
+    }
+
+    struct LoadFailure: Error { var message: String }
+
+    static func loadSpec(_ path: String) -> Result<(DiagramSpec, DiagramModel), LoadFailure> {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return .failure(LoadFailure(message: "error: cannot read \(path)"))
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            return .failure(LoadFailure(message: "\(path): error: the file is not UTF-8 text"))
+        }
+        do {
+            let spec = try DiagramSpec.parse(text, file: path)
+            return .success((spec, try DiagramRunner.run(spec)))
+        } catch {
+            return .failure(LoadFailure(message: error.description))
+        }
+    }
+
+    /// Expands folders into their `*.marble` files (sorted); reports paths that do not exist.
+    func collectSpecs(_ paths: [String]) -> ([String], [String]) {
+        var specs: [String] = []
+        var problems: [String] = []
+        let fm = FileManager.default
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                problems.append("error: no such file or folder: \(path)")
+                continue
+            }
+            if isDirectory.boolValue {
+                let names = (try? fm.contentsOfDirectory(atPath: path)) ?? []
+                let found = names.filter { $0.hasSuffix(".marble") }.sorted().map { (path as NSString).appendingPathComponent($0) }
+                if found.isEmpty { problems.append("error: no *.marble specs in \(path)") }
+                specs += found
+            } else if path.hasSuffix(".marble") {
+                specs.append(path)
+            } else {
+                problems.append("error: \(path) is not a .marble spec")
+            }
+        }
+        return (specs, problems)
+    }
+
+    static func outputName(_ spec: String, _ format: OutputFormat) -> String {
+        ((spec as NSString).lastPathComponent as NSString).deletingPathExtension + "." + format.rawValue
+    }
+
+    /// Writes to a temporary file beside the target, then renames it over the target: a
+    /// failure never leaves half a file.
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        let temporary = (directory.isEmpty ? "." : directory) + "/." + (path as NSString).lastPathComponent + ".\(getpid()).tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+            throw WriteError(reason: "cannot create \(temporary) (is the folder writable?)")
+        }
+        if rename(temporary, path) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw WriteError(reason: reason)
+        }
+    }
+
+    struct WriteError: Error, CustomStringConvertible {
+        var reason: String
+        var description: String { reason }
+    }
+}
+
+/// Slots filled from concurrent iterations, each written once under a lock.
+final class ResultSlots<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [Value?]
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    subscript(index: Int) -> Value? {
+        get { lock.withLock { slots[index] } }
+        set { lock.withLock { slots[index] = newValue } }
+    }
+    var values: [Value] { lock.withLock { slots.map { $0! } } }
+}
+
+extension MarbleComparison {
+    /// "frame 12" for a time at one frame per millisecond.
+    static func frameTextPublic(_ time: Duration) -> String { frameText(time, frame: Duration.milliseconds(1)) }
+}

@@ -1,0 +1,58 @@
+/// A point in diagram pixels (before any scale).
+public struct Point: Equatable, Sendable {
+    public var x: Double, y: Double
+    public init(_ x: Double, _ y: Double) {
+        self.x = x
+        self.y = y
+    }
+}
+
+/// One drawing instruction. Layout produces them; a renderer draws them in order.
+public enum DrawItem: Equatable, Sendable {
+    /// A straight stroke.
+    case line(from: Point, to: Point, color: ColorRole, width: Double, dashed: Bool, opacity: Double)
+    /// A filled triangle pointing right (or along the line ending at `tip`).
+    case arrowHead(tip: Point, from: Point, size: Double, color: ColorRole, opacity: Double)
+    /// A marble: a circle, or a capsule when `width > 2 * radius`, with a centred label.
+    case marble(center: Point, width: Double, radius: Double, fill: ColorRole, stroke: ColorRole, label: String, fontSize: Double, opacity: Double)
+    /// A completion bar.
+    case bar(center: Point, halfHeight: Double, color: ColorRole, opacity: Double)
+    /// An error cross.
+    case cross(center: Point, size: Double, color: ColorRole, opacity: Double)
+    /// A rectangle.
+    case rect(origin: Point, width: Double, height: Double, fill: ColorRole, stroke: ColorRole?, opacity: Double)
+    /// Text; `anchor` is where `at` is on the text's baseline box.
+    case text(String, at: Point, size: Double, color: ColorRole, anchor: TextAnchor, bold: Bool)
+}
+
+/// Horizontal placement of text.
+public enum TextAnchor: Sendable, Equatable { case left, center }
+
+/// A laid-out diagram.
+public struct DisplayList: Equatable, Sendable {
+    public var width: Double
+    public var height: Double
+    public var items: [DrawItem]
+}
+
+/// Measures text for layout: the advance width of `text` at `size` pixels.
+public protocol TextMeasurer {
+    func width(of text: String, size: Double) -> Double
+}
+
+/// An estimate of DejaVu Sans widths, for layout without a font (tests, quick previews).
+public struct ApproximateTextMeasurer: TextMeasurer {
+    public init() {}
+    public func width(of text: String, size: Double) -> Double {
+        text.reduce(0) { total, c in
+            let factor: Double
+            switch c {
+            case "i", "l", "j", "!", "|", ".", ",", ":", ";", "'", "(", ")", "[", "]", " ": factor = 0.33
+            case "m", "w", "M", "W": factor = 0.95
+            case _ where c.isUppercase: factor = 0.72
+            default: factor = 0.62
+            }
+            return total + factor * size
+        }
+    }
+}

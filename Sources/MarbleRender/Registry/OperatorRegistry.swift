@@ -1,0 +1,311 @@
+/// The operators a spec may use, each running the real `MarbleCore` operator.
+public struct OperatorDefinition: Sendable {
+    /// How an argument is read.
+    public enum ParameterKind: Sendable, Equatable {
+        /// An expression of the given names (`x`, `acc`, or `$inputs`: the spec's input names).
+        case function([String])
+        /// A duration in frames.
+        case frames
+        /// A non-negative count.
+        case count
+        /// A constant value.
+        case value
+        /// `true` or `false`.
+        case bool
+    }
+
+    /// One parameter.
+    public struct Parameter: Sendable {
+        public var label: String?
+        public var kind: ParameterKind
+        public var optional: Bool
+        public var name: String
+    }
+
+    public var name: String
+    public var summary: String
+    /// How many inputs it takes.
+    public var inputs: ClosedRange<Int>
+    public var parameters: [Parameter]
+    /// Whether its (first) input carries inner observables.
+    public var higherOrder: Bool
+    let build: @Sendable (OperatorContext) throws -> Observable<SpecItem>
+
+    /// `map(x => expression)`-style usage line.
+    public var usage: String {
+        let params = parameters.map { p -> String in
+            let body: String
+            switch p.kind {
+            case .function(let names): body = "\(p.name) of \(names.map { $0 == "$inputs" ? "input names" : $0 }.joined(separator: ", "))"
+            case .frames: body = "\(p.name) (frames)"
+            default: body = p.name
+            }
+            let labelled = p.label.map { "\($0): \(body)" } ?? body
+            return p.optional ? "[\(labelled)]" : labelled
+        }
+        return params.isEmpty ? name : "\(name)(\(params.joined(separator: ", ")))"
+    }
+}
+
+/// What an operator's builder gets: the inputs, its bound arguments and the scheduler.
+struct OperatorContext {
+    let inputs: [Observable<SpecItem>]
+    let inputNames: [String]
+    let arguments: [Int: Expression]
+    let definition: OperatorDefinition
+    let scheduler: TestScheduler
+
+    var source: Observable<SpecItem> { inputs[0] }
+
+    func has(_ index: Int) -> Bool { arguments[index] != nil }
+
+    func constant(_ index: Int) throws -> SpecValue {
+        guard let e = arguments[index] else { throw EvaluationError("missing argument \(index + 1)") }
+        return try e.evaluate([:])
+    }
+
+    func frames(_ index: Int, default fallback: Int? = nil) throws -> Duration {
+        if arguments[index] == nil, let fallback { return scheduler.frame * fallback }
+        guard case .int(let n) = try constant(index) else { throw EvaluationError("expected a whole number of frames") }
+        return scheduler.frame * n
+    }
+
+    func count(_ index: Int, default fallback: Int? = nil) throws -> Int {
+        if arguments[index] == nil, let fallback { return fallback }
+        guard case .int(let n) = try constant(index) else { throw EvaluationError("expected a whole number") }
+        return n
+    }
+
+    func bool(_ index: Int, default fallback: Bool) throws -> Bool {
+        guard arguments[index] != nil else { return fallback }
+        guard case .bool(let b) = try constant(index) else { throw EvaluationError("expected true or false") }
+        return b
+    }
+
+    /// The function argument as a closure over its parameter names, in order.
+    func function(_ index: Int) -> (([SpecValue]) throws -> SpecValue)? {
+        guard let e = arguments[index], case .function(let declared) = definition.parameters[index].kind else { return nil }
+        let names = declared == ["$inputs"] ? inputNames : declared
+        return { values in try e.evaluate(Dictionary(uniqueKeysWithValues: zip(names, values))) }
+    }
+}
+
+/// The value of a plain item; an inner observable where a value is needed is an error.
+func plain(_ item: SpecItem) throws -> SpecValue {
+    switch item {
+    case .value(let v): return v
+    case .inner(let name, _): throw EvaluationError("'\(name)' is an inner observable, not a value")
+    }
+}
+
+/// The inner observable of an item of a higher-order stream.
+func innerObservable(_ item: SpecItem) throws -> Observable<SpecItem> {
+    switch item {
+    case .inner(_, let stream): return stream.observable
+    case .value(let v): throw EvaluationError("'\(v)' is a value, not an inner observable (define it with 'inner \(v): ...')")
+    }
+}
+
+extension SpecValue {
+    var truthy: Bool {
+        get throws {
+            guard case .bool(let b) = self else { throw EvaluationError("expected true or false, got \(literal)") }
+            return b
+        }
+    }
+}
+
+/// Every operator a spec may name.
+public enum OperatorRegistry {
+    typealias P = OperatorDefinition.Parameter
+
+    static func fn(_ names: String..., name: String = "expression") -> P { P(label: nil, kind: .function(names), optional: false, name: name) }
+    static func optionalCombiner() -> P { P(label: nil, kind: .function(["$inputs"]), optional: true, name: "expression") }
+    static func frames(_ name: String = "duration", label: String? = nil, optional: Bool = false) -> P { P(label: label, kind: .frames, optional: optional, name: name) }
+    static func count(_ name: String = "count", label: String? = nil, optional: Bool = false) -> P { P(label: label, kind: .count, optional: optional, name: name) }
+    static func value(_ name: String = "value") -> P { P(label: nil, kind: .value, optional: false, name: name) }
+    static func bool(_ label: String) -> P { P(label: label, kind: .bool, optional: true, name: "true|false") }
+
+    static func def(
+        _ name: String, _ summary: String, inputs: ClosedRange<Int> = 1...1, higherOrder: Bool = false, _ parameters: [P] = [],
+        _ build: @escaping @Sendable (OperatorContext) throws -> Observable<SpecItem>
+    ) -> OperatorDefinition {
+        OperatorDefinition(name: name, summary: summary, inputs: inputs, parameters: parameters, higherOrder: higherOrder, build: build)
+    }
+
+    /// Combines the inputs' values with the optional combiner, else joins their labels.
+    static func combiner(_ c: OperatorContext) -> ([SpecItem]) throws -> SpecItem {
+        let f = c.function(0)
+        return { items in
+            let values = try items.map(plain)
+            if let f { return .value(try f(values)) }
+            return .value(.string(values.map(\.description).joined()))
+        }
+    }
+
+    /// The definitions, by name.
+    public static let all: [String: OperatorDefinition] = Dictionary(uniqueKeysWithValues: definitions.map { ($0.name, $0) })
+
+    /// The definitions, in documentation order.
+    public static let definitions: [OperatorDefinition] = [
+        // Transforming
+        def("map", "transforms each value", [fn("x")]) { c in
+            let f = c.function(0)!
+            return c.source.map { .value(try f([try plain($0)])) }
+        },
+        def("scan", "emits each running accumulation", [value("seed"), fn("acc", "x")]) { c in
+            let f = c.function(1)!
+            return c.source.scan(SpecItem.value(try c.constant(0))) { acc, x in .value(try f([try plain(acc), try plain(x)])) }
+        },
+        def("reduce", "emits the final accumulation when the source completes", [value("seed"), fn("acc", "x")]) { c in
+            let f = c.function(1)!
+            return c.source.reduce(SpecItem.value(try c.constant(0))) { acc, x in .value(try f([try plain(acc), try plain(x)])) }
+        },
+        def("startWith", "emits a value first", [value()]) { c in
+            c.source.startWith(.value(try c.constant(0)))
+        },
+        def("pairwise", "emits each value with the one before it") { c in
+            c.source.pairwise().map { .value(.string("\($0)\($1)")) }
+        },
+        def("buffer", "emits arrays of count values", [count()]) { c in
+            let n = try c.count(0)
+            guard n > 0 else { throw EvaluationError("buffer needs a positive count") }
+            return c.source.buffer(count: n).map { .value(.list(try $0.map(plain))) }
+        },
+        def("bufferTime", "emits the values of each time window", [frames(), count(label: "count", optional: true)]) { c in
+            let span = try c.frames(0)
+            let n = try c.count(1, default: .max)
+            guard span > .zero, n > 0 else { throw EvaluationError("bufferTime needs a positive window and count") }
+            return c.source.buffer(timeSpan: span, count: n, scheduler: c.scheduler).map { .value(.list(try $0.map(plain))) }
+        },
+        def("materialize", "turns events into values") { c in
+            c.source.materialize().map { event in
+                switch event {
+                case .next(let v): return .value(.string("next(\(v))"))
+                case .error: return .value(.string("error"))
+                case .completed: return .value(.string("completed"))
+                }
+            }
+        },
+        // Filtering
+        def("filter", "passes the values for which the expression holds", [fn("x")]) { c in
+            let f = c.function(0)!
+            return c.source.filter { try f([try plain($0)]).truthy }
+        },
+        def("take", "emits the first count values, then completes", [count()]) { c in c.source.take(try c.count(0)) },
+        def("takeLast", "emits the last count values at completion", [count()]) { c in c.source.takeLast(try c.count(0)) },
+        def("takeWhile", "emits while the expression holds", [fn("x")]) { c in
+            let f = c.function(0)!
+            return c.source.take(while: { try f([try plain($0)]).truthy })
+        },
+        def("takeUntil", "mirrors the first input until the second emits", inputs: 2...2) { c in c.source.take(until: c.inputs[1]) },
+        def("skip", "drops the first count values", [count()]) { c in c.source.skip(try c.count(0)) },
+        def("skipWhile", "drops values while the expression holds", [fn("x")]) { c in
+            let f = c.function(0)!
+            return c.source.skip(while: { try f([try plain($0)]).truthy })
+        },
+        def("skipUntil", "drops values until the second input emits", inputs: 2...2) { c in c.source.skip(until: c.inputs[1]) },
+        def("distinctUntilChanged", "drops values equal to the one before") { c in
+            c.source.distinctUntilChanged { try plain($0) == plain($1) }
+        },
+        def("first", "emits the first value and completes (errors when empty)") { c in c.source.first() },
+        def("last", "emits the last value at completion (errors when empty)") { c in c.source.last() },
+        def("elementAt", "emits the value at an index", [count("index")]) { c in c.source.elementAt(try c.count(0)) },
+        def("ignoreElements", "keeps only completion or error") { c in c.source.ignoreElements() },
+        def("ifEmpty", "emits a default when the source completes empty", [value("default")]) { c in
+            c.source.ifEmpty(default: .value(try c.constant(0)))
+        },
+        // Combining
+        def("merge", "interleaves the inputs (or the inner observables of one input)", inputs: 1...8, higherOrder: true,
+            [count("maxConcurrent", label: "maxConcurrent", optional: true)]) { c in
+            if c.inputs.count == 1 { return c.source.flatMap(maxConcurrent: try c.count(0, default: .max)) { try innerObservable($0) } }
+            return Observable.merge(c.inputs, maxConcurrent: try c.count(0, default: .max))
+        },
+        def("concat", "subscribes to one input (or inner observable) after another", inputs: 1...8, higherOrder: true) { c in
+            if c.inputs.count == 1 { return c.source.concatMap { try innerObservable($0) } }
+            return Observable.concat(c.inputs)
+        },
+        def("flatMap", "merges the inner observables, at most maxConcurrent at once", higherOrder: true,
+            [count("maxConcurrent", label: "maxConcurrent", optional: true)]) { c in
+            c.source.flatMap(maxConcurrent: try c.count(0, default: .max)) { try innerObservable($0) }
+        },
+        def("concatMap", "subscribes to the inner observables one after another", higherOrder: true) { c in
+            c.source.concatMap { try innerObservable($0) }
+        },
+        def("flatMapLatest", "switches to each new inner observable (RxJS switchMap)", higherOrder: true) { c in
+            c.source.flatMapLatest { try innerObservable($0) }
+        },
+        def("switchLatest", "mirrors the latest inner observable", higherOrder: true) { c in
+            c.source.flatMapLatest { try innerObservable($0) }
+        },
+        def("flatMapFirst", "ignores new inner observables while one is active (RxJS exhaustMap)", higherOrder: true) { c in
+            c.source.flatMapFirst { try innerObservable($0) }
+        },
+        def("combineLatest", "combines the latest value of every input", inputs: 2...8, [optionalCombiner()]) { c in
+            let combine = combiner(c)
+            return Observable.combineLatest(c.inputs).map(combine)
+        },
+        def("zip", "pairs the n-th values of the inputs", inputs: 2...8, [optionalCombiner()]) { c in
+            let combine = combiner(c)
+            return Observable.zip(c.inputs).map(combine)
+        },
+        def("withLatestFrom", "combines each value of the first input with the latest of the second", inputs: 2...2, [optionalCombiner()]) { c in
+            let combine = combiner(c)
+            return c.source.withLatestFrom(c.inputs[1]) { try combine([$0, $1]) }
+        },
+        def("amb", "mirrors whichever input emits first (RxJS race)", inputs: 2...8) { c in Observable.amb(c.inputs) },
+        // Timing
+        def("debounce", "emits a value once the source is quiet for a duration", [frames()]) { c in
+            c.source.debounce(try c.frames(0), scheduler: c.scheduler)
+        },
+        def("throttle", "emits a value, then ignores values for a duration", [frames(), bool("latest")]) { c in
+            c.source.throttle(try c.frames(0), latest: try c.bool(1, default: true), scheduler: c.scheduler)
+        },
+        def("delay", "shifts every value later", [frames()]) { c in c.source.delay(try c.frames(0), scheduler: c.scheduler) },
+        def("delaySubscription", "subscribes later", [frames()]) { c in
+            c.source.delaySubscription(try c.frames(0), scheduler: c.scheduler)
+        },
+        def("sample", "emits the latest value when the second input emits", inputs: 2...2) { c in c.source.sample(c.inputs[1]) },
+        def("timeout", "fails (or switches to the second input) when no event comes in time", inputs: 1...2, [frames()]) { c in
+            if c.inputs.count == 2 { return c.source.timeout(try c.frames(0), other: c.inputs[1], scheduler: c.scheduler) }
+            return c.source.timeout(try c.frames(0), scheduler: c.scheduler)
+        },
+        def("interval", "emits 0, 1, 2, … every period", inputs: 0...0, [frames("period")]) { c in
+            Observable<Int>.interval(try c.frames(0), scheduler: c.scheduler).map { .value(.int($0)) }
+        },
+        def("timer", "emits 0 after a duration", inputs: 0...0, [frames()]) { c in
+            Observable<Int>.timer(try c.frames(0), scheduler: c.scheduler).map { .value(.int($0)) }
+        },
+        // Errors
+        def("catch", "continues with the second input after an error", inputs: 2...2) { c in
+            let fallback = c.inputs[1]
+            return c.source.catch { _ in fallback }
+        },
+        def("catchAndReturn", "ends with a value after an error", [value()]) { c in
+            c.source.catchAndReturn(.value(try c.constant(0)))
+        },
+        def("retry", "resubscribes after an error, count times", [count()]) { c in c.source.retry(try c.count(0)) },
+    ]
+
+    /// The closest name, for "did you mean".
+    static func suggestion(for name: String) -> String? {
+        let lower = name.lowercased()
+        return all.keys.min { distance($0.lowercased(), lower) < distance($1.lowercased(), lower) }
+            .flatMap { distance($0.lowercased(), lower) <= max(2, lower.count / 3) ? $0 : nil }
+    }
+
+    private static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var row = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return a.isEmpty ? b.count : row[b.count]
+    }
+}

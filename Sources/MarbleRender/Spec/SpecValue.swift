@@ -1,0 +1,68 @@
+/// A value in a diagram spec: a number, a string, a boolean or a list (what `buffer` emits).
+public enum SpecValue: Hashable, Sendable, CustomStringConvertible {
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case bool(Bool)
+    case list([SpecValue])
+
+    /// The label drawn on a marble.
+    public var description: String {
+        switch self {
+        case .int(let v): return String(v)
+        case .double(let v):
+            if v == v.rounded(), abs(v) < 1e15 { return String(Int(v)) }
+            return String(v)
+        case .string(let v): return v
+        case .bool(let v): return String(v)
+        case .list(let items): return "[" + items.map(\.description).joined(separator: ",") + "]"
+        }
+    }
+
+    /// The value as written in a spec (strings quoted).
+    public var literal: String {
+        switch self {
+        case .string(let v): return "\"" + v.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        case .list(let items): return "[" + items.map(\.literal).joined(separator: ", ") + "]"
+        default: return description
+        }
+    }
+}
+
+/// What a spec's streams carry: a value, or (in higher-order inputs) a named inner observable.
+public enum SpecItem: CustomStringConvertible {
+    case value(SpecValue)
+    case inner(name: String, InnerStream)
+
+    public var description: String {
+        switch self {
+        case .value(let v): return v.description
+        case .inner(let name, _): return name
+        }
+    }
+
+    /// Equal values, or the same inner by name.
+    func sameAs(_ other: SpecItem) -> Bool {
+        switch (self, other) {
+        case (.value(let a), .value(let b)): return a == b
+        case (.inner(let a, _), .inner(let b, _)): return a == b
+        default: return false
+        }
+    }
+}
+
+/// An inner observable of a higher-order input, named in the spec; it logs its subscriptions
+/// so the renderer can fade what an operator unsubscribed from.
+public final class InnerStream {
+    let name: String
+    let observable: Observable<SpecItem>
+    let subscriptions: () -> [SubscriptionLog]
+    let messages: [Recorded<Event<SpecItem>>]
+
+    init(name: String, observable: Observable<SpecItem>, messages: [Recorded<Event<SpecItem>>], subscriptions: @escaping () -> [SubscriptionLog]) {
+        self.name = name
+        self.observable = observable
+        self.messages = messages
+        self.subscriptions = subscriptions
+    }
+}
