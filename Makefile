@@ -1,10 +1,26 @@
-# The README's commands. `make test` installs what the build needs, then runs every test.
+# The README's commands. Each installs what the build needs (Cairo, pkg-config, the DejaVu
+# fonts) through apt-get when it is missing, then builds and runs.
 SWIFT ?= swift
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+MARBLEGEN := .build/debug/marblegen
 
-.PHONY: test test-tsan deps bench diagrams clean
+.PHONY: diagrams test test-tsan check-diagrams deps bench clean
 
 deps:
 	@command -v $(SWIFT) >/dev/null || { echo "swift is not on PATH: install Swift 6 (https://swift.org/install)"; exit 2; }
+	@missing=""; \
+	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
+	pkg-config --exists cairo 2>/dev/null || missing="$$missing libcairo2-dev"; \
+	{ command -v fc-match >/dev/null && fc-match "DejaVu Sans" | grep -q DejaVu; } || missing="$$missing fonts-dejavu-core fontconfig"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+# Render the operator gallery (diagrams/*.marble → PNG + SVG beside each spec).
+diagrams: deps
+	$(SWIFT) build --product marblegen
+	$(MARBLEGEN) render diagrams
 
 test: deps
 	$(SWIFT) build --build-tests
@@ -13,6 +29,12 @@ test: deps
 # Concurrency tests under ThreadSanitizer (separate build folder, so the normal build stays warm).
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter "Concurrency"
+
+# The gallery is current and its expectations hold.
+check-diagrams: deps
+	$(SWIFT) build --product marblegen
+	$(MARBLEGEN) verify diagrams
+	$(MARBLEGEN) check diagrams
 
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release MarblesBenchmarks
