@@ -201,11 +201,15 @@ public struct DiagramSpec: Sendable {
             try parser.expect("(")
             if parser.peek() != ")" {
                 while true {
+                    parser.skip()
                     let argColumn = parser.column
                     let label = parser.label()
                     let expression = try parser.expression()
                     arguments.append(.init(label: label, expression: expression, column: argColumn))
                     if parser.peek() == ")" { break }
+                    if parser.peek() == nil {
+                        throw LineError(column: parser.column, message: "expected ')' to close the arguments, found the end of the line")
+                    }
                     try parser.expect(",")
                 }
             }

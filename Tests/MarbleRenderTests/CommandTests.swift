@@ -1,0 +1,125 @@
+import Foundation
+import MarbleRender
+import Testing
+
+@Suite("marblegen commands")
+struct CommandTests {
+    let spec = """
+        title: map
+        input: --1--2--|
+        operator: map(x * 10)
+        expected: --a--b--|
+        values: a = 10, b = 20
+        """
+
+    @Test("render writes PNG, SVG and PDF atomically; a second render gives the same bytes")
+    func renderDeterministic() throws {
+        let path = writeSpec(spec)
+        var generator = Marblegen()
+        generator.formats = [.png, .svg, .pdf]
+        let a = temporaryFolder(), b = temporaryFolder()
+        #expect(generator.render([path], outputDirectory: a).exitCode == 0)
+        #expect(generator.render([path], outputDirectory: b).exitCode == 0)
+        for ext in ["png", "svg", "pdf"] {
+            let x = FileManager.default.contents(atPath: "\(a)/spec.\(ext)")
+            let y = FileManager.default.contents(atPath: "\(b)/spec.\(ext)")
+            #expect(x != nil && x == y, "\(ext) differs")
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: a)
+        #expect(!names.contains { $0.hasSuffix(".tmp") })
+        let png = FileManager.default.contents(atPath: "\(a)/spec.png")!
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        let pdf = String(decoding: FileManager.default.contents(atPath: "\(a)/spec.pdf")!, as: UTF8.self)
+        #expect(pdf.hasPrefix("%PDF-"))
+    }
+
+    @Test("the auto theme SVG follows prefers-color-scheme through CSS custom properties")
+    func autoTheme() throws {
+        let path = writeSpec(spec)
+        var generator = Marblegen()
+        generator.formats = [.svg]
+        let out = temporaryFolder()
+        _ = generator.render([path], outputDirectory: out)
+        let svg = String(decoding: FileManager.default.contents(atPath: "\(out)/spec.svg")!, as: UTF8.self)
+        #expect(svg.contains("@media (prefers-color-scheme: dark)"))
+        #expect(svg.contains("fill:var(--marbles-"))
+        #expect(!svg.contains("rgb("))
+        #expect(svg.contains("id=\"surface1\""))
+        #expect(svg.contains("width=\"") && svg.contains("px\""))
+    }
+
+    @Test("an unwritable output path exits 2 and leaves no file behind")
+    func unwritable() throws {
+        let path = writeSpec(spec)
+        let blocker = writeSpec("x", name: "not-a-folder")
+        let result = Marblegen().render([path], outputDirectory: blocker + "/sub")
+        #expect(result.exitCode == 2)
+        #expect(result.errors.contains("cannot"))
+    }
+
+    @Test("a missing font is a clear error, exit 2")
+    func missingFont() {
+        var generator = Marblegen()
+        generator.fontFamily = "No Such Font Family"
+        let result = generator.render([writeSpec(spec)], outputDirectory: temporaryFolder())
+        #expect(result.exitCode == 2)
+        #expect(result.errors.contains("no usable font"))
+        #expect(result.errors.contains("No Such Font Family"))
+    }
+
+    @Test("check lists stale and missing renders with exit 1, and passes when current")
+    func check() throws {
+        let path = writeSpec(spec)
+        let folder = (path as NSString).deletingLastPathComponent
+        let generator = Marblegen()
+        #expect(generator.check(folder).exitCode == 1)
+        #expect(generator.check(folder).errors.contains("missing: \(folder)/spec.png"))
+        #expect(generator.render([folder]).exitCode == 0)
+        #expect(generator.check(folder).exitCode == 0)
+        var svg = try String(contentsOfFile: "\(folder)/spec.svg", encoding: .utf8)
+        svg += " "
+        try svg.write(toFile: "\(folder)/spec.svg", atomically: true, encoding: .utf8)
+        let stale = generator.check(folder)
+        #expect(stale.exitCode == 1)
+        #expect(stale.errors.contains("stale: \(folder)/spec.svg"))
+    }
+
+    @Test("verify prints the aligned diff and exits 1 when an expectation does not hold")
+    func verify() {
+        let wrong = writeSpec(spec.replacingOccurrences(of: "expected: --a--b--|", with: "expected: --a---b-|"))
+        let result = Marblegen().verify([wrong])
+        #expect(result.exitCode == 1)
+        #expect(result.errors.contains("the expected output does not hold"))
+        #expect(result.errors.contains("frame 5: expected nothing, got next(20)"))
+        #expect(Marblegen().verify([writeSpec(spec)]).exitCode == 0)
+    }
+
+    @Test("missing paths and non-spec files are bad input")
+    func badPaths() {
+        #expect(Marblegen().verify(["/no/such/path.marble"]).exitCode == 2)
+        #expect(Marblegen().verify([writeSpec("x", name: "notes.txt")]).exitCode == 2)
+        #expect(Marblegen().render([temporaryFolder()]).errors.contains("no *.marble specs"))
+    }
+
+    @Test("parse prints an event table")
+    func parse() {
+        let result = Marblegen.parse("--a-(bc)-|")
+        #expect(result.exitCode == 0)
+        #expect(result.output == """
+            frame  event
+            2      next(a)
+            4      next(b)
+            4      next(c)
+            9      completed
+
+            """)
+    }
+
+    @Test("operators lists every registry entry with its usage")
+    func operators() {
+        let result = Marblegen.operators()
+        #expect(result.output.contains("map(expression of x)"))
+        #expect(result.output.contains("flatMap([maxConcurrent: maxConcurrent])"))
+        #expect(result.output.split(separator: "\n").count == OperatorRegistry.definitions.count)
+    }
+}

@@ -1,0 +1,123 @@
+import MarbleRender
+import Testing
+
+@Suite("Layout")
+struct LayoutTests {
+    func marbles(_ list: DisplayList) -> [(center: Point, width: Double, label: String, opacity: Double)] {
+        list.items.compactMap {
+            if case .marble(let c, let w, _, _, _, let label, _, let opacity) = $0 { return (c, w, label, opacity) }
+            return nil
+        }
+    }
+
+    @Test("marbles sit at their frames on the timeline; completion draws a bar")
+    func positions() throws {
+        let layout = DiagramLayout()
+        let list = layout.layout(try model("input: --a--b|\noperator: map(x)"))
+        let ms = marbles(list)
+        #expect(ms.count == 4)
+        let inputs = ms.prefix(2)
+        #expect(inputs[inputs.startIndex + 1].center.x - inputs[inputs.startIndex].center.x == 3 * layout.frameWidth)
+        #expect(list.items.contains { if case .bar = $0 { return true } else { return false } })
+        #expect(list.items.contains { if case .text("map(x)", _, _, _, _, _) = $0 { return true } else { return false } })
+    }
+
+    @Test("long labels widen marbles into capsules")
+    func capsules() throws {
+        let list = DiagramLayout().layout(try model("input: -a-b|\nvalues: a = \"a long label\"\noperator: map(x)"))
+        let ms = marbles(list)
+        let long = ms.first { $0.label == "a long label" }!
+        let short = ms.first { $0.label == "b" }!
+        #expect(long.width > short.width * 2)
+        #expect(short.width == 2 * DiagramLayout().radius)
+    }
+
+    @Test("same-frame values are stacked, not overlapped")
+    func stacking() throws {
+        let ms = marbles(DiagramLayout().layout(try model("input: -(ab)-|\noperator: map(x)")))
+        let a = ms.first { $0.label == "a" }!, b = ms.first { $0.label == "b" }!
+        #expect(a.center.x == b.center.x)
+        #expect(abs(a.center.y - b.center.y) >= DiagramLayout().radius * 1.8)
+    }
+
+    @Test("errors draw a cross")
+    func errorCross() throws {
+        let list = DiagramLayout().layout(try model("input: -a-#\noperator: map(x)"))
+        #expect(list.items.filter { if case .cross = $0 { return true } else { return false } }.count == 2)
+    }
+
+    @Test("inner observables are slanted timelines; an unsubscribed one is faded after its cut")
+    func inners() throws {
+        let m = try model("""
+            input: -x----y----|
+            inner x: --1--2--3|
+            inner y: --4|
+            operator: switchLatest
+            """)
+        #expect(m.inputs[0].inners.count == 2)
+        #expect(m.inputs[0].inners[0].fadedAfter == 5)
+        #expect(m.inputs[0].inners[1].fadedAfter == nil)
+        let list = DiagramLayout().layout(m)
+        let lines = list.items.compactMap { item -> (Point, Point, Bool)? in
+            if case .line(let a, let b, _, _, let dashed, _) = item { return (a, b, dashed) }
+            return nil
+        }
+        #expect(lines.contains { $0.0.y != $0.1.y })  // slanted
+        #expect(lines.contains { $0.2 })  // the faded part is dashed
+        #expect(marbles(list).contains { $0.label == "3" && $0.opacity < 1 })
+    }
+
+    @Test("differing frames are highlighted on output and expected")
+    func highlights() throws {
+        let m = try model("input: --1--2--|\noperator: map(x * 10)\nexpected: --a--b--|\nvalues: a = 10, b = 21")
+        #expect(m.output.highlights == [5])
+        #expect(m.expected?.highlights == [5])
+        #expect(m.mismatches == ["frame 5: expected next(21), got next(20)"])
+        let list = DiagramLayout().layout(m)
+        #expect(list.items.filter { if case .rect(_, _, _, .highlight, _, _) = $0 { return true } else { return false } }.count == 2)
+    }
+
+    @Test("the diagram is as wide as its longest timeline")
+    func size() throws {
+        let layout = DiagramLayout()
+        let short = layout.layout(try model("input: -a|\noperator: map(x)"))
+        let long = layout.layout(try model("input: -a----------|\noperator: map(x)"))
+        #expect(long.width - short.width == 10 * layout.frameWidth)
+    }
+}
+
+@Suite("Spec runner")
+struct RunnerTests {
+    @Test("outputs come from the real operators, including timing and higher-order ones", arguments: [
+        ("input: -1-2-3|\noperator: filter(x > 1)", "---2-3|"),
+        ("input: -1-2-3|\noperator: scan(10, acc + x)", "-a-b-c|"),
+        ("input a: -a---b|\ninput b: --1-2--|\noperator: combineLatest", "--x-yz-|"),
+        ("input: -a-b----|\noperator: debounce(2)", "-----b--|"),
+        ("input: -x-y---|\ninner x: -1-2|\ninner y: -3|\noperator: flatMapLatest", "--1-3--|"),
+    ])
+    func outputs(spec: String, expected: String) throws {
+        let m = try model(spec)
+        let labels = m.output.events.map { event -> String in
+            switch event.kind {
+            case .value(let v): return "\(v)@\(Int(event.frame))"
+            case .complete: return "|@\(Int(event.frame))"
+            case .error: return "#@\(Int(event.frame))"
+            }
+        }
+        let parsed = try MarbleParser().parse(expected, kind: .expected).map { r -> String in
+            let f = Int(r.time / .milliseconds(1))
+            switch r.value {
+            case .next(let v): return "\(v)@\(f)"
+            case .completed: return "|@\(f)"
+            case .error: return "#@\(f)"
+            }
+        }
+        #expect(labels.map { $0.split(separator: "@")[1] } == parsed.map { $0.split(separator: "@")[1] }, "\(labels)")
+    }
+
+    @Test("an expression that fails on a value becomes an error event")
+    func evaluationError() throws {
+        let m = try model("input: -a-|\noperator: map(x * 2)")
+        #expect(m.output.events.first?.kind == .error("cannot apply * to \"a\" and 2"))
+    }
+}

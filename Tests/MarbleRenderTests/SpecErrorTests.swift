@@ -1,0 +1,94 @@
+import Foundation
+import MarbleRender
+import Testing
+
+@Suite("Spec errors")
+struct SpecErrorTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        var spec: String
+        var line: Int
+        var column: Int
+        var message: String
+        var testDescription: String { message }
+    }
+
+    static let cases: [Case] = [
+        Case(spec: "input: --a--|\noperator: mapp(x)", line: 2, column: 11, message: "unknown operator 'mapp' (did you mean 'map'?)"),
+        Case(spec: "input: --a--|\noperator: map(y * 2)", line: 2, column: 15, message: "unknown name 'y'"),
+        Case(spec: "input: --a--|\noperator: map(x * )", line: 2, column: 19, message: "expected an expression"),
+        Case(spec: "input: --a--|\noperator: map(x", line: 2, column: 16, message: "expected ')'"),
+        Case(spec: "input: --a--|\noperator: take(-1)", line: 2, column: 16, message: "count must be a whole number ≥ 0"),
+        Case(spec: "input: --a--|\noperator: take(\"two\")", line: 2, column: 16, message: "count must be a whole number"),
+        Case(spec: "input: --a--|\noperator: take", line: 2, column: 11, message: "'take' needs count"),
+        Case(spec: "input: --a--|\noperator: take(1, 2)", line: 2, column: 19, message: "too many arguments"),
+        Case(spec: "input: --a--|\noperator: throttle(2, fast: true)", line: 2, column: 23, message: "no argument labelled 'fast'"),
+        Case(spec: "input: --a--|\noperator: throttle(2, latest: 3)", line: 2, column: 23, message: "latest must be true or false"),
+        Case(spec: "input: --a--|\noperator: merge", line: 2, column: 11, message: "" /* one input is fine for merge: replaced below */),
+        Case(spec: "input: --a--|\noperator: zip", line: 2, column: 11, message: "'zip' takes 2 to 8 inputs, the spec has 1"),
+        Case(spec: "input: --(a--|", line: 1, column: 10, message: "unclosed group"),
+        Case(spec: "input: --a--|\nexpected: --a-!", line: 2, column: 15, message: "'!' (unsubscription) belongs in subscription diagrams only"),
+        Case(spec: "input: --a--|\nexpected: --a|b", line: 2, column: 15, message: "event after '|' or '#'"),
+        Case(spec: "cold x: --^a|", line: 1, column: 11, message: "'^' marks frame 0"),
+        Case(spec: "input: --a--|\ninput: --b--|", line: 2, column: 1, message: "every input after the first needs a name"),
+        Case(spec: "input a: --a--|\ninput a: --b--|", line: 2, column: 7, message: "'a' is already defined on line 1"),
+        Case(spec: "input: --a--|\ncolour: red", line: 2, column: 1, message: "unknown key 'colour'"),
+        Case(spec: "input: --a--|\njust some words", line: 2, column: 1, message: "expected 'key: value'"),
+        Case(spec: "input: --a--|\nvalues: a 1", line: 2, column: 11, message: "expected '=' after the key 'a'"),
+        Case(spec: "input: --a--|\nvalues: a = \"open", line: 2, column: 13, message: "unterminated string"),
+        Case(spec: "input: --a--|\nstyle: frame = 500", line: 2, column: 8, message: "frame is a width in pixels from 8 to 120"),
+        Case(spec: "input: --a--|\nstyle: colour = red", line: 2, column: 8, message: "unknown style"),
+        Case(spec: "title: a\ntitle: b\ninput: -a|", line: 2, column: 1, message: "a second 'title' line"),
+        Case(spec: "input: --a--|\noperator: map(x) extra", line: 2, column: 18, message: "unexpected text after the operator"),
+        Case(spec: "inner: --a|", line: 1, column: 1, message: "an inner observable needs a name"),
+        Case(spec: "// nothing but a comment", line: 1, column: 1, message: "a spec needs at least one 'input' line"),
+        Case(spec: "input: -'abc|", line: 1, column: 9, message: "unterminated quoted value"),
+        Case(spec: "status: maybe\ninput: -a|", line: 1, column: 9, message: "status is 'passed' or 'failed'"),
+    ].filter { !$0.message.isEmpty }
+
+    @Test("each malformed spec is an error at its line and column", arguments: cases)
+    func located(_ c: Case) throws {
+        guard let error = specError(c.spec) else {
+            Issue.record("no error for: \(c.spec)")
+            return
+        }
+        #expect(error.line == c.line, "\(error)")
+        #expect(error.column == c.column, "\(error)")
+        #expect(error.message.contains(c.message), "\(error)")
+    }
+
+    func specError(_ text: String) -> SpecError? {
+        let result = Result { () throws(SpecError) -> DiagramModel in
+            try DiagramRunner.run(try DiagramSpec.parse(text, file: "bad.marble"))
+        }
+        if case .failure(let error) = result { return error }
+        return nil
+    }
+
+    @Test("the message reads like a compiler's: file:line:column, the line, a caret")
+    func format() {
+        let error = SpecError(file: "diagrams/map.marble", line: 2, column: 11, lineText: "operator: mapp(x)", message: "unknown operator 'mapp'")
+        #expect(error.description == """
+            diagrams/map.marble:2:11: error: unknown operator 'mapp'
+                operator: mapp(x)
+                          ^
+            """)
+    }
+
+    @Test("the CLI answers a malformed spec with exit 2 and the located message, writing nothing", arguments: cases.prefix(12))
+    func cliExitCode(_ c: Case) {
+        let path = writeSpec(c.spec)
+        let out = temporaryFolder()
+        let result = Marblegen().render([path], outputDirectory: out)
+        #expect(result.exitCode == 2)
+        #expect(result.errors.contains("\(path):\(c.line):\(c.column): error:"), "\(result.errors)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: out))?.isEmpty == true)
+    }
+
+    @Test("malformed marble strings given to `parse` exit 2 with a caret", arguments: ["--(a", "a)", "-^-^", "'x", "a|b"])
+    func parseCommand(_ diagram: String) {
+        let result = Marblegen.parse(diagram, kind: diagram.contains("^") ? "hot" : "expected")
+        #expect(result.exitCode == 2)
+        #expect(result.errors.contains("marble syntax error at line 1, column"))
+        #expect(result.errors.contains("^"))
+    }
+}
