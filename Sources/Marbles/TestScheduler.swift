@@ -31,6 +31,12 @@ public final class TestScheduler: Scheduler {
     public let parser: MarbleParser
 
     private var hotToSetUp: [() -> Void] = []
+    /// Test observables made so far, erased, for ``ExpectationOutcome/inputs``.
+    private var createdInputs: [(kind: DiagramKind, messages: [Recorded<Event<RecordedValue>>])] = []
+
+    /// Called after each expectation is checked, passing or not (MarblesTesting uses it to
+    /// write diagram specs when `MARBLES_DIAGRAM_DIR` is set).
+    public var onExpectationChecked: ((ExpectationOutcome) -> Void)?
     private var checks: [(isReady: () -> Bool, check: () -> Void)] = []
 
     /// Creates a scheduler reporting to `reporter`. `MarblesTesting` adds `TestScheduler()`,
@@ -68,7 +74,7 @@ public final class TestScheduler: Scheduler {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> ColdObservable<Value> {
         let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        return ColdObservable(messages: parse(diagram, .cold, values, error, location), scheduler: self)
+        return cold(messages: parse(diagram, .cold, values, error, location))
     }
 
     /// A cold observable whose values are the diagram's characters (or quoted texts).
@@ -85,9 +91,7 @@ public final class TestScheduler: Scheduler {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> HotObservable<Value> {
         let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        let hot = HotObservable(messages: parse(diagram, .hot, values, error, location), scheduler: self)
-        hotToSetUp.append(hot.setUp)
-        return hot
+        return hot(messages: parse(diagram, .hot, values, error, location))
     }
 
     /// A hot observable whose values are the diagram's characters (or quoted texts).
@@ -100,15 +104,21 @@ public final class TestScheduler: Scheduler {
 
     /// A cold observable of messages built by hand (times relative to each subscription).
     public func cold<Value>(messages: [Recorded<Event<Value>>]) -> ColdObservable<Value> {
-        ColdObservable(messages: messages, scheduler: self)
+        let cold = ColdObservable(messages: messages, scheduler: self)
+        createdInputs.append((.cold, cold.erasedMessages))
+        return cold
     }
 
     /// A hot observable of messages built by hand (times relative to now; set up at the run's start).
     public func hot<Value>(messages: [Recorded<Event<Value>>]) -> HotObservable<Value> {
         let hot = HotObservable(messages: messages, scheduler: self)
         hotToSetUp.append(hot.setUp)
+        createdInputs.append((.hot, hot.erasedMessages))
         return hot
     }
+
+    /// The test observables made so far (cold and hot), in creation order.
+    var inputsForOutcome: [(kind: DiagramKind, messages: [Recorded<Event<RecordedValue>>])] { createdInputs }
 
     private func parse<Value>(
         _ diagram: String, _ kind: DiagramKind, _ values: [String: Value], _ error: any Error, _ location: SourceLocation
@@ -311,11 +321,15 @@ public final class Expectation {
                 expected = try scheduler.parser.parse(diagram, kind: .expected, values: erasedValues, error: error)
             }
             let keys = erasedValues.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
+            let inputs = scheduler.inputsForOutcome
             scheduler.register { [self, scheduler] in
                 let comparison = MarbleComparison(expected: expected, actual: actual, frame: scheduler.frame, keys: keys)
                 if !comparison.matches {
                     scheduler.reporter.report(MarbleFailure(message: comparison.message(), location: location))
                 }
+                scheduler.onExpectationChecked?(ExpectationOutcome(
+                    location: location, inputs: inputs, expected: expected, actual: actual, mismatches: comparison.mismatches,
+                    frame: scheduler.frame))
             }
         } catch {
             scheduler.reporter.report(MarbleFailure(message: error.description, location: location))
@@ -374,4 +388,23 @@ public final class SubscriptionExpectation {
             }
         }
     }
+}
+
+/// One checked expectation: what went in, what was expected, what came out.
+public struct ExpectationOutcome {
+    /// The `toBe` call site.
+    public var location: SourceLocation
+    /// The test observables made before the expectation, in creation order.
+    public var inputs: [(kind: DiagramKind, messages: [Recorded<Event<RecordedValue>>])]
+    /// The expected events.
+    public var expected: [Recorded<Event<RecordedValue>>]
+    /// The recorded events.
+    public var actual: [Recorded<Event<RecordedValue>>]
+    /// The differences; empty when the expectation held.
+    public var mismatches: [MarbleMismatch]
+    /// The virtual time of one frame.
+    public var frame: Duration
+
+    /// Whether the expectation held.
+    public var passed: Bool { mismatches.isEmpty }
 }

@@ -31,7 +31,14 @@ extension TestScheduler {
     ///   - frame: the virtual time of one `-` (1 ms).
     ///   - stepLimit: how many actions one flush may run before it reports work that never
     ///     settles.
+    ///
+    /// When `MARBLES_DIAGRAM_DIR` is set, every checked expectation also writes a diagram spec
+    /// there (see ``DiagramSpecWriter``); `marblegen render` draws them.
     public convenience init(frame: Duration = .milliseconds(1), stepLimit: Int = 1_000_000) {
         self.init(frame: frame, stepLimit: stepLimit, reporter: TestFrameworkReporter())
+        if let writer = DiagramSpecWriter.fromEnvironment {
+            let testName = Test.current?.name
+            onExpectationChecked = { outcome in writer.write(outcome, testName: testName) }
+        }
     }
 }

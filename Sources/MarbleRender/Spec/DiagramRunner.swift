@@ -123,6 +123,7 @@ public enum DiagramRunner {
             operatorLabel = call.text
         } else if let actual = spec.actual {
             outputEvents = try parse(actual, kind: .expected, resolve: resolve)
+            operatorLabel = spec.title
             scheduler.flush()
         } else {
             outputEvents = []
@@ -132,7 +133,7 @@ public enum DiagramRunner {
         var expectedModel: TimelineModel?
         var mismatches: [String] = []
         var message: String?
-        var outputModel = timeline("output", outputEvents, frame: scheduler.frame)
+        var outputModel = timeline(spec.actual == nil ? "output" : "actual", outputEvents, frame: scheduler.frame)
         if let expected = spec.expected {
             let expectedEvents = try parse(expected, kind: .expected, resolve: resolve)
             let erase = { (events: [Recorded<Event<SpecItem>>]) in
