@@ -21,6 +21,7 @@ deps:
 diagrams: deps
 	$(SWIFT) build --product marblegen
 	$(MARBLEGEN) render diagrams
+	$(MARBLEGEN) render docs --format png
 
 test: deps
 	$(SWIFT) build --build-tests
@@ -35,6 +36,7 @@ check-diagrams: deps
 	$(SWIFT) build --product marblegen
 	$(MARBLEGEN) verify diagrams
 	$(MARBLEGEN) check diagrams
+	$(MARBLEGEN) check docs --format png
 
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release MarblesBenchmarks

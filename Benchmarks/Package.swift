@@ -10,7 +10,10 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "MarblesBenchmarks",
-            dependencies: [.product(name: "MarbleCore", package: "main"), .product(name: "Marbles", package: "main")],
+            dependencies: [
+                .product(name: "MarbleCore", package: "main"), .product(name: "Marbles", package: "main"),
+                .product(name: "MarbleRender", package: "main"),
+            ],
             path: "Sources/MarblesBenchmarks"),
     ]
 )

@@ -1,5 +1,6 @@
 import MarbleCore
 import Marbles
+import MarbleRender
 
 // A plain timing harness: each benchmark runs its baseline in the same process, takes the
 // median of several runs, and prints the ratio. Release builds only.
@@ -264,4 +265,34 @@ if section("marble-test") {
     report("parse both diagrams only (baseline)", ns(parseOnly, per: 20) / 1e6, "ms/test")
     report("TestScheduler.run (parse, run, compare)", ns(runOnce, per: 20) / 1e6, "ms/test",
            baseline: ns(parseOnly, per: 20) / 1e6, baselineName: "parse only")
+}
+
+// MARK: Rendering one diagram
+
+if section("render") {
+    print("== render the gallery's flatMap diagram (ms/diagram)")
+    let spec = try! DiagramSpec.parse("""
+        input: -x--y--z------------|
+        inner x: -1---2|
+        inner y: --3---4|
+        inner z: -5|
+        operator: flatMap(maxConcurrent: 2)
+        """)
+    let model = try! DiagramRunner.run(spec)
+    let measurer = CairoTextMeasurer()
+    let list = DiagramLayout(style: spec.style, measurer: measurer).layout(model)
+    let renderer = CairoRenderer()
+    _ = try! renderer.render(list, format: .png, theme: .light)  // fontconfig warm-up
+    let count = quick ? 20 : 100
+    func perDiagram(_ body: () -> Void) -> Double { ns(median(runs) { measure { for _ in 0..<count { body() } } }, per: count) / 1e6 }
+    let runAndLayout = perDiagram { blackHole(DiagramLayout(style: spec.style, measurer: measurer).layout(try! DiagramRunner.run(spec))) }
+    let svg = perDiagram { blackHole(try! renderer.render(list, format: .svg, theme: .light)) }
+    let svgAuto = perDiagram { blackHole(try! renderer.render(list, format: .svg, theme: .light, autoTheme: true)) }
+    let pdf = perDiagram { blackHole(try! renderer.render(list, format: .pdf, theme: .light)) }
+    let png = perDiagram { blackHole(try! renderer.render(list, format: .png, theme: .light, scale: 2)) }
+    report("run operator + layout (baseline)", runAndLayout, "ms")
+    report("SVG", svg, "ms", baseline: runAndLayout, baselineName: "run+layout")
+    report("SVG, auto theme", svgAuto, "ms", baseline: runAndLayout, baselineName: "run+layout")
+    report("PDF", pdf, "ms", baseline: runAndLayout, baselineName: "run+layout")
+    report("PNG 2×", png, "ms", baseline: runAndLayout, baselineName: "run+layout")
 }
