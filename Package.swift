@@ -43,13 +43,14 @@ let package = Package(
             dependencies: ["MarbleRender", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
 
-        // Tests, one target per module.
+        // Tests, one target per module, and helpers they share.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(
             name: "MarbleCoreTests",
-            dependencies: ["MarbleCore", "Marbles", "MarblesTesting"],
+            dependencies: ["MarbleCore", "Marbles", "MarblesTesting", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "MarblesTests", dependencies: ["Marbles", "MarblesTesting"], swiftSettings: strict),
+            name: "MarblesTests", dependencies: ["Marbles", "MarblesTesting", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MarblesTestingTests", dependencies: ["MarblesTesting"], swiftSettings: strict),
         .testTarget(

@@ -1,4 +1,5 @@
 import MarbleCore
+import TestSupport
 import Testing
 
 @Suite("VirtualTimeScheduler")
@@ -19,7 +20,7 @@ struct VirtualTimeSchedulerTests {
 
     @Test("random schedules run sorted by (time, sequence)", arguments: [1, 2, 3])
     func randomOrdering(seed: UInt64) throws {
-        var rng = SplitMix(seed: seed)
+        var rng = SeededRandom(seed: seed)
         let scheduler = VirtualTimeScheduler()
         var ran: [(Int, Int)] = []
         for i in 0..<2_000 {
@@ -103,15 +104,3 @@ struct VirtualTimeSchedulerTests {
     }
 }
 
-/// A small seeded generator, so random tests repeat.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,4 +1,5 @@
 import Marbles
+import TestSupport
 import Testing
 
 @Suite("Marble printer")
