@@ -34,6 +34,21 @@ public final class TestScheduler: Scheduler {
     /// Test observables made so far, erased, for ``ExpectationOutcome/inputs``.
     private var createdInputs: [(kind: DiagramKind, messages: [Recorded<Event<RecordedValue>>])] = []
 
+    // Async support: created on first use.
+    lazy var executor = TestTaskExecutor()
+    var asyncClock: TestClock?
+    var asyncRuns: [AsyncRun] = []
+    var reportedEscapes = 0
+
+    /// A `Clock` on this scheduler's virtual time, for async code under test: its
+    /// `sleep(until:)` parks until virtual time reaches the deadline.
+    public var clock: TestClock {
+        if let asyncClock { return asyncClock }
+        let clock = TestClock(scheduler: self)
+        asyncClock = clock
+        return clock
+    }
+
     /// Called after each expectation is checked, passing or not (MarblesTesting uses it to
     /// write diagram specs when `MARBLES_DIAGRAM_DIR` is set).
     public var onExpectationChecked: ((ExpectationOutcome) -> Void)?
@@ -240,24 +255,21 @@ public final class TestScheduler: Scheduler {
     /// `maxFrames`), then checks every expectation whose `toBe` has been called. Frames keep
     /// counting; later expectations count from the time they are made.
     public func flush(fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column) {
+        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         setUpHot()
-        do {
-            if let maxFrames {
-                try virtual.advance(to: now + frame * maxFrames)
-            } else {
-                try virtual.run()
-            }
-        } catch {
+        if !drive(until: maxFrames.map { now + frame * $0 }) {
             let frames = MarbleComparison.frameText(now, frame: frame)
             virtual.cancelAll()
             reporter.report(MarbleFailure(
                 message: """
-                    the test scheduler ran \(virtual.stepLimit) actions and work was still due at \(frames): \
-                    a source that never ends (an interval, a hot observable without '|', a retry loop) needs an \
-                    unsubscription diagram, e.g. expect(obs, unsubscribe: "^---!"), or set maxFrames
+                    the test scheduler ran \(virtual.stepLimit) steps and work was still due at \(frames): \
+                    a source that never ends (an interval, a hot observable without '|', a retry loop, an async \
+                    sequence that keeps sleeping) needs an unsubscription diagram, e.g. expect(obs, unsubscribe: "^---!"), \
+                    or set maxFrames
                     """,
-                location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)))
+                location: location))
         }
+        finishAsyncRuns(location: location)
         let ready = checks.filter { $0.isReady() }
         checks.removeAll { $0.isReady() }
         for check in ready { check.check() }
@@ -272,12 +284,11 @@ public final class TestScheduler: Scheduler {
     /// Moves virtual time forward to `time`, running what is due.
     public func advance(to time: Duration, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column) {
         setUpHot()
-        do {
-            try virtual.advance(to: time)
-        } catch {
+        if !drive(until: max(time, now)) {
             virtual.cancelAll()
             reporter.report(MarbleFailure(
-                message: "\(error)", location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)))
+                message: "the test scheduler ran \(virtual.stepLimit) steps before reaching \(MarbleComparison.frameText(time, frame: frame)): work that never settles",
+                location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)))
         }
     }
 

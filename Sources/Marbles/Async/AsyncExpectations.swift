@@ -1,0 +1,208 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a structured async operator under test sends its values; see
+/// ``TestScheduler/expect(emitting:unsubscribe:fileID:filePath:line:column:_:)``.
+///
+/// Call it from the test's own tasks (the body, its task-group children, `async let`); a call
+/// from another thread is dropped and fails the test as escaped work.
+public struct AsyncEmitter<Element>: @unchecked Sendable {
+    let emit: (Element) -> Void
+
+    /// Records `element` at the current virtual time.
+    public func callAsFunction(_ element: Element) { emit(element) }
+
+    /// Records `element` at the current virtual time.
+    public func yield(_ element: Element) { emit(element) }
+}
+
+/// What an async expectation's task does: run the work, record what it produces.
+struct AsyncWork {
+    let scheduler: TestScheduler
+    let expectation: Expectation
+    let run: AsyncRun
+    let work: (_ record: @escaping (Event<RecordedValue>) -> Void) async throws -> Void
+
+    func perform() async {
+        let record = { (event: Event<RecordedValue>) in
+            guard !run.cancelled else { return }
+            expectation.actual.append(Recorded(time: scheduler.now - expectation.origin, value: event))
+        }
+        var failure: (any Error)?
+        do {
+            try await work(record)
+        } catch {
+            failure = error
+        }
+        if let failure {
+            if !(run.cancelled && failure is CancellationError) { record(.error(failure)) }
+        } else {
+            record(.completed)
+        }
+        run.finished = true
+    }
+}
+
+/// One async expectation's task and state, touched only on the scheduler's thread.
+final class AsyncRun {
+    let location: SourceLocation
+    var task: Task<Void, Never>?
+    var finished = false
+    var cancelled = false
+    var started = false
+    init(location: SourceLocation) { self.location = location }
+}
+
+extension TestScheduler {
+    /// Iterates `sequence` in a task on the scheduler's executor from the subscription
+    /// diagram's `^` (default: now), cancels that task at its `!`, and records every element,
+    /// the end (`|`) or the thrown error (`#`) at its virtual time; follow with `toBe`.
+    ///
+    /// ```swift
+    /// scheduler.run {
+    ///     let input = scheduler.cold("a-b---c-|", values: ["a": 1, "b": 2, "c": 3])
+    ///     scheduler.expect(input.values.map { $0 * 10 }).toBe("a-b---c-|", values: ["a": 10, "b": 20, "c": 30])
+    /// }
+    /// ```
+    ///
+    /// Deterministic for sequences whose work stays in structured tasks. Work started with
+    /// `Task { }` or `Task.detached` (swift-async-algorithms' `debounce` and `merge` do so
+    /// internally) runs on the global pool; when it reaches the scheduler's clock or executor
+    /// the test fails and says so.
+    public func expect<S: AsyncSequence>(
+        _ sequence: S, unsubscribe: String? = nil,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) -> Expectation {
+        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let box = UncheckedSendable(sequence)
+        return startAsync(unsubscribe: unsubscribe, location: location) { record in
+            for try await element in box.value { record(.next(.plain(element))) }
+        }
+    }
+
+    /// Runs `body` in a task on the scheduler's executor from the subscription diagram's `^`
+    /// (default: now) and records what it emits; returning records completion, throwing
+    /// records the error. For structured operators (task groups, `async let`) that push
+    /// their output instead of returning a sequence.
+    ///
+    /// ```swift
+    /// scheduler.expect(emitting: Int.self) { emit in
+    ///     try await withThrowingTaskGroup(of: Void.self) { group in … emit(value) … }
+    /// }.toBe("--a--b|", values: ["a": 1, "b": 2])
+    /// ```
+    public func expect<Element>(
+        emitting: Element.Type = Element.self, unsubscribe: String? = nil,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
+        _ body: @escaping (AsyncEmitter<Element>) async throws -> Void
+    ) -> Expectation {
+        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let box = UncheckedSendable(body)
+        return startAsync(unsubscribe: unsubscribe, location: location) { [executor] record in
+            try await box.value(AsyncEmitter { element in
+                guard executor.isOwnerThread else {
+                    executor.noteForeignEmission()
+                    return
+                }
+                record(.next(.plain(element)))
+            })
+        }
+    }
+
+    private func startAsync(
+        unsubscribe: String?, location: SourceLocation,
+        _ work: @escaping (_ record: @escaping (Event<RecordedValue>) -> Void) async throws -> Void
+    ) -> Expectation {
+        let expectation = Expectation(scheduler: self, origin: now)
+        var subscribeAt = Duration.zero
+        var unsubscribeAt: Duration?
+        if let unsubscribe {
+            do {
+                let parsed = try parser.parseSubscription(unsubscribe)
+                subscribeAt = parsed.subscribe ?? .zero
+                unsubscribeAt = parsed.unsubscribe
+            } catch {
+                reporter.report(MarbleFailure(message: error.description, location: location))
+            }
+        }
+        let run = AsyncRun(location: location)
+        asyncRuns.append(run)
+        let state = UncheckedSendable(AsyncWork(scheduler: self, expectation: expectation, run: run, work: work))
+        virtual.schedule(at: now + subscribeAt) { [executor] in
+            guard !run.cancelled else { return }
+            run.started = true
+            run.task = Task(executorPreference: executor) { await state.value.perform() }
+        }
+        if let unsubscribeAt {
+            virtual.schedule(at: now + unsubscribeAt) {
+                run.cancelled = true
+                run.task?.cancel()
+            }
+        }
+        return expectation
+    }
+
+    /// Runs virtual time and the executor's jobs in turn: all jobs until idle, then the next
+    /// virtual action, so each wake-up runs to completion before the next one.
+    /// - Returns: `false` when the step limit was reached.
+    func drive(until limit: Duration?) -> Bool {
+        executor.adoptCurrentThread()
+        var steps = 0
+        while true {
+            steps += executor.runUntilIdle(limit: virtual.stepLimit - steps + 1)
+            if steps > virtual.stepLimit { return false }
+            guard let due = virtual.nextDueTime else { break }
+            if let limit, due > limit { break }
+            virtual.step()
+            steps += 1
+            if asyncClock != nil { clock.publish(now) }
+        }
+        if let limit { try? virtual.advance(to: limit) }
+        return true
+    }
+
+    /// After a flush: cancels async work still running (as at an unsubscription), wakes
+    /// parked sleepers, and reports work that escaped to other threads.
+    func finishAsyncRuns(location: SourceLocation) {
+        guard !asyncRuns.isEmpty || asyncClock != nil else { return }
+        let unfinished = asyncRuns.filter { $0.started && !$0.finished && !$0.cancelled }
+        if !unfinished.isEmpty && escapeCount == reportedEscapes {
+            // Only on this path (work left suspended with nothing scheduled) do we give escaped
+            // threads a moment to show themselves, for a precise message. Passing tests never wait.
+            for _ in 0..<100 where escapeCount == reportedEscapes {
+                usleep(1_000)
+            }
+        }
+        for run in unfinished {
+            run.cancelled = true
+            run.task?.cancel()
+        }
+        if asyncClock != nil { clock.cancelAll() }
+        _ = executor.runUntilIdle(limit: virtual.stepLimit)
+        asyncRuns.removeAll { $0.finished || $0.cancelled }
+        if escapeCount > reportedEscapes {
+            reportedEscapes = escapeCount
+            reporter.report(MarbleFailure(
+                message: """
+                    async work reached the test scheduler from another thread (\(executor.foreignEnqueueCount) job(s) \
+                    enqueued, \(asyncClock?.foreignAccessCount ?? 0) clock use(s), \(executor.foreignEmissionCount) emission(s) \
+                    off its thread): something started an unstructured Task { } or Task.detached, which runs on the global \
+                    pool, so its timing is racy and cannot be tested on virtual time. Use structured concurrency instead \
+                    (withTaskGroup / withThrowingTaskGroup, async let) or operators that do not start tasks \
+                    (swift-async-algorithms' debounce and merge do; _throttle, chunks, removeDuplicates, adjacentPairs do not)
+                    """,
+                location: unfinished.first?.location ?? location))
+        }
+    }
+
+    private var escapeCount: Int {
+        executor.foreignEnqueueCount + executor.foreignEmissionCount + (asyncClock?.foreignAccessCount ?? 0)
+    }
+}
+
+extension TestTaskExecutor {
+    func noteForeignEmission() { foreignEmissionLock.withLock { foreignEmissions += 1 } }
+    var foreignEmissionCount: Int { foreignEmissionLock.withLock { foreignEmissions } }
+}

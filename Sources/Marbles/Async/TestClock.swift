@@ -1,0 +1,125 @@
+internal import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A point on a ``TestScheduler``'s virtual timeline.
+public struct VirtualInstant: InstantProtocol, Sendable, CustomStringConvertible {
+    /// The time since the scheduler's frame 0.
+    public var offset: Duration
+
+    /// An instant at `offset`.
+    public init(offset: Duration) { self.offset = offset }
+
+    public func advanced(by duration: Duration) -> VirtualInstant { VirtualInstant(offset: offset + duration) }
+    public func duration(to other: VirtualInstant) -> Duration { other.offset - offset }
+    public static func < (a: VirtualInstant, b: VirtualInstant) -> Bool { a.offset < b.offset }
+    public var description: String { "\(offset)" }
+}
+
+/// A `Clock` on the ``TestScheduler``'s virtual time: `sleep(until:)` parks the task until
+/// virtual time reaches the deadline. Sleepers wake in (deadline, registration) order, each
+/// one's work running to completion before the next wakes.
+///
+/// Use it from the test's structured tasks (those `expect` starts, their task-group children
+/// and `async let`s). A sleep from another thread (an unstructured `Task { }`, which runs on
+/// the global pool) is refused with `CancellationError` and fails the test with an explanation.
+public final class TestClock: Clock, @unchecked Sendable {
+    public typealias Instant = VirtualInstant
+    public typealias Duration = Swift.Duration
+
+    private struct Sleeper {
+        var continuation: UnsafeContinuation<Void, any Error>
+    }
+
+    // The scheduler is touched only from its own thread (checked); sleepers and the escape
+    // log are guarded by `lock`, since cancellation handlers run on any thread.
+    private weak var scheduler: TestScheduler?
+    private let executor: TestTaskExecutor
+    private let lock = Lock()
+    private var sleepers: [UInt64: Sleeper] = [:]
+    private var cancelledEarly: Set<UInt64> = []
+    private var nextID: UInt64 = 0
+    private var foreignSleeps = 0
+    private let lastNow = Atomic<Int64>(0)
+
+    init(scheduler: TestScheduler) {
+        self.scheduler = scheduler
+        self.executor = scheduler.executor
+    }
+
+    /// Records the virtual time for reads from other threads.
+    func publish(_ now: Duration) { lastNow.store(VirtualTimeScheduler.nanos(now), ordering: .relaxed) }
+
+    /// Virtual now. From another thread this is the time of the last virtual step (and the
+    /// access is recorded as an escape).
+    public var now: VirtualInstant {
+        if executor.isOwnerThread, let scheduler {
+            return VirtualInstant(offset: scheduler.now)
+        }
+        lock.withLock { foreignSleeps += 1 }
+        return VirtualInstant(offset: .nanoseconds(lastNow.load(ordering: .relaxed)))
+    }
+
+    public var minimumResolution: Duration { .nanoseconds(1) }
+
+    /// Sleeps and other clock use from threads other than the scheduler's.
+    var foreignAccessCount: Int { lock.withLock { foreignSleeps } }
+
+    /// Sleepers still parked.
+    var pendingSleepers: Int { lock.withLock { sleepers.count } }
+
+    public func sleep(until deadline: VirtualInstant, tolerance: Duration? = nil) async throws {
+        guard executor.isOwnerThread, let scheduler else {
+            lock.withLock { foreignSleeps += 1 }
+            throw CancellationError()
+        }
+        try Task.checkCancellation()
+        let id: UInt64 = lock.withLock {
+            nextID += 1
+            return nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+                let cancelled: Bool = lock.withLock {
+                    if cancelledEarly.remove(id) != nil { return true }
+                    sleepers[id] = Sleeper(continuation: continuation)
+                    return false
+                }
+                if cancelled {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                // Due now or earlier still goes through the queue, so wake order stays
+                // (deadline, registration).
+                scheduler.virtual.schedule(at: max(deadline.offset, scheduler.now)) { [self] in wake(id, with: nil) }
+            }
+        } onCancel: {
+            let parked: Sleeper? = lock.withLock {
+                if let sleeper = sleepers.removeValue(forKey: id) { return sleeper }
+                cancelledEarly.insert(id)
+                return nil
+            }
+            parked?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    private func wake(_ id: UInt64, with error: (any Error)?) {
+        guard let sleeper = lock.withLock({ sleepers.removeValue(forKey: id) }) else { return }
+        if let error { sleeper.continuation.resume(throwing: error) } else { sleeper.continuation.resume() }
+    }
+
+    /// Resumes every parked sleeper with `CancellationError` (teardown: nothing leaks).
+    func cancelAll() {
+        let parked: [Sleeper] = lock.withLock {
+            defer {
+                sleepers.removeAll()
+                cancelledEarly.removeAll()
+            }
+            return sleepers.sorted { $0.key < $1.key }.map(\.value)
+        }
+        for sleeper in parked { sleeper.continuation.resume(throwing: CancellationError()) }
+    }
+}

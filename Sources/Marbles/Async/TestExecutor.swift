@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The task executor a ``TestScheduler`` runs async work on: a FIFO of jobs that only the
+/// scheduler's thread runs, one at a time, between virtual-time steps.
+///
+/// Jobs arriving from another thread are still queued (they belong to our tasks), but counted:
+/// they mean some work escaped to the global pool (an unstructured `Task { }`), which makes
+/// timing racy, and the scheduler fails the test when it sees any.
+final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
+    // `jobs`, `foreignEnqueues` and `owner` are guarded by `lock`.
+    private let lock = Lock()
+    private var jobs: [UnownedJob] = []
+    private var head = 0
+    private var foreignEnqueues = 0
+    private var owner: pthread_t
+    // Emissions through an `AsyncEmitter` from other threads.
+    let foreignEmissionLock = Lock()
+    var foreignEmissions = 0
+
+    init() { owner = pthread_self() }
+
+    /// Makes the calling thread the one that runs jobs.
+    func adoptCurrentThread() { lock.withLock { owner = pthread_self() } }
+
+    /// Whether the caller is the thread that runs jobs.
+    var isOwnerThread: Bool { lock.withLock { pthread_equal(owner, pthread_self()) != 0 } }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let unowned = UnownedJob(job)
+        lock.withLock {
+            if pthread_equal(owner, pthread_self()) == 0 { foreignEnqueues += 1 }
+            jobs.append(unowned)
+        }
+    }
+
+    /// Jobs enqueued from other threads so far.
+    var foreignEnqueueCount: Int { lock.withLock { foreignEnqueues } }
+
+    /// Runs queued jobs, including those they enqueue, until none is left or `limit` ran.
+    /// - Returns: how many ran.
+    func runUntilIdle(limit: Int) -> Int {
+        var ran = 0
+        while ran < limit, let job = next() {
+            job.runSynchronously(on: asUnownedTaskExecutor())
+            ran += 1
+        }
+        return ran
+    }
+
+    var hasJobs: Bool { lock.withLock { head < jobs.count } }
+
+    private func next() -> UnownedJob? {
+        lock.withLock {
+            guard head < jobs.count else {
+                if head > 0 {
+                    jobs.removeAll(keepingCapacity: true)
+                    head = 0
+                }
+                return nil
+            }
+            defer { head += 1 }
+            return jobs[head]
+        }
+    }
+}
