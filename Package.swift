@@ -20,6 +20,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Test-only: async marble tests of swift-async-algorithms operators.
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
     ],
     targets: [
         // Engine: no dependencies.
@@ -53,6 +55,10 @@ let package = Package(
             name: "MarblesTests", dependencies: ["Marbles", "MarblesTesting", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MarblesTestingTests", dependencies: ["MarblesTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "MarblesAsyncTests",
+            dependencies: ["MarblesTesting", .product(name: "AsyncAlgorithms", package: "swift-async-algorithms")],
+            swiftSettings: strict),
         .testTarget(
             name: "MarbleRenderTests", dependencies: ["MarbleRender", "MarblesTesting"], swiftSettings: strict),
     ]

@@ -167,14 +167,10 @@ extension TestScheduler {
     /// parked sleepers, and reports work that escaped to other threads.
     func finishAsyncRuns(location: SourceLocation) {
         guard !asyncRuns.isEmpty || asyncClock != nil else { return }
+        // A task still suspended when nothing is left to run waits for something that will not
+        // come on this timeline: work on another thread, or an input that never ends. Either
+        // way the test says so (unless `maxFrames` cut the run short on purpose).
         let unfinished = asyncRuns.filter { $0.started && !$0.finished && !$0.cancelled }
-        if !unfinished.isEmpty && escapeCount == reportedEscapes {
-            // Only on this path (work left suspended with nothing scheduled) do we give escaped
-            // threads a moment to show themselves, for a precise message. Passing tests never wait.
-            for _ in 0..<100 where escapeCount == reportedEscapes {
-                usleep(1_000)
-            }
-        }
         for run in unfinished {
             run.cancelled = true
             run.task?.cancel()
@@ -182,6 +178,17 @@ extension TestScheduler {
         if asyncClock != nil { clock.cancelAll() }
         _ = executor.runUntilIdle(limit: virtual.stepLimit)
         asyncRuns.removeAll { $0.finished || $0.cancelled }
+        if escapeCount == reportedEscapes, maxFrames == nil, let stalled = unfinished.first {
+            reporter.report(MarbleFailure(
+                message: """
+                    the async sequence under test was still suspended when nothing was left to run on the test \
+                    scheduler: it waits either for work on another thread (an unstructured Task { } or Task.detached, \
+                    as swift-async-algorithms' debounce and merge start; use structured concurrency instead: \
+                    withTaskGroup, async let) or for an input that never ends (add an unsubscription diagram, \
+                    e.g. expect(sequence, unsubscribe: "-----!"), to cancel it on purpose)
+                    """,
+                location: stalled.location))
+        }
         if escapeCount > reportedEscapes {
             reportedEscapes = escapeCount
             reporter.report(MarbleFailure(

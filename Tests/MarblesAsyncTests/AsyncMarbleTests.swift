@@ -1,0 +1,282 @@
+import AsyncAlgorithms
+import MarblesTesting
+import Testing
+
+/// A scheduler collecting failures, for the tests that check what is reported.
+private func collecting() -> (TestScheduler, CollectingReporter) {
+    let reporter = CollectingReporter()
+    return (TestScheduler(reporter: reporter), reporter)
+}
+
+@Suite("Async sequences on virtual time")
+struct AsyncMarbleTests {
+    @Test("a test observable's values, through a standard map, keep their virtual times")
+    func valuesAndMap() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let input = scheduler.cold("a-b---c-|", values: ["a": 1, "b": 2, "c": 3])
+            scheduler.expect(input.values.map { $0 * 10 }).toBe("a-b---c-|", values: ["a": 10, "b": 20, "c": 30])
+            scheduler.expect(subscriptions: input.subscriptions).toBe("^-------!")
+        }
+    }
+
+    @Test("a structured debounce written with a task group (the README example)")
+    func structuredDebounce() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let input = scheduler.cold("a-b---c-|", values: ["a": 1, "b": 2, "c": 3])
+            let values = input.values
+            scheduler.expect(emitting: Int.self) { emit in
+                try await debounce(values, for: .milliseconds(2), clock: scheduler.clock, emit: emit)
+            }.toBe("----b---(c|)", values: ["b": 2, "c": 3])
+        }
+    }
+
+    @Test("structured merge, combineLatest and zip match the Observable operators' timing")
+    func structuredCombining() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let a = scheduler.hot("--a-----b----c---|").values
+            let b = scheduler.hot("-----x-----y---|").values
+            scheduler.expect(emitting: String.self) { emit in try await merge([a, b], emit: emit) }
+                .toBe("--a--x--b--y-c---|")
+            let c = scheduler.hot("--a-----b-----c--|").values
+            let d = scheduler.hot("-----1-----2-----|").values
+            scheduler.expect(emitting: [String].self) { emit in try await combineLatest([c, d], emit: emit) }
+                .toBe("-----x--y--z--w--|", values: ["x": ["a", "1"], "y": ["b", "1"], "z": ["b", "2"], "w": ["c", "2"]])
+            let e = scheduler.hot("--a--b-----c--|").values
+            let f = scheduler.hot("-----1--2--3-----|").values
+            scheduler.expect(emitting: [String].self) { emit in try await zip([e, f], emit: emit) }
+                .toBe("-----x--y--z--|", values: ["x": ["a", "1"], "y": ["b", "2"], "z": ["c", "3"]])
+        }
+    }
+
+    @Test("a hand-written AsyncStream producer in a task-group child, and a hand-written operator")
+    func handWritten() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let clock = scheduler.clock
+            scheduler.expect(emitting: Int.self) { emit in
+                let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for value in [1, 2, 3] {
+                            try await clock.sleep(for: .milliseconds(value))
+                            continuation.yield(value)
+                        }
+                        continuation.finish()
+                    }
+                    for await value in stream { emit(value) }
+                    try await group.waitForAll()
+                }
+            }.toBe("-a-b--(c|)", values: ["a": 1, "b": 2, "c": 3])
+            let input = scheduler.cold("-a--b-c|", values: ["a": 1, "b": 2, "c": 3])
+            scheduler.expect(RunningSum(base: input.values)).toBe("-a--b-c|", values: ["a": 1, "b": 3, "c": 6])
+        }
+    }
+
+    @Test("async let children stay on the scheduler's executor")
+    func asyncLet() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let clock = scheduler.clock
+            scheduler.expect(emitting: Int.self) { emit in
+                async let first: Int = { try await clock.sleep(for: .milliseconds(3)); return 1 }()
+                async let second: Int = { try await clock.sleep(for: .milliseconds(5)); return 2 }()
+                emit(try await first + second)
+            }.toBe("-----(x|)", values: ["x": 3])
+        }
+    }
+
+    @Test("swift-async-algorithms operators that start no task: _throttle, chunks, removeDuplicates, adjacentPairs")
+    func asyncAlgorithmsStructured() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let throttled = scheduler.cold("abc--d---e|", values: ["a": 1, "b": 2, "c": 3, "d": 4, "e": 5]).values
+            scheduler.expect(throttled._throttle(for: .milliseconds(3), clock: scheduler.clock, latest: true))
+                .toBe("a----d---e|", values: ["a": 1, "d": 4, "e": 5])
+            let chunked = scheduler.cold("-a-b-c-d-e|").values
+            scheduler.expect(chunked.chunks(ofCount: 2).map { $0.joined() }).toBe("---x---y--(z|)", values: ["x": "ab", "y": "cd", "z": "e"])
+            let repeated = scheduler.cold("-a-a-b-b-a|").values
+            scheduler.expect(repeated.removeDuplicates()).toBe("-a---b---a|")
+            let pairs = scheduler.cold("-a-b-c|").values
+            scheduler.expect(pairs.adjacentPairs().map { $0.0 + $0.1 }).toBe("---x-y|", values: ["x": "ab", "y": "bc"])
+        }
+    }
+
+    @Test("a sequence that throws records '#' with its error")
+    func throwing() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let input = scheduler.cold("-a-#", values: ["a": 1], error: Boom())
+            scheduler.expect(input.values.map { $0 + 1 }).toBe("-b-#", values: ["b": 2], error: Boom())
+            scheduler.expect(emitting: Int.self) { emit in
+                try await scheduler.clock.sleep(for: .milliseconds(2))
+                throw Boom()
+            }.toBe("--#", error: Boom())
+        }
+    }
+
+    @Test("'!' in the unsubscription diagram cancels the consuming task at that frame")
+    func cancellation() {
+        let scheduler = TestScheduler()
+        let terminated = TerminationFlag()
+        scheduler.run {
+            let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+            continuation.onTermination = { reason in if case .cancelled = reason { terminated.set() } }
+            let input = scheduler.cold("-a-b-c-d|", values: ["a": 1, "b": 2, "c": 3, "d": 4])
+            input.subscribe(onNext: { continuation.yield($0) }, onCompleted: { continuation.finish() })
+            // The input was subscribed before the expectation, so its value at frame 5 comes
+            // before the unsubscription there: frame 4 hides it.
+            scheduler.expect(stream, unsubscribe: "^---!").toBe("-a-b", values: ["a": 1, "b": 2])
+            let clock = scheduler.clock
+            scheduler.expect(emitting: Int.self, unsubscribe: "---!") { emit in
+                while true {
+                    try await clock.sleep(for: .milliseconds(2))
+                    emit(0)
+                }
+            }.toBe("--0-", values: ["0": 0])
+        }
+        #expect(terminated.isSet)
+    }
+
+    @Test("every scenario records the same timeline in 200 runs", arguments: Scenario.allCases)
+    func determinism(_ scenario: Scenario) {
+        var recordings = Set<String>()
+        for _ in 0..<200 {
+            let (scheduler, reporter) = collecting()
+            let expectation = scheduler.run { scenario.expectation(on: scheduler) }
+            expectation.toBe("-")  // any diagram: only the recording is compared across runs
+            scheduler.flush()
+            recordings.insert(expectation.recorded.map { "\($0.value)@\($0.time)" }.joined(separator: " "))
+            #expect(reporter.failures.allSatisfy { $0.message.hasPrefix("marble diagrams differ") })
+        }
+        #expect(recordings.count == 1, "\(recordings)")
+        #expect(recordings.first?.isEmpty == false)
+    }
+
+    @Test("swift-async-algorithms' debounce and merge start unstructured tasks: refused with an explanation")
+    func refusedOperators() {
+        for build in [Refused.debounce, .merge] {
+            let (scheduler, reporter) = collecting()
+            scheduler.run { build.expectation(on: scheduler).toBe("----b---(c|)", values: ["b": 2, "c": 3]) }
+            let messages = reporter.failures.map(\.message).joined(separator: "\n")
+            #expect(messages.contains("Task { }"), "\(build): \(messages)")
+            #expect(messages.contains("structured concurrency"), "\(build): \(messages)")
+        }
+    }
+
+    @Test("an async sequence that never settles hits the step limit with a clear failure")
+    func neverSettles() {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(stepLimit: 2_000, reporter: reporter)
+        scheduler.run {
+            let clock = scheduler.clock
+            scheduler.expect(emitting: Int.self) { emit in
+                while true {
+                    try await clock.sleep(for: .milliseconds(1))
+                    emit(1)
+                }
+            }.toBe("-")
+        }
+        #expect(reporter.failures.first?.message.contains("steps and work was still due") == true)
+        #expect(reporter.failures.first?.message.contains("unsubscription diagram") == true)
+    }
+}
+
+@Suite("TestClock")
+struct TestClockTests {
+    @Test("sleepers wake in (deadline, registration) order, at their deadlines")
+    func wakeOrder() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let clock = scheduler.clock
+            scheduler.expect(emitting: String.self) { emit in
+                await withTaskGroup(of: Void.self) { group in
+                    for (name, delay) in [("a", 3), ("b", 1), ("c", 3), ("d", 1)] {
+                        group.addTask {
+                            try? await clock.sleep(for: .milliseconds(delay))
+                            emit(name)
+                        }
+                    }
+                }
+            }.toBe("-[bd]-(ac|)")
+        }
+    }
+
+    @Test("cancellation before and during a sleep throws CancellationError; now is virtual")
+    func cancellation() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let clock = scheduler.clock
+            scheduler.expect(emitting: String.self) { emit in
+                await withTaskGroup(of: Void.self) { group in
+                    group.cancelAll()
+                    group.addTask {
+                        do { try await clock.sleep(for: .milliseconds(5)) } catch { emit("early:\(error is CancellationError)") }
+                    }
+                }
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        do { try await clock.sleep(for: .milliseconds(5)) } catch { emit("during:\(error is CancellationError)@\(clock.now)") }
+                    }
+                    try? await clock.sleep(for: .milliseconds(2))
+                    group.cancelAll()
+                }
+            }.toBe("'early:true'-('during:true@0.002 seconds'|)")
+        }
+    }
+}
+
+enum Scenario: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case map, debounce, merge, combineLatest, zip, throttle, handWritten
+
+    var testDescription: String { rawValue }
+
+    func expectation(on scheduler: TestScheduler) -> Marbles.Expectation {
+        let input = scheduler.hot("-a-bc---d-e---f|", values: ["a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6])
+        let other = scheduler.hot("--1---2-3--4---|", values: ["1": 10, "2": 20, "3": 30, "4": 40])
+        let values = input.values
+        let others = other.values
+        let clock = scheduler.clock
+        switch self {
+        case .map: return scheduler.expect(values.map { $0 * 2 })
+        case .debounce:
+            return scheduler.expect(emitting: Int.self) { emit in try await MarblesAsyncTests.debounce(values, for: .milliseconds(2), clock: clock, emit: emit) }
+        case .merge: return scheduler.expect(emitting: Int.self) { emit in try await MarblesAsyncTests.merge([values, others], emit: emit) }
+        case .combineLatest:
+            return scheduler.expect(emitting: [Int].self) { emit in try await MarblesAsyncTests.combineLatest([values, others], emit: emit) }
+        case .zip: return scheduler.expect(emitting: [Int].self) { emit in try await MarblesAsyncTests.zip([values, others], emit: emit) }
+        case .throttle: return scheduler.expect(values._throttle(for: .milliseconds(3), clock: clock, latest: true))
+        case .handWritten: return scheduler.expect(RunningSum(base: values))
+        }
+    }
+}
+
+enum Refused: CustomStringConvertible {
+    case debounce, merge
+
+    var description: String { self == .debounce ? "debounce" : "merge" }
+
+    func expectation(on scheduler: TestScheduler) -> Marbles.Expectation {
+        let input = scheduler.cold("a-b---c-|", values: ["a": 1, "b": 2, "c": 3])
+        switch self {
+        case .debounce:
+            return scheduler.expect(input.values.debounce(for: .milliseconds(2), clock: scheduler.clock))
+        case .merge:
+            let other = scheduler.cold("-x--|", values: ["x": 9])
+            return scheduler.expect(AsyncAlgorithms.merge(input.values, other.values))
+        }
+    }
+}
+
+struct Boom: Error, CustomStringConvertible {
+    var description: String { "boom" }
+}
+
+final class TerminationFlag: @unchecked Sendable {
+    private let lock = NSLockLike()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
