@@ -27,9 +27,9 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# Concurrency tests under ThreadSanitizer (separate build folder, so the normal build stays warm).
+# Concurrency and async tests under ThreadSanitizer (separate build folder, so the normal build stays warm).
 test-tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter "Concurrency"
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter "Concurrency|MarblesAsyncTests"
 
 # The gallery is current and its expectations hold.
 check-diagrams: deps
