@@ -10,6 +10,24 @@ struct MarblegenCommand: ParsableCommand {
         discussion: "Exit codes: 0 ok, 1 a check or verification failed, 2 bad input.",
         subcommands: [Render.self, Check.self, Verify.self, Parse.self, Operators.self],
         defaultSubcommand: Render.self)
+
+    /// Like ArgumentParser's `main()`, but a usage error exits 2 (bad input), as the other
+    /// commands' input errors do, instead of 64.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                print(message)
+                Foundation.exit(0)
+            }
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+            Foundation.exit(2)
+        }
+    }
 }
 
 /// Options shared by the commands that draw.
@@ -101,14 +119,16 @@ struct Verify: ParsableCommand {
 struct Parse: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print a marble diagram's events, or its error with a caret.")
 
-    @Argument(help: "The diagram, e.g. \"--a-(bc)-|\".")
-    var diagram: String
+    // Diagrams usually start with "-": take words the parser does not know as the diagram.
+    @Argument(parsing: .allUnrecognized, help: "The diagram, e.g. \"--a-(bc)-|\".")
+    var diagram: [String] = []
 
     @Option(help: "cold, hot, expected or subscription.")
     var kind: String = "cold"
 
     func run() throws {
-        finish(Marblegen.parse(diagram, kind: kind))
+        guard !diagram.isEmpty else { throw ValidationError("give a diagram, e.g. marblegen parse \"--a-(bc)-|\"") }
+        finish(Marblegen.parse(diagram.joined(separator: " "), kind: kind))
     }
 }
 
