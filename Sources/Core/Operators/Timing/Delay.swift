@@ -205,7 +205,8 @@ extension ObservableType {
                     }
                 }
             }
-            arm(0)
+            // The source is subscribed before the first timer starts (RxJS 7): a value due at
+            // the very deadline was scheduled first and wins.
             sourceSubscription.set(source.subscribe { event in
                 let rearm: Int? = gate.locked {
                     guard !timedOut else { return nil }
@@ -216,6 +217,8 @@ extension ObservableType {
                 }
                 if let rearm { arm(rearm) }
             })
+            let first: Int? = gate.locked { id == 0 && !timedOut ? 0 : nil }
+            if let first { arm(first) }
         }
     }
 
