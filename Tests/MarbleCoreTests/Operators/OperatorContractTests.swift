@@ -1,0 +1,89 @@
+import MarbleCore
+import MarblesTesting
+import Testing
+
+/// The contract every single-source operator keeps, swept over the operator set: an
+/// unsubscription reaches the source at once, and a source error passes straight through.
+@Suite("Operator contract")
+struct OperatorContractTests {
+    struct Op: Sendable, CustomTestStringConvertible {
+        var name: String
+        /// Whether a source error reaches the output at its own frame (not: retry, catch, materialize).
+        var forwardsErrorAtOnce = true
+        var apply: @Sendable (Observable<String>, TestScheduler) -> Observable<String>
+        var testDescription: String { name }
+    }
+
+    static let operators: [Op] = [
+        Op(name: "map") { o, _ in o.map { $0 } },
+        Op(name: "compactMap") { o, _ in o.compactMap { $0 } },
+        Op(name: "filter") { o, _ in o.filter { _ in true } },
+        Op(name: "scan") { o, _ in o.scan("") { $0 + $1 } },
+        Op(name: "reduce") { o, _ in o.reduce("") { $0 + $1 } },
+        Op(name: "toArray") { o, _ in o.toArray().map { $0.joined() } },
+        Op(name: "startWith") { o, _ in o.startWith("s") },
+        Op(name: "ifEmpty") { o, _ in o.ifEmpty(default: "d") },
+        Op(name: "distinctUntilChanged") { o, _ in o.distinctUntilChanged() },
+        Op(name: "take") { o, _ in o.take(10) },
+        Op(name: "takeLast") { o, _ in o.takeLast(2) },
+        Op(name: "take(while:)") { o, _ in o.take(while: { _ in true }) },
+        Op(name: "take(until:)") { o, s in o.take(until: s.hot("-------------x")) },
+        Op(name: "skip") { o, _ in o.skip(1) },
+        Op(name: "skip(while:)") { o, _ in o.skip(while: { _ in false }) },
+        Op(name: "skip(until:)") { o, s in o.skip(until: s.hot("x")) },
+        Op(name: "first") { o, _ in o.first(where: { $0 == "zz" }) },
+        Op(name: "last") { o, _ in o.last() },
+        Op(name: "elementAt") { o, _ in o.elementAt(5) },
+        Op(name: "ignoreElements") { o, _ in o.ignoreElements() },
+        Op(name: "pairwise") { o, _ in o.pairwise().map { $0 + $1 } },
+        Op(name: "buffer(count:)") { o, _ in o.buffer(count: 5).map { $0.joined() } },
+        Op(name: "buffer(timeSpan:)") { o, s in o.buffer(timeSpan: .milliseconds(50), scheduler: s).map { $0.joined() } },
+        Op(name: "materialize", forwardsErrorAtOnce: false) { o, _ in o.materialize().map { "\($0)" } },
+        Op(name: "dematerialize") { o, _ in o.materialize().dematerialize() },
+        Op(name: "merge") { o, s in o.merge(with: s.hot("------------x")) },
+        Op(name: "concat") { o, s in o.concat(s.cold("x|")) },
+        Op(name: "flatMap") { o, s in o.flatMap { _ in s.cold("-x|") } },
+        Op(name: "flatMap(maxConcurrent:)") { o, s in o.flatMap(maxConcurrent: 1) { _ in s.cold("x|") } },
+        Op(name: "concatMap") { o, s in o.concatMap { _ in s.cold("x|") } },
+        Op(name: "flatMapLatest") { o, s in o.flatMapLatest { _ in s.cold("x|") } },
+        Op(name: "flatMapFirst") { o, s in o.flatMapFirst { _ in s.cold("x|") } },
+        Op(name: "combineLatest") { o, s in o.combineLatest(s.hot("y")) { $0 + $1 } },
+        Op(name: "zip") { o, s in o.zip(s.hot("yyyyyyy")) { $0 + $1 } },
+        Op(name: "withLatestFrom") { o, s in o.withLatestFrom(s.hot("y")) { $0 + $1 } },
+        Op(name: "amb") { o, s in o.amb(s.hot("-------------x")) },
+        Op(name: "delay") { o, s in o.delay(.milliseconds(1), scheduler: s) },
+        Op(name: "delaySubscription") { o, s in o.delaySubscription(.zero, scheduler: s) },
+        Op(name: "debounce") { o, s in o.debounce(.milliseconds(1), scheduler: s) },
+        Op(name: "throttle") { o, s in o.throttle(.milliseconds(1), scheduler: s) },
+        Op(name: "sample") { o, s in o.sample(s.hot("-x-x-x-x-x")) },
+        Op(name: "timeout") { o, s in o.timeout(.milliseconds(50), scheduler: s) },
+        Op(name: "catch", forwardsErrorAtOnce: false) { o, s in o.catch { _ in s.cold("-z|") } },
+        Op(name: "retry", forwardsErrorAtOnce: false) { o, _ in o.retry(1) },
+        Op(name: "do") { o, _ in o.do(onNext: { _ in }) },
+        Op(name: "observe(on:)") { o, s in o.observe(on: s) },
+        Op(name: "subscribe(on:)") { o, s in o.subscribe(on: s) },
+        Op(name: "share") { o, _ in o.share() },
+        Op(name: "share(replay:)") { o, _ in o.share(replay: 2) },
+    ]
+
+    @Test("unsubscribing the output unsubscribes the source at that frame", arguments: operators)
+    func unsubscription(_ op: Op) {
+        marbles { s in
+            let source = s.cold("-a-b-c-d-e-|")
+            _ = s.expect(op.apply(source.asObservable(), s), unsubscribe: "^----!")
+            s.expect(subscriptions: source.subscriptions).toBe("^----!")
+        }
+    }
+
+    @Test("a source error passes straight through", arguments: operators.filter(\.forwardsErrorAtOnce))
+    func errors(_ op: Op) {
+        marbles { s in
+            let source = s.cold("---#")
+            let recording = s.record(op.apply(source.asObservable(), s))
+            s.flush()
+            let last = recording.events.last
+            #expect(last?.time == .milliseconds(3), "\(recording.events)")
+            #expect(last?.value.error is MarbleError, "\(recording.events)")
+        }
+    }
+}
