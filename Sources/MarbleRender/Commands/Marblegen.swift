@@ -122,12 +122,10 @@ public struct Marblegen: Sendable {
         for problem in problems { result.fail(2, problem) }
         var checked = 0
         for path in specs {
-            switch load(path) {
+            switch Self.loadSpec(path) {
             case .failure(let failure): result.fail(2, failure.message)
-            case .success(let model):
-                guard let spec = try? DiagramSpec.parse((try? String(contentsOfFile: path, encoding: .utf8)) ?? "", file: path), spec.expected != nil else {
-                    continue
-                }
+            case .success(let (spec, model)):
+                guard spec.expected != nil else { continue }
                 checked += 1
                 if let message = model.mismatchMessage {
                     result.fail(1, "\(path): the expected output does not hold\n" + message.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
@@ -231,10 +229,6 @@ public struct Marblegen: Sendable {
             }
         }
         return .success(files)
-    }
-
-    func load(_ path: String) -> Result<DiagramModel, LoadFailure> {
-        Self.loadSpec(path).map(\.1)
     }
 
     struct LoadFailure: Error { var message: String }
