@@ -1,0 +1,60 @@
+extension ObservableType {
+    /// Emits a value, then ignores values for `dueTime`; with `latest`, the last value seen in
+    /// that window is emitted when it ends and opens a new window (RxJS `throttleTime` with
+    /// `leading: true, trailing: latest`). A value due exactly when the window closes is still
+    /// inside it when it was scheduled before the window's timer. Completion waits for a
+    /// pending trailing value.
+    public func throttle(_ dueTime: Duration, latest: Bool = true, scheduler: any Scheduler) -> Observable<Element> {
+        let source = asObservable()
+        return Observable.composite { downstream, resources in
+            let gate = Gate(downstream)
+            let timer = SerialDisposable()
+            resources.insert(timer)
+            var throttling = false
+            var window = 0
+            var pending: Element?
+            var sourceDone = false
+
+            // Under the lock: emits the pending value and returns the window to open, if any.
+            func send() -> Int? {
+                guard let value = pending else { return nil }
+                pending = nil
+                gate.emit(.next(value))
+                if sourceDone { return nil }
+                throttling = true
+                window += 1
+                return window
+            }
+            // Outside the lock: schedulers may run actions synchronously.
+            func open(_ opened: Int?) {
+                guard let current = opened else { return }
+                gate.scheduleTimer(on: scheduler, after: dueTime, in: timer, isCurrent: { current == window }) {
+                    open(gate.locked {
+                        guard current == window else { return nil }
+                        throttling = false
+                        guard latest else { return nil }
+                        let next = send()
+                        if sourceDone { gate.emit(.completed) }
+                        return next
+                    })
+                }
+            }
+
+            resources.insert(source.subscribe { event in
+                open(gate.locked {
+                    switch event {
+                    case .next(let value):
+                        pending = value
+                        return throttling ? nil : send()
+                    case .error(let error):
+                        gate.emit(.error(error))
+                    case .completed:
+                        sourceDone = true
+                        if !(latest && pending != nil && throttling) { gate.emit(.completed) }
+                    }
+                    return nil
+                })
+            })
+        }
+    }
+}
