@@ -43,6 +43,8 @@ struct SpecErrorTests {
         Case(spec: "// nothing but a comment", line: 1, column: 1, message: "a spec needs at least one 'input' line"),
         Case(spec: "input: -'abc|", line: 1, column: 9, message: "unterminated quoted value"),
         Case(spec: "status: maybe\ninput: -a|", line: 1, column: 9, message: "status is 'passed' or 'failed'"),
+        Case(spec: "input: 99999999999999999999999ms a|", line: 1, column: 8, message: "too long a time progression"),
+        Case(spec: "input: 100000m a|\noperator: map(x)", line: 1, column: 8, message: "marblegen draws at most 2000"),
     ].filter { !$0.message.isEmpty }
 
     @Test("each malformed spec is an error at its line and column", arguments: cases)

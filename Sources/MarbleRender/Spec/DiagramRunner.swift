@@ -49,6 +49,9 @@ public struct DiagramModel: Equatable, Sendable {
 
 /// Runs a spec's operator on its inputs in virtual time.
 public enum DiagramRunner {
+    /// The longest diagram drawn, in frames (at 32 px a frame, 64 000 px).
+    public static let maxFrames = 2_000
+
     /// Computes the diagram, or fails with a located error.
     public static func run(_ spec: DiagramSpec) throws(SpecError) -> DiagramModel {
         let scheduler = TestScheduler(frame: .milliseconds(1), stepLimit: 200_000, reporter: CollectingReporter())
@@ -160,6 +163,13 @@ public enum DiagramRunner {
         let all = inputs + [outputModel] + [expectedModel].compactMap { $0 }
         var frames = all.flatMap { t in t.events.map(\.frame) + t.inners.flatMap { i in i.events.map { i.start + $0.frame } } }.max() ?? 0
         frames = max(frames, (spec.inputs + [spec.expected, spec.actual].compactMap { $0 }).map { Double(frameLength($0.diagram, parser)) }.max() ?? 0)
+        if frames > Double(maxFrames) {
+            let longest = (spec.inputs + [spec.expected, spec.actual].compactMap { $0 })
+                .max { frameLength($0.diagram, parser) < frameLength($1.diagram, parser) }
+            throw error(
+                line: longest?.line ?? 1, column: longest?.column ?? 1,
+                "the diagram spans \(Int(frames)) frames; marblegen draws at most \(maxFrames) (shorten the time progressions)")
+        }
         return DiagramModel(
             title: spec.title ?? spec.call?.text ?? "diagram", inputs: inputs, operatorLabel: operatorLabel, output: outputModel,
             expected: expectedModel, mismatches: mismatches, mismatchMessage: message, failed: spec.status == "failed", frames: frames)

@@ -247,6 +247,9 @@ struct Scanner {
                 return Token(value: String(character), column: column)
             }
             if atTokenStart, byte >= 0x30 && byte <= 0x39, let (length, nanos) = timeProgression(at: index) {
+                guard nanos >= 0 else {
+                    throw error(.timeProgressionTooLong(String(decoding: bytes[index..<index + length], as: UTF8.self)), at: column)
+                }
                 if groupStart != nil && groupIsCompact {
                     throw error(.timeInCompactGroup, at: column)
                 }
@@ -327,7 +330,7 @@ struct Scanner {
         var fraction: Int64 = 0
         var fractionScale: Int64 = 1
         while i < bytes.count, bytes[i] >= 0x30 && bytes[i] <= 0x39 {
-            integer = integer &* 10 &+ Int64(bytes[i] - 0x30)
+            integer = integer > Int64.max / 10 ? -1 : integer * 10 + Int64(bytes[i] - 0x30)
             i += 1
         }
         if i < bytes.count, bytes[i] == 0x2E {  // .
@@ -356,7 +359,13 @@ struct Scanner {
             return nil
         }
         guard i == bytes.count || bytes[i] == MarbleSymbol.space.rawValue else { return nil }
-        let nanos = integer &* unitNanos &+ fraction &* unitNanos / fractionScale
-        return (i - start, nanos)
+        // -1 marks a duration that does not fit in 64-bit nanoseconds (about 292 years).
+        let (whole, overflow1) = integer.multipliedReportingOverflow(by: unitNanos)
+        // fraction / fractionScale < 1, so the product divided back fits in 64 bits.
+        let product = fraction.multipliedFullWidth(by: unitNanos)
+        let part = fractionScale.dividingFullWidth((high: product.high, low: product.low)).quotient
+        let (total, overflow2) = whole.addingReportingOverflow(part)
+        if overflow1 || overflow2 || integer < 0 || total > Int64.max / 4 { return (i - start, -1) }
+        return (i - start, total)
     }
 }

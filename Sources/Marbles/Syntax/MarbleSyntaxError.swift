@@ -27,6 +27,7 @@ public struct MarbleSyntaxError: Error, Equatable, Sendable, CustomStringConvert
         case invalidTimeProgression(String)
         case noCompletion
         case timeInCompactGroup
+        case timeProgressionTooLong(String)
     }
 
     /// What went wrong.
@@ -68,6 +69,7 @@ public struct MarbleSyntaxError: Error, Equatable, Sendable, CustomStringConvert
         case .eventAfterTermination: return "event after '|' or '#': nothing can follow the end of a stream"
         case .invalidTimeProgression(let text): return "'\(text)' is not a time progression (write e.g. 10ms, 1.5s, 2m)"
         case .noCompletion: return "the diagram needs a '|' to measure a time"
+        case .timeProgressionTooLong(let text): return "'\(text)' is too long a time progression"
         case .timeInCompactGroup: return "time inside '[...]': a compact group holds events only and lasts one frame"
         }
     }

@@ -133,6 +133,7 @@ struct SyntaxErrorTests {
         Case(diagram: "-''", kind: .cold, error: .emptyQuote, column: 2),
         Case(diagram: "-a|b", kind: .expected, error: .eventAfterTermination, column: 4),
         Case(diagram: "#-#", kind: .expected, error: .eventAfterTermination, column: 3),
+        Case(diagram: "a 99999999999999999999ms b", kind: .cold, error: .timeProgressionTooLong("99999999999999999999ms"), column: 3),
     ]
 
     @Test("each malformed diagram throws its kind at its column", arguments: cases)
