@@ -57,8 +57,6 @@ struct OperatorContext {
 
     var source: Observable<SpecItem> { inputs[0] }
 
-    func has(_ index: Int) -> Bool { arguments[index] != nil }
-
     func constant(_ index: Int) throws -> SpecValue {
         guard let e = arguments[index] else { throw EvaluationError("missing argument \(index + 1)") }
         return try e.evaluate([:])

@@ -40,15 +40,6 @@ public enum SpecItem: CustomStringConvertible {
         case .inner(let name, _): return name
         }
     }
-
-    /// Equal values, or the same inner by name.
-    func sameAs(_ other: SpecItem) -> Bool {
-        switch (self, other) {
-        case (.value(let a), .value(let b)): return a == b
-        case (.inner(let a, _), .inner(let b, _)): return a == b
-        default: return false
-        }
-    }
 }
 
 /// An inner observable of a higher-order input, named in the spec; it logs its subscriptions

@@ -68,9 +68,6 @@ public final class TestClock: Clock, @unchecked Sendable {
     /// Sleeps and other clock use from threads other than the scheduler's.
     var foreignAccessCount: Int { lock.withLock { foreignSleeps } }
 
-    /// Sleepers still parked.
-    var pendingSleepers: Int { lock.withLock { sleepers.count } }
-
     public func sleep(until deadline: VirtualInstant, tolerance: Duration? = nil) async throws {
         guard executor.isOwnerThread, let scheduler else {
             lock.withLock { foreignSleeps += 1 }

@@ -51,8 +51,6 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
         return ran
     }
 
-    var hasJobs: Bool { lock.withLock { head < jobs.count } }
-
     private func next() -> UnownedJob? {
         lock.withLock {
             guard head < jobs.count else {
