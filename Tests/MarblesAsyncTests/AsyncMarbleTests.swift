@@ -88,6 +88,19 @@ struct AsyncMarbleTests {
         }
     }
 
+    @Test("a default actor in the pipeline runs on the scheduler's executor, sleeping on its clock")
+    func defaultActor() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let clock = scheduler.clock
+            let values = scheduler.cold("-a--b-c|", values: ["a": 1, "b": 2, "c": 3]).values
+            scheduler.expect(emitting: Int.self) { emit in
+                let totals = RunningTotal()
+                for try await value in values { emit(try await totals.add(value, after: .milliseconds(1), on: clock)) }
+            }.toBe("--a--b-(c|)", values: ["a": 1, "b": 3, "c": 6])
+        }
+    }
+
     @Test("swift-async-algorithms operators that start no task: _throttle, chunks, removeDuplicates, adjacentPairs")
     func asyncAlgorithmsStructured() {
         let scheduler = TestScheduler()
@@ -267,6 +280,17 @@ enum Refused: CustomStringConvertible {
             let other = scheduler.cold("-x--|", values: ["x": 9])
             return scheduler.expect(AsyncAlgorithms.merge(input.values, other.values))
         }
+    }
+}
+
+/// A default actor (no custom executor): its methods run on the calling task's executor.
+actor RunningTotal {
+    private var total = 0
+
+    func add(_ value: Int, after delay: Duration, on clock: TestClock) async throws -> Int {
+        try await clock.sleep(for: delay)
+        total += value
+        return total
     }
 }
 
