@@ -4,7 +4,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MARBLEGEN := .build/debug/marblegen
 
-.PHONY: diagrams test test-tsan check-diagrams deps bench clean
+.PHONY: diagrams test test-tsan check-diagrams lint deps bench clean
 
 deps:
 	@command -v $(SWIFT) >/dev/null || { echo "swift is not on PATH: install Swift 6 (https://swift.org/install)"; exit 2; }
@@ -37,6 +37,10 @@ check-diagrams: deps
 	$(MARBLEGEN) verify diagrams
 	$(MARBLEGEN) check diagrams
 	$(MARBLEGEN) check docs --format png
+
+# Formatting, from the checked-in .swift-format (swift-format ships with the toolchain).
+lint:
+	$(SWIFT) format lint --strict --configuration .swift-format -r Sources Tests Benchmarks/Sources Package.swift
 
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release MarblesBenchmarks

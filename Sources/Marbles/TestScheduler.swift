@@ -153,9 +153,10 @@ public final class TestScheduler: Scheduler {
         do {
             return try parser.time(diagram)
         } catch {
-            reporter.report(MarbleFailure(
-                message: error.description,
-                location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)))
+            reporter.report(
+                MarbleFailure(
+                    message: error.description,
+                    location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)))
             return .zero
         }
     }
@@ -186,10 +187,11 @@ public final class TestScheduler: Scheduler {
         // Decided once: only observables of observables need the per-value check.
         let higherOrder = O.Element.self is any ObservableType.Type
         virtual.schedule(at: now + subscribeAt) { [unowned self] in
-            subscription.set(source.subscribe { event in
-                let value = higherOrder ? self.erase(event) : event.map { RecordedValue.plain($0) }
-                expectation.actual.append(Recorded(time: self.now - expectation.origin, value: value))
-            })
+            subscription.set(
+                source.subscribe { event in
+                    let value = higherOrder ? self.erase(event) : event.map { RecordedValue.plain($0) }
+                    expectation.actual.append(Recorded(time: self.now - expectation.origin, value: value))
+                })
         }
         if let unsubscribeAt {
             virtual.schedule(at: now + unsubscribeAt) { subscription.dispose() }
@@ -260,14 +262,15 @@ public final class TestScheduler: Scheduler {
         if !drive(until: maxFrames.map { now + frame * $0 }) {
             let frames = MarbleComparison.frameText(now, frame: frame)
             virtual.cancelAll()
-            reporter.report(MarbleFailure(
-                message: """
-                    the test scheduler ran \(virtual.stepLimit) steps and work was still due at \(frames): \
-                    a source that never ends (an interval, a hot observable without '|', a retry loop, an async \
-                    sequence that keeps sleeping) needs an unsubscription diagram, e.g. expect(obs, unsubscribe: "^---!"), \
-                    or set maxFrames
-                    """,
-                location: location))
+            reporter.report(
+                MarbleFailure(
+                    message: """
+                        the test scheduler ran \(virtual.stepLimit) steps and work was still due at \(frames): \
+                        a source that never ends (an interval, a hot observable without '|', a retry loop, an async \
+                        sequence that keeps sleeping) needs an unsubscription diagram, e.g. expect(obs, unsubscribe: "^---!"), \
+                        or set maxFrames
+                        """,
+                    location: location))
         }
         finishAsyncRuns(location: location)
         let ready = checks.filter { $0.isReady() }
@@ -277,18 +280,24 @@ public final class TestScheduler: Scheduler {
 
     /// Moves virtual time forward by `duration`, running what is due (hot observables are set
     /// up first).
-    public func advance(by duration: Duration, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column) {
+    public func advance(
+        by duration: Duration, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) {
         advance(to: now + duration, fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// Moves virtual time forward to `time`, running what is due.
-    public func advance(to time: Duration, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column) {
+    public func advance(
+        to time: Duration, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) {
         setUpHot()
         if !drive(until: max(time, now)) {
             virtual.cancelAll()
-            reporter.report(MarbleFailure(
-                message: "the test scheduler ran \(virtual.stepLimit) steps before reaching \(MarbleComparison.frameText(time, frame: frame)): work that never settles",
-                location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)))
+            reporter.report(
+                MarbleFailure(
+                    message:
+                        "the test scheduler ran \(virtual.stepLimit) steps before reaching \(MarbleComparison.frameText(time, frame: frame)): work that never settles",
+                    location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)))
         }
     }
 
@@ -338,9 +347,10 @@ public final class Expectation {
                 if !comparison.matches {
                     scheduler.reporter.report(MarbleFailure(message: comparison.message(), location: location))
                 }
-                scheduler.onExpectationChecked?(ExpectationOutcome(
-                    location: location, inputs: inputs, expected: expected, actual: actual, mismatches: comparison.mismatches,
-                    frame: scheduler.frame))
+                scheduler.onExpectationChecked?(
+                    ExpectationOutcome(
+                        location: location, inputs: inputs, expected: expected, actual: actual, mismatches: comparison.mismatches,
+                        frame: scheduler.frame))
             }
         } catch {
             scheduler.reporter.report(MarbleFailure(message: error.description, location: location))
@@ -370,12 +380,16 @@ public final class SubscriptionExpectation {
     }
 
     /// Expects exactly one subscription as drawn (`"^---!"`), or none (`"----"`).
-    public func toBe(_ diagram: String, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column) {
+    public func toBe(
+        _ diagram: String, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) {
         toBe([diagram], fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// Expects these subscriptions, in subscription order; diagrams without `^` stand for none.
-    public func toBe(_ diagrams: [String], fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column) {
+    public func toBe(
+        _ diagrams: [String], fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) {
         let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         var expected: [SubscriptionLog] = []
         do {

@@ -32,14 +32,16 @@ struct MarblegenCommand: ParsableCommand {
 
 /// Options shared by the commands that draw.
 struct DrawingOptions: ParsableArguments {
-    @Option(name: .long, help: "Comma-separated formats: png, svg, pdf.", transform: { text in
-        try text.split(separator: ",").map { part in
-            guard let format = OutputFormat(rawValue: part.trimmingCharacters(in: .whitespaces).lowercased()) else {
-                throw ValidationError("unknown format '\(part)' (png, svg, pdf)")
+    @Option(
+        name: .long, help: "Comma-separated formats: png, svg, pdf.",
+        transform: { text in
+            try text.split(separator: ",").map { part in
+                guard let format = OutputFormat(rawValue: part.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                    throw ValidationError("unknown format '\(part)' (png, svg, pdf)")
+                }
+                return format
             }
-            return format
-        }
-    })
+        })
     var format: [OutputFormat] = [.png, .svg]
 
     @Option(help: "light, dark, or auto (SVG follows the reader's preference; PNG and PDF use light).")

@@ -96,7 +96,10 @@ struct DisposableTests {
 
     @Test("bind(to:keyPath:) writes values and stops with its object")
     func bind() {
-        final class Label { var text = ""; var optional: String? = "x" }
+        final class Label {
+            var text = ""
+            var optional: String? = "x"
+        }
         let subject = PublishSubject<String>()
         var label: Label? = Label()
         subject.bind(to: label!, keyPath: \.text)

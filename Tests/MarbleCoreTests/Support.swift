@@ -3,7 +3,10 @@ import MarblesTesting
 import Synchronization
 
 /// Runs a marble test body on a fresh scheduler reporting to the running test.
-func marbles(_ body: (TestScheduler) -> Void, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column) {
+func marbles(
+    _ body: (TestScheduler) -> Void, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line,
+    column: Int = #column
+) {
     let scheduler = TestScheduler()
     scheduler.run(fileID: fileID, filePath: filePath, line: line, column: column) { body(scheduler) }
 }

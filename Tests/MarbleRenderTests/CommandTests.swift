@@ -17,7 +17,8 @@ struct CommandTests {
         let path = writeSpec(spec)
         var generator = Marblegen()
         generator.formats = [.png, .svg, .pdf]
-        let a = temporaryFolder(), b = temporaryFolder()
+        let a = temporaryFolder()
+        let b = temporaryFolder()
         #expect(generator.render([path], outputDirectory: a).exitCode == 0)
         #expect(generator.render([path], outputDirectory: b).exitCode == 0)
         for ext in ["png", "svg", "pdf"] {
@@ -105,14 +106,15 @@ struct CommandTests {
     func parse() {
         let result = Marblegen.parse("--a-(bc)-|")
         #expect(result.exitCode == 0)
-        #expect(result.output == """
-            frame  event
-            2      next(a)
-            4      next(b)
-            4      next(c)
-            9      completed
+        #expect(
+            result.output == """
+                frame  event
+                2      next(a)
+                4      next(b)
+                4      next(c)
+                9      completed
 
-            """)
+                """)
     }
 
     @Test("operators lists every registry entry with its usage")

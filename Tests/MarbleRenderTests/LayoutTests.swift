@@ -35,7 +35,8 @@ struct LayoutTests {
     @Test("same-frame values are stacked, not overlapped")
     func stacking() throws {
         let ms = marbles(DiagramLayout().layout(try model("input: -(ab)-|\noperator: map(x)")))
-        let a = ms.first { $0.label == "a" }!, b = ms.first { $0.label == "b" }!
+        let a = ms.first { $0.label == "a" }!
+        let b = ms.first { $0.label == "b" }!
         #expect(a.center.x == b.center.x)
         #expect(abs(a.center.y - b.center.y) >= DiagramLayout().radius * 1.8)
     }
@@ -48,7 +49,8 @@ struct LayoutTests {
 
     @Test("inner observables are slanted timelines; an unsubscribed one is faded after its cut")
     func inners() throws {
-        let m = try model("""
+        let m = try model(
+            """
             input: -x----y----|
             inner x: --1--2--3|
             inner y: --4|
@@ -88,13 +90,15 @@ struct LayoutTests {
 
 @Suite("Spec runner")
 struct RunnerTests {
-    @Test("outputs come from the real operators, including timing and higher-order ones", arguments: [
-        ("input: -1-2-3|\noperator: filter(x > 1)", "---2-3|"),
-        ("input: -1-2-3|\noperator: scan(10, acc + x)", "-a-b-c|"),
-        ("input a: -a---b|\ninput b: --1-2--|\noperator: combineLatest", "--x-yz-|"),
-        ("input: -a-b----|\noperator: debounce(2)", "-----b--|"),
-        ("input: -x-y---|\ninner x: -1-2|\ninner y: -3|\noperator: flatMapLatest", "--1-3--|"),
-    ])
+    @Test(
+        "outputs come from the real operators, including timing and higher-order ones",
+        arguments: [
+            ("input: -1-2-3|\noperator: filter(x > 1)", "---2-3|"),
+            ("input: -1-2-3|\noperator: scan(10, acc + x)", "-a-b-c|"),
+            ("input a: -a---b|\ninput b: --1-2--|\noperator: combineLatest", "--x-yz-|"),
+            ("input: -a-b----|\noperator: debounce(2)", "-----b--|"),
+            ("input: -x-y---|\ninner x: -1-2|\ninner y: -3|\noperator: flatMapLatest", "--1-3--|"),
+        ])
     func outputs(spec: String, expected: String) throws {
         let m = try model(spec)
         let labels = m.output.events.map { event -> String in

@@ -81,8 +81,14 @@ struct AsyncMarbleTests {
         scheduler.run {
             let clock = scheduler.clock
             scheduler.expect(emitting: Int.self) { emit in
-                async let first: Int = { try await clock.sleep(for: .milliseconds(3)); return 1 }()
-                async let second: Int = { try await clock.sleep(for: .milliseconds(5)); return 2 }()
+                async let first: Int = {
+                    try await clock.sleep(for: .milliseconds(3))
+                    return 1
+                }()
+                async let second: Int = {
+                    try await clock.sleep(for: .milliseconds(5))
+                    return 2
+                }()
                 emit(try await first + second)
             }.toBe("-----(x|)", values: ["x": 3])
         }
@@ -109,7 +115,8 @@ struct AsyncMarbleTests {
             scheduler.expect(throttled._throttle(for: .milliseconds(3), clock: scheduler.clock, latest: true))
                 .toBe("a----d---e|", values: ["a": 1, "d": 4, "e": 5])
             let chunked = scheduler.cold("-a-b-c-d-e|").values
-            scheduler.expect(chunked.chunks(ofCount: 2).map { $0.joined() }).toBe("---x---y--(z|)", values: ["x": "ab", "y": "cd", "z": "e"])
+            scheduler.expect(chunked.chunks(ofCount: 2).map { $0.joined() }).toBe(
+                "---x---y--(z|)", values: ["x": "ab", "y": "cd", "z": "e"])
             let repeated = scheduler.cold("-a-a-b-b-a|").values
             scheduler.expect(repeated.removeDuplicates()).toBe("-a---b---a|")
             let pairs = scheduler.cold("-a-b-c|").values
@@ -231,7 +238,9 @@ struct TestClockTests {
                 }
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        do { try await clock.sleep(for: .milliseconds(5)) } catch { emit("during:\(error is CancellationError)@\(clock.now)") }
+                        do { try await clock.sleep(for: .milliseconds(5)) } catch {
+                            emit("during:\(error is CancellationError)@\(clock.now)")
+                        }
                     }
                     try? await clock.sleep(for: .milliseconds(2))
                     group.cancelAll()
@@ -255,10 +264,14 @@ enum Scenario: String, CaseIterable, CustomTestStringConvertible, Sendable {
         switch self {
         case .map: return scheduler.expect(values.map { $0 * 2 })
         case .debounce:
-            return scheduler.expect(emitting: Int.self) { emit in try await MarblesAsyncTests.debounce(values, for: .milliseconds(2), clock: clock, emit: emit) }
-        case .merge: return scheduler.expect(emitting: Int.self) { emit in try await MarblesAsyncTests.merge([values, others], emit: emit) }
+            return scheduler.expect(emitting: Int.self) { emit in
+                try await MarblesAsyncTests.debounce(values, for: .milliseconds(2), clock: clock, emit: emit)
+            }
+        case .merge:
+            return scheduler.expect(emitting: Int.self) { emit in try await MarblesAsyncTests.merge([values, others], emit: emit) }
         case .combineLatest:
-            return scheduler.expect(emitting: [Int].self) { emit in try await MarblesAsyncTests.combineLatest([values, others], emit: emit) }
+            return scheduler.expect(emitting: [Int].self) { emit in try await MarblesAsyncTests.combineLatest([values, others], emit: emit)
+            }
         case .zip: return scheduler.expect(emitting: [Int].self) { emit in try await MarblesAsyncTests.zip([values, others], emit: emit) }
         case .throttle: return scheduler.expect(values._throttle(for: .milliseconds(3), clock: clock, latest: true))
         case .handWritten: return scheduler.expect(RunningSum(base: values))

@@ -32,14 +32,15 @@ struct TestSchedulerTests {
         #expect(reporter.failures.count == 1)
         let failure = reporter.failures[0]
         #expect(failure.location.line == line)
-        #expect(failure.message == """
-            marble diagrams differ at frame 5
-                        2  5  8
-            expected: --a--b--|
-            actual:   --a-----|
-                           ^
-              frame 5: expected next(b), got nothing
-            """)
+        #expect(
+            failure.message == """
+                marble diagrams differ at frame 5
+                            2  5  8
+                expected: --a--b--|
+                actual:   --a-----|
+                               ^
+                  frame 5: expected next(b), got nothing
+                """)
     }
 
     @Test("mismatch lines name values by their keys and show errors and completions")
@@ -63,12 +64,13 @@ struct TestSchedulerTests {
             s.expect(subscriptions: e1.subscriptions).toBe("^----!")
         }
         #expect(reporter.failures.count == 1)
-        #expect(reporter.failures[0].message == """
-            subscriptions differ
-            expected: ^----!
-            actual:   ^-!
-              subscription 1: expected subscribed at frame 0, unsubscribed at frame 5, got subscribed at frame 0, unsubscribed at frame 2
-            """)
+        #expect(
+            reporter.failures[0].message == """
+                subscriptions differ
+                expected: ^----!
+                actual:   ^-!
+                  subscription 1: expected subscribed at frame 0, unsubscribed at frame 5, got subscribed at frame 0, unsubscribed at frame 2
+                """)
     }
 
     @Test("a malformed diagram is reported where it was written, with its caret")

@@ -1,6 +1,6 @@
 import MarbleCore
-import Marbles
 import MarbleRender
+import Marbles
 
 // A plain timing harness: each benchmark runs its baseline in the same process, takes the
 // median of several runs, and prints the ratio. Release builds only.
@@ -263,15 +263,17 @@ if section("marble-test") {
         }
     }
     report("parse both diagrams only (baseline)", ns(parseOnly, per: 20) / 1e6, "ms/test")
-    report("TestScheduler.run (parse, run, compare)", ns(runOnce, per: 20) / 1e6, "ms/test",
-           baseline: ns(parseOnly, per: 20) / 1e6, baselineName: "parse only")
+    report(
+        "TestScheduler.run (parse, run, compare)", ns(runOnce, per: 20) / 1e6, "ms/test",
+        baseline: ns(parseOnly, per: 20) / 1e6, baselineName: "parse only")
 }
 
 // MARK: Rendering one diagram
 
 if section("render") {
     print("== render the gallery's flatMap diagram (ms/diagram)")
-    let spec = try! DiagramSpec.parse("""
+    let spec = try! DiagramSpec.parse(
+        """
         input: -x--y--z------------|
         inner x: -1---2|
         inner y: --3---4|

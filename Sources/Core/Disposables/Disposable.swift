@@ -143,7 +143,10 @@ public final class CompositeDisposable: Disposable, @unchecked Sendable {
 
     /// Creates a composite holding `disposables`.
     public init(_ disposables: [any Disposable] = []) {
-        for d in disposables { members[nextKey] = d; nextKey += 1 }
+        for d in disposables {
+            members[nextKey] = d
+            nextKey += 1
+        }
     }
 
     /// Whether `dispose()` has been called.
@@ -161,7 +164,10 @@ public final class CompositeDisposable: Disposable, @unchecked Sendable {
             members[nextKey] = disposable
             return nextKey
         }
-        guard let key else { disposable.dispose(); return nil }
+        guard let key else {
+            disposable.dispose()
+            return nil
+        }
         return Key(raw: key)
     }
 

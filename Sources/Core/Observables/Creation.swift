@@ -60,19 +60,22 @@ extension Observable {
                 var count: Element = 0
                 let first = SerialDisposable()
                 observer.setUpstream(first)
-                first.set(scheduler.schedule(after: dueTime) {
-                    observer.onNext(count)
-                    count &+= 1
-                    first.set(scheduler.schedulePeriodic(every: period, startingAfter: period) {
+                first.set(
+                    scheduler.schedule(after: dueTime) {
                         observer.onNext(count)
                         count &+= 1
+                        first.set(
+                            scheduler.schedulePeriodic(every: period, startingAfter: period) {
+                                observer.onNext(count)
+                                count &+= 1
+                            })
                     })
-                })
             } else {
-                observer.setUpstream(scheduler.schedule(after: dueTime) {
-                    observer.onNext(0)
-                    observer.onCompleted()
-                })
+                observer.setUpstream(
+                    scheduler.schedule(after: dueTime) {
+                        observer.onNext(0)
+                        observer.onCompleted()
+                    })
             }
         }
     }

@@ -11,20 +11,21 @@ extension Observable {
             var missing = sources.count
             var done = 0
             for (index, source) in sources.enumerated() {
-                resources.insert(source.subscribe { event in
-                    gate.locked {
-                        switch event {
-                        case .next(let value):
-                            if latest[index] == nil { missing -= 1 }
-                            latest[index] = value
-                            if missing == 0 { gate.emit(.next(latest.map { $0! })) }
-                        case .error(let error): gate.emit(.error(error))
-                        case .completed:
-                            done += 1
-                            if done == sources.count || latest[index] == nil { gate.emit(.completed) }
+                resources.insert(
+                    source.subscribe { event in
+                        gate.locked {
+                            switch event {
+                            case .next(let value):
+                                if latest[index] == nil { missing -= 1 }
+                                latest[index] = value
+                                if missing == 0 { gate.emit(.next(latest.map { $0! })) }
+                            case .error(let error): gate.emit(.error(error))
+                            case .completed:
+                                done += 1
+                                if done == sources.count || latest[index] == nil { gate.emit(.completed) }
+                            }
                         }
-                    }
-                })
+                    })
             }
         }
     }
@@ -41,34 +42,35 @@ extension Observable {
             var completed = [Bool](repeating: false, count: sources.count)
             func available(_ i: Int) -> Int { queues[i].count - heads[i] }
             for (index, source) in sources.enumerated() {
-                resources.insert(source.subscribe { event in
-                    gate.locked {
-                        switch event {
-                        case .next(let value):
-                            queues[index].append(value)
-                            if (0..<sources.count).allSatisfy({ available($0) > 0 }) {
-                                var tuple: [Element] = []
-                                tuple.reserveCapacity(sources.count)
-                                for i in 0..<sources.count {
-                                    tuple.append(queues[i][heads[i]])
-                                    heads[i] += 1
-                                    if heads[i] == queues[i].count {
-                                        queues[i].removeAll(keepingCapacity: true)
-                                        heads[i] = 0
+                resources.insert(
+                    source.subscribe { event in
+                        gate.locked {
+                            switch event {
+                            case .next(let value):
+                                queues[index].append(value)
+                                if (0..<sources.count).allSatisfy({ available($0) > 0 }) {
+                                    var tuple: [Element] = []
+                                    tuple.reserveCapacity(sources.count)
+                                    for i in 0..<sources.count {
+                                        tuple.append(queues[i][heads[i]])
+                                        heads[i] += 1
+                                        if heads[i] == queues[i].count {
+                                            queues[i].removeAll(keepingCapacity: true)
+                                            heads[i] = 0
+                                        }
+                                    }
+                                    gate.emit(.next(tuple))
+                                    if (0..<sources.count).contains(where: { completed[$0] && available($0) == 0 }) {
+                                        gate.emit(.completed)
                                     }
                                 }
-                                gate.emit(.next(tuple))
-                                if (0..<sources.count).contains(where: { completed[$0] && available($0) == 0 }) {
-                                    gate.emit(.completed)
-                                }
+                            case .error(let error): gate.emit(.error(error))
+                            case .completed:
+                                completed[index] = true
+                                if available(index) == 0 { gate.emit(.completed) }
                             }
-                        case .error(let error): gate.emit(.error(error))
-                        case .completed:
-                            completed[index] = true
-                            if available(index) == 0 { gate.emit(.completed) }
                         }
-                    }
-                })
+                    })
             }
         }
     }
@@ -89,18 +91,19 @@ extension Observable {
                 }
                 if decided { break }
                 resources.insert(holder)
-                holder.set(source.subscribe { event in
-                    let losers: [any Disposable] = gate.locked {
-                        if winner == nil {
-                            winner = index
-                            gate.emit(event)
-                            return subscriptions.enumerated().filter { $0.offset != index }.map(\.element)
+                holder.set(
+                    source.subscribe { event in
+                        let losers: [any Disposable] = gate.locked {
+                            if winner == nil {
+                                winner = index
+                                gate.emit(event)
+                                return subscriptions.enumerated().filter { $0.offset != index }.map(\.element)
+                            }
+                            if winner == index { gate.emit(event) }
+                            return []
                         }
-                        if winner == index { gate.emit(event) }
-                        return []
-                    }
-                    for loser in losers { loser.dispose() }
-                })
+                        for loser in losers { loser.dispose() }
+                    })
             }
         }
     }
@@ -109,10 +112,21 @@ extension Observable {
 /// Tags values of two or three differently-typed sources so that the homogeneous
 /// combinators can carry them.
 private enum Tagged<A, B, C> {
-    case a(A), b(B), c(C)
-    var a: A? { if case .a(let v) = self { return v }; return nil }
-    var b: B? { if case .b(let v) = self { return v }; return nil }
-    var c: C? { if case .c(let v) = self { return v }; return nil }
+    case a(A)
+    case b(B)
+    case c(C)
+    var a: A? {
+        if case .a(let v) = self { return v }
+        return nil
+    }
+    var b: B? {
+        if case .b(let v) = self { return v }
+        return nil
+    }
+    var c: C? {
+        if case .c(let v) = self { return v }
+        return nil
+    }
 }
 
 extension Observable {
@@ -179,26 +193,28 @@ extension ObservableType {
         return Observable.composite { downstream, resources in
             let gate = Gate(downstream)
             var latest: Other.Element?
-            resources.insert(other.subscribe { event in
-                gate.locked {
-                    switch event {
-                    case .next(let value): latest = value
-                    case .error(let error): gate.emit(.error(error))
-                    case .completed: break
+            resources.insert(
+                other.subscribe { event in
+                    gate.locked {
+                        switch event {
+                        case .next(let value): latest = value
+                        case .error(let error): gate.emit(.error(error))
+                        case .completed: break
+                        }
                     }
-                }
-            })
-            resources.insert(source.subscribe { event in
-                gate.locked {
-                    switch event {
-                    case .next(let value):
-                        guard let latest else { return }
-                        do { gate.emit(.next(try resultSelector(value, latest))) } catch { gate.emit(.error(error)) }
-                    case .error(let error): gate.emit(.error(error))
-                    case .completed: gate.emit(.completed)
+                })
+            resources.insert(
+                source.subscribe { event in
+                    gate.locked {
+                        switch event {
+                        case .next(let value):
+                            guard let latest else { return }
+                            do { gate.emit(.next(try resultSelector(value, latest))) } catch { gate.emit(.error(error)) }
+                        case .error(let error): gate.emit(.error(error))
+                        case .completed: gate.emit(.completed)
+                        }
                     }
-                }
-            })
+                })
         }
     }
 

@@ -7,15 +7,16 @@ extension ObservableType {
         return Observable { downstream in
             let slot = SerialDisposable()
             downstream.setUpstream(slot)
-            slot.set(source.subscribe { event in
-                guard case .error(let error) = event else { return downstream.on(event) }
-                do {
-                    let next = try handler(error).asObservable()
-                    slot.set(next.subscribe(downstream.on))
-                } catch {
-                    downstream.onError(error)
-                }
-            })
+            slot.set(
+                source.subscribe { event in
+                    guard case .error(let error) = event else { return downstream.on(event) }
+                    do {
+                        let next = try handler(error).asObservable()
+                        slot.set(next.subscribe(downstream.on))
+                    } catch {
+                        downstream.onError(error)
+                    }
+                })
         }
     }
 
@@ -44,16 +45,17 @@ extension ObservableType {
                 repeat {
                     again = false
                     subscribing = true
-                    slot.set(source.subscribe { event in
-                        if case .error(let error) = event {
-                            attempt += 1
-                            if shouldRetry(error, attempt) {
-                                if subscribing { again = true } else { subscribe() }
-                                return
+                    slot.set(
+                        source.subscribe { event in
+                            if case .error(let error) = event {
+                                attempt += 1
+                                if shouldRetry(error, attempt) {
+                                    if subscribing { again = true } else { subscribe() }
+                                    return
+                                }
                             }
-                        }
-                        downstream.on(event)
-                    })
+                            downstream.on(event)
+                        })
                     subscribing = false
                 } while again && !downstream.isDisposed
             }
@@ -73,21 +75,23 @@ extension ObservableType {
             let attempt = SerialDisposable()
             resources.insert(attempt)
             func subscribeSource() {
-                attempt.set(source.subscribe { event in
-                    if case .error(let error) = event {
-                        errors.onNext(error)
-                    } else {
-                        gate.send(event)
+                attempt.set(
+                    source.subscribe { event in
+                        if case .error(let error) = event {
+                            errors.onNext(error)
+                        } else {
+                            gate.send(event)
+                        }
+                    })
+            }
+            resources.insert(
+                notificationHandler(errors.asObservable()).subscribe { event in
+                    switch event {
+                    case .next: subscribeSource()
+                    case .error(let error): gate.send(.error(error))
+                    case .completed: gate.send(.completed)
                     }
                 })
-            }
-            resources.insert(notificationHandler(errors.asObservable()).subscribe { event in
-                switch event {
-                case .next: subscribeSource()
-                case .error(let error): gate.send(.error(error))
-                case .completed: gate.send(.completed)
-                }
-            })
             subscribeSource()
         }
     }

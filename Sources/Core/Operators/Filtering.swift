@@ -55,7 +55,9 @@ extension ObservableType {
             return { event in
                 switch event {
                 case .next(let value):
-                    if ring.count < count { ring.append(value) } else {
+                    if ring.count < count {
+                        ring.append(value)
+                    } else {
                         ring[start] = value
                         start = (start + 1) % count
                     }
@@ -96,13 +98,14 @@ extension ObservableType {
         let notifier = notifier.asObservable()
         return Observable.composite { downstream, resources in
             let gate = Gate(downstream)
-            resources.insert(notifier.subscribe { event in
-                switch event {
-                case .next: gate.send(.completed)
-                case .error(let error): gate.send(.error(error))
-                case .completed: break
-                }
-            })
+            resources.insert(
+                notifier.subscribe { event in
+                    switch event {
+                    case .next: gate.send(.completed)
+                    case .error(let error): gate.send(.error(error))
+                    case .completed: break
+                    }
+                })
             if downstream.isDisposed { return }
             resources.insert(source.subscribe { gate.send($0) })
         }
@@ -151,21 +154,23 @@ extension ObservableType {
             var open = false
             let notifierSubscription = SingleAssignmentDisposable()
             resources.insert(notifierSubscription)
-            notifierSubscription.set(notifier.subscribe { event in
-                switch event {
-                case .next:
-                    gate.locked { open = true }
-                    notifierSubscription.dispose()
-                case .error(let error): gate.send(.error(error))
-                case .completed: break
-                }
-            })
-            resources.insert(source.subscribe { event in
-                gate.locked {
-                    if case .next = event, !open { return }
-                    gate.emit(event)
-                }
-            })
+            notifierSubscription.set(
+                notifier.subscribe { event in
+                    switch event {
+                    case .next:
+                        gate.locked { open = true }
+                        notifierSubscription.dispose()
+                    case .error(let error): gate.send(.error(error))
+                    case .completed: break
+                    }
+                })
+            resources.insert(
+                source.subscribe { event in
+                    gate.locked {
+                        if case .next = event, !open { return }
+                        gate.emit(event)
+                    }
+                })
         }
     }
 

@@ -28,64 +28,66 @@ extension ObservableType {
                     let holder = SingleAssignmentDisposable()
                     guard let key = resources.insert(holder) else { return }
                     var subscribing = true
-                    holder.set(inner.subscribe { event in
-                        guard case .completed = event else {
-                            gate.send(event)
-                            return
-                        }
-                        resources.remove(key)
-                        let successor: Observable<Result>? = gate.locked {
-                            if waitingHead < waiting.count {
-                                defer {
-                                    waitingHead += 1
-                                    if waitingHead > 32 && waitingHead * 2 > waiting.count {
-                                        waiting.removeFirst(waitingHead)
-                                        waitingHead = 0
-                                    }
-                                }
-                                return waiting[waitingHead]
+                    holder.set(
+                        inner.subscribe { event in
+                            guard case .completed = event else {
+                                gate.send(event)
+                                return
                             }
-                            active -= 1
-                            if active == 0 && outerDone { gate.emit(.completed) }
-                            return nil
-                        }
-                        guard let successor else { return }
-                        if subscribing {
-                            next = successor
-                        } else {
-                            start(successor)
-                        }
-                    })
+                            resources.remove(key)
+                            let successor: Observable<Result>? = gate.locked {
+                                if waitingHead < waiting.count {
+                                    defer {
+                                        waitingHead += 1
+                                        if waitingHead > 32 && waitingHead * 2 > waiting.count {
+                                            waiting.removeFirst(waitingHead)
+                                            waitingHead = 0
+                                        }
+                                    }
+                                    return waiting[waitingHead]
+                                }
+                                active -= 1
+                                if active == 0 && outerDone { gate.emit(.completed) }
+                                return nil
+                            }
+                            guard let successor else { return }
+                            if subscribing {
+                                next = successor
+                            } else {
+                                start(successor)
+                            }
+                        })
                     subscribing = false
                 }
             }
 
-            resources.insert(source.subscribe { event in
-                switch event {
-                case .next(let value):
-                    let inner: Observable<Result>
-                    do { inner = try selector(value).asObservable() } catch {
-                        gate.send(.error(error))
-                        return
-                    }
-                    let startNow: Bool = gate.locked {
-                        if active < limit {
-                            active += 1
-                            return true
+            resources.insert(
+                source.subscribe { event in
+                    switch event {
+                    case .next(let value):
+                        let inner: Observable<Result>
+                        do { inner = try selector(value).asObservable() } catch {
+                            gate.send(.error(error))
+                            return
                         }
-                        waiting.append(inner)
-                        return false
+                        let startNow: Bool = gate.locked {
+                            if active < limit {
+                                active += 1
+                                return true
+                            }
+                            waiting.append(inner)
+                            return false
+                        }
+                        if startNow { start(inner) }
+                    case .error(let error):
+                        gate.send(.error(error))
+                    case .completed:
+                        gate.locked {
+                            outerDone = true
+                            if active == 0 { gate.emit(.completed) }
+                        }
                     }
-                    if startNow { start(inner) }
-                case .error(let error):
-                    gate.send(.error(error))
-                case .completed:
-                    gate.locked {
-                        outerDone = true
-                        if active == 0 { gate.emit(.completed) }
-                    }
-                }
-            })
+                })
         }
     }
 
@@ -105,41 +107,43 @@ extension ObservableType {
             var latest = 0
             var innerActive = false
             var outerDone = false
-            resources.insert(source.subscribe { event in
-                switch event {
-                case .next(let value):
-                    let inner: Observable<Inner.Element>
-                    do { inner = try selector(value).asObservable() } catch {
-                        gate.send(.error(error))
-                        return
-                    }
-                    let id: Int = gate.locked {
-                        latest += 1
-                        innerActive = true
-                        return latest
-                    }
-                    let holder = SingleAssignmentDisposable()
-                    slot.set(holder)
-                    holder.set(inner.subscribe { innerEvent in
-                        gate.locked {
-                            guard id == latest else { return }
-                            if case .completed = innerEvent {
-                                innerActive = false
-                                if outerDone { gate.emit(.completed) }
-                            } else {
-                                gate.emit(innerEvent)
-                            }
+            resources.insert(
+                source.subscribe { event in
+                    switch event {
+                    case .next(let value):
+                        let inner: Observable<Inner.Element>
+                        do { inner = try selector(value).asObservable() } catch {
+                            gate.send(.error(error))
+                            return
                         }
-                    })
-                case .error(let error):
-                    gate.send(.error(error))
-                case .completed:
-                    gate.locked {
-                        outerDone = true
-                        if !innerActive { gate.emit(.completed) }
+                        let id: Int = gate.locked {
+                            latest += 1
+                            innerActive = true
+                            return latest
+                        }
+                        let holder = SingleAssignmentDisposable()
+                        slot.set(holder)
+                        holder.set(
+                            inner.subscribe { innerEvent in
+                                gate.locked {
+                                    guard id == latest else { return }
+                                    if case .completed = innerEvent {
+                                        innerActive = false
+                                        if outerDone { gate.emit(.completed) }
+                                    } else {
+                                        gate.emit(innerEvent)
+                                    }
+                                }
+                            })
+                    case .error(let error):
+                        gate.send(.error(error))
+                    case .completed:
+                        gate.locked {
+                            outerDone = true
+                            if !innerActive { gate.emit(.completed) }
+                        }
                     }
-                }
-            })
+                })
         }
     }
 
@@ -151,39 +155,41 @@ extension ObservableType {
             let gate = Gate(downstream)
             var innerActive = false
             var outerDone = false
-            resources.insert(source.subscribe { event in
-                switch event {
-                case .next(let value):
-                    let busy = gate.locked { innerActive }
-                    if busy { return }
-                    let inner: Observable<Inner.Element>
-                    do { inner = try selector(value).asObservable() } catch {
-                        gate.send(.error(error))
-                        return
-                    }
-                    gate.locked { innerActive = true }
-                    let holder = SingleAssignmentDisposable()
-                    guard let key = resources.insert(holder) else { return }
-                    holder.set(inner.subscribe { innerEvent in
-                        if case .completed = innerEvent {
-                            resources.remove(key)
-                            gate.locked {
-                                innerActive = false
-                                if outerDone { gate.emit(.completed) }
-                            }
-                        } else {
-                            gate.send(innerEvent)
+            resources.insert(
+                source.subscribe { event in
+                    switch event {
+                    case .next(let value):
+                        let busy = gate.locked { innerActive }
+                        if busy { return }
+                        let inner: Observable<Inner.Element>
+                        do { inner = try selector(value).asObservable() } catch {
+                            gate.send(.error(error))
+                            return
                         }
-                    })
-                case .error(let error):
-                    gate.send(.error(error))
-                case .completed:
-                    gate.locked {
-                        outerDone = true
-                        if !innerActive { gate.emit(.completed) }
+                        gate.locked { innerActive = true }
+                        let holder = SingleAssignmentDisposable()
+                        guard let key = resources.insert(holder) else { return }
+                        holder.set(
+                            inner.subscribe { innerEvent in
+                                if case .completed = innerEvent {
+                                    resources.remove(key)
+                                    gate.locked {
+                                        innerActive = false
+                                        if outerDone { gate.emit(.completed) }
+                                    }
+                                } else {
+                                    gate.send(innerEvent)
+                                }
+                            })
+                    case .error(let error):
+                        gate.send(.error(error))
+                    case .completed:
+                        gate.locked {
+                            outerDone = true
+                            if !innerActive { gate.emit(.completed) }
+                        }
                     }
-                }
-            })
+                })
         }
     }
 }

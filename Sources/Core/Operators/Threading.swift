@@ -20,15 +20,16 @@ extension ObservableType {
                     for event in batch { downstream.on(event) }
                 }
             }
-            resources.insert(source.subscribe { event in
-                let start: Bool = lock.withLock {
-                    queue.append(event)
-                    if scheduled { return false }
-                    scheduled = true
-                    return true
-                }
-                if start { drainSlot.set(scheduler.schedule(drain)) }
-            })
+            resources.insert(
+                source.subscribe { event in
+                    let start: Bool = lock.withLock {
+                        queue.append(event)
+                        if scheduled { return false }
+                        scheduled = true
+                        return true
+                    }
+                    if start { drainSlot.set(scheduler.schedule(drain)) }
+                })
         }
     }
 
@@ -38,9 +39,10 @@ extension ObservableType {
         return Observable.composite { downstream, resources in
             let inner = SingleAssignmentDisposable()
             resources.insert(inner)
-            resources.insert(scheduler.schedule {
-                inner.set(source.subscribe(downstream.on))
-            })
+            resources.insert(
+                scheduler.schedule {
+                    inner.set(source.subscribe(downstream.on))
+                })
         }
     }
 }

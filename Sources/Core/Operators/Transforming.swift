@@ -112,34 +112,37 @@ extension ObservableType {
             func open(_ opened: Int?) {
                 guard let current = opened else { return }
                 gate.scheduleTimer(on: scheduler, after: timeSpan, in: timer, isCurrent: { current == window }) {
-                    open(gate.locked {
-                        guard current == window else { return nil }
-                        gate.emit(.next(buffer))
-                        buffer = []
-                        window += 1
-                        return window
-                    })
+                    open(
+                        gate.locked {
+                            guard current == window else { return nil }
+                            gate.emit(.next(buffer))
+                            buffer = []
+                            window += 1
+                            return window
+                        })
                 }
             }
             open(0)
-            resources.insert(source.subscribe { event in
-                open(gate.locked {
-                    switch event {
-                    case .next(let value):
-                        buffer.append(value)
-                        guard buffer.count >= count else { return nil }
-                        gate.emit(.next(buffer))
-                        buffer = []
-                        window += 1
-                        return window
-                    case .error(let error): gate.emit(.error(error))
-                    case .completed:
-                        gate.emit(.next(buffer))
-                        gate.emit(.completed)
-                    }
-                    return nil
+            resources.insert(
+                source.subscribe { event in
+                    open(
+                        gate.locked {
+                            switch event {
+                            case .next(let value):
+                                buffer.append(value)
+                                guard buffer.count >= count else { return nil }
+                                gate.emit(.next(buffer))
+                                buffer = []
+                                window += 1
+                                return window
+                            case .error(let error): gate.emit(.error(error))
+                            case .completed:
+                                gate.emit(.next(buffer))
+                                gate.emit(.completed)
+                            }
+                            return nil
+                        })
                 })
-            })
         }
     }
 

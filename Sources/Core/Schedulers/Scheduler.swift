@@ -29,12 +29,13 @@ extension Scheduler {
         var tick = 0
         func next() {
             let due = start + period * tick
-            slot.set(schedule(after: max(due - now, .zero)) {
-                if slot.isDisposed { return }
-                action()
-                tick += 1
-                next()
-            })
+            slot.set(
+                schedule(after: max(due - now, .zero)) {
+                    if slot.isDisposed { return }
+                    action()
+                    tick += 1
+                    next()
+                })
         }
         next()
         return slot

@@ -52,10 +52,11 @@ public final class ConnectableObservable<Element>: ObservableType, @unchecked Se
                 }
             }
         }
-        connection.set(source.subscribe { event in
-            if event.isTerminal { reset() }
-            subject.on(event)
-        })
+        connection.set(
+            source.subscribe { event in
+                if event.isTerminal { reset() }
+                subject.on(event)
+            })
         return AnonymousDisposable {
             reset()
             connection.dispose()
@@ -73,16 +74,17 @@ public final class ConnectableObservable<Element>: ObservableType, @unchecked Se
                 count += 1
                 return count == 1
             }
-            downstream.setUpstream(AnonymousDisposable {
-                subscription.dispose()
-                let toDispose: (any Disposable)? = lock.withLock {
-                    count -= 1
-                    guard count == 0 else { return nil }
-                    defer { connection = nil }
-                    return connection
-                }
-                toDispose?.dispose()
-            })
+            downstream.setUpstream(
+                AnonymousDisposable {
+                    subscription.dispose()
+                    let toDispose: (any Disposable)? = lock.withLock {
+                        count -= 1
+                        guard count == 0 else { return nil }
+                        defer { connection = nil }
+                        return connection
+                    }
+                    toDispose?.dispose()
+                })
             if shouldConnect {
                 let connected = connect()
                 let stale: Bool = lock.withLock {

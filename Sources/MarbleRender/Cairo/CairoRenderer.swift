@@ -1,8 +1,9 @@
 internal import CCairo
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An output format.
@@ -61,14 +62,17 @@ public struct CairoRenderer: Sendable {
 
     /// Renders `list` in `format`. PNG is scaled by `scale`; SVG and PDF are in pixel units.
     /// `autoTheme` (SVG only) makes the file follow the reader's light/dark preference.
-    public func render(_ list: DisplayList, format: OutputFormat, theme: Theme, scale: Double = 2, autoTheme: Bool = false) throws(RenderError) -> [UInt8] {
+    public func render(_ list: DisplayList, format: OutputFormat, theme: Theme, scale: Double = 2, autoTheme: Bool = false)
+        throws(RenderError) -> [UInt8]
+    {
         let sink = ByteSink()
         let drawTheme = autoTheme && format == .svg ? Theme.sentinel : theme
         let surface: OpaquePointer
         let opaqueSink = Unmanaged.passUnretained(sink).toOpaque()
         switch format {
         case .png:
-            surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32((list.width * scale).rounded(.up)), Int32((list.height * scale).rounded(.up)))
+            surface = cairo_image_surface_create(
+                CAIRO_FORMAT_ARGB32, Int32((list.width * scale).rounded(.up)), Int32((list.height * scale).rounded(.up)))
         case .svg:
             surface = cairo_svg_surface_create_for_stream(writeToSink, opaqueSink, list.width, list.height)
             cairo_svg_surface_restrict_to_version(surface, CAIRO_SVG_VERSION_1_1)
@@ -151,7 +155,9 @@ public struct CairoRenderer: Sendable {
             cairo_set_line_width(cr, 2)
             setColor(cr, theme, stroke, opacity)
             cairo_stroke(cr)
-            drawText(cr, theme, label, at: center, size: fontSize, color: .marbleText, anchor: .center, bold: false, alpha: opacity, centerVertically: true)
+            drawText(
+                cr, theme, label, at: center, size: fontSize, color: .marbleText, anchor: .center, bold: false, alpha: opacity,
+                centerVertically: true)
         case .bar(let center, let halfHeight, let color, let opacity):
             cairo_set_line_width(cr, 2.5)
             setColor(cr, theme, color, opacity)

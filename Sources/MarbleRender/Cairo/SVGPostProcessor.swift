@@ -49,10 +49,10 @@ enum SVGPostProcessor {
                 return Double(trimmed).map { $0 / 255 }
             }
             if parts.count == 3, let r = parts[0], let g = parts[1], let b = parts[2],
-               let role = ColorRole.all.first(where: { role in
-                   let c = sentinel.color(role)
-                   return abs(c.r - r) < 0.001 && abs(c.g - g) < 0.001 && abs(c.b - b) < 0.001
-               })
+                let role = ColorRole.all.first(where: { role in
+                    let c = sentinel.color(role)
+                    return abs(c.r - r) < 0.001 && abs(c.g - g) < 0.001 && abs(c.b - b) < 0.001
+                })
             {
                 out += "var(\(role.cssName))"
             } else {
@@ -73,4 +73,3 @@ enum SVGPostProcessor {
         return "<style>svg{\(block(.light))}@media (prefers-color-scheme: dark){svg{\(block(.dark))}}</style>\n"
     }
 }
-

@@ -128,7 +128,10 @@ public struct Marblegen: Sendable {
                 guard spec.expected != nil else { continue }
                 checked += 1
                 if let message = model.mismatchMessage {
-                    result.fail(1, "\(path): the expected output does not hold\n" + message.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+                    result.fail(
+                        1,
+                        "\(path): the expected output does not hold\n"
+                            + message.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
                 }
             }
         }
@@ -177,10 +180,12 @@ public struct Marblegen: Sendable {
         var result = CommandResult(exitCode: 0, output: "", errors: "")
         let width = OperatorRegistry.definitions.map(\.usage.count).max() ?? 0
         for definition in OperatorRegistry.definitions {
-            let inputs = definition.inputs.lowerBound == definition.inputs.upperBound
+            let inputs =
+                definition.inputs.lowerBound == definition.inputs.upperBound
                 ? "\(definition.inputs.lowerBound)" : "\(definition.inputs.lowerBound)-\(definition.inputs.upperBound)"
-            result.say(definition.usage.padding(toLength: width, withPad: " ", startingAt: 0)
-                + "  inputs: \(inputs)\(definition.higherOrder ? " (inner observables)" : "")  \(definition.summary)")
+            result.say(
+                definition.usage.padding(toLength: width, withPad: " ", startingAt: 0)
+                    + "  inputs: \(inputs)\(definition.higherOrder ? " (inner observables)" : "")  \(definition.summary)")
         }
         return result
     }
@@ -206,7 +211,9 @@ public struct Marblegen: Sendable {
         return results.values
     }
 
-    static func renderOne(_ path: String, renderer: CairoRenderer, formats: [OutputFormat], theme: ThemeChoice, scale: Double, fontFamily: String) -> Outcome {
+    static func renderOne(
+        _ path: String, renderer: CairoRenderer, formats: [OutputFormat], theme: ThemeChoice, scale: Double, fontFamily: String
+    ) -> Outcome {
         let spec: DiagramSpec
         let model: DiagramModel
         switch loadSpec(path) {

@@ -14,7 +14,8 @@ public enum DrawItem: Equatable, Sendable {
     /// A filled triangle pointing right (or along the line ending at `tip`).
     case arrowHead(tip: Point, from: Point, size: Double, color: ColorRole, opacity: Double)
     /// A marble: a circle, or a capsule when `width > 2 * radius`, with a centred label.
-    case marble(center: Point, width: Double, radius: Double, fill: ColorRole, stroke: ColorRole, label: String, fontSize: Double, opacity: Double)
+    case marble(
+        center: Point, width: Double, radius: Double, fill: ColorRole, stroke: ColorRole, label: String, fontSize: Double, opacity: Double)
     /// A completion bar.
     case bar(center: Point, halfHeight: Double, color: ColorRole, opacity: Double)
     /// An error cross.

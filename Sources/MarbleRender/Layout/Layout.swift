@@ -19,7 +19,8 @@ public struct DiagramLayout {
 
     public func layout(_ model: DiagramModel) -> DisplayList {
         var items: [DrawItem] = []
-        let showNames = model.inputs.count > 1 || model.operatorLabel == nil || model.expected != nil
+        let showNames =
+            model.inputs.count > 1 || model.operatorLabel == nil || model.expected != nil
             || model.inputs.contains { $0.name != "source" }
         let rows = model.inputs + [model.output] + [model.expected].compactMap { $0 }
         let nameSize = fontSize * 0.95
@@ -34,7 +35,8 @@ public struct DiagramLayout {
         var timelineItems: [DrawItem] = []
 
         func rowHeight(_ t: TimelineModel) -> Double {
-            let stacked = Dictionary(grouping: t.events.filter { if case .value = $0.kind { return true } else { return false } }, by: \.frame)
+            let stacked =
+                Dictionary(grouping: t.events.filter { if case .value = $0.kind { return true } else { return false } }, by: \.frame)
                 .values.map(\.count).max() ?? 1
             return max(radius * 2 + 26, Double(stacked) * radius * 1.9 + 20)
         }
@@ -42,17 +44,20 @@ public struct DiagramLayout {
 
         func drawTimeline(_ t: TimelineModel, centerY: Double) {
             if showNames {
-                timelineItems.append(.text(t.name, at: Point(padding, centerY + nameSize * 0.35), size: nameSize, color: .text, anchor: .left, bold: false))
+                timelineItems.append(
+                    .text(t.name, at: Point(padding, centerY + nameSize * 0.35), size: nameSize, color: .text, anchor: .left, bold: false))
             }
             for frame in t.highlights {
-                timelineItems.append(.rect(
-                    origin: Point(x(frame) - frameWidth / 2, centerY - rowHeight(t) / 2 + 4), width: frameWidth,
-                    height: rowHeight(t) - 8, fill: .highlight, stroke: nil, opacity: 0.22))
+                timelineItems.append(
+                    .rect(
+                        origin: Point(x(frame) - frameWidth / 2, centerY - rowHeight(t) / 2 + 4), width: frameWidth,
+                        height: rowHeight(t) - 8, fill: .highlight, stroke: nil, opacity: 0.22))
             }
             // The line stops at a completion or error, with an arrow only when it goes on.
             let terminal = t.events.first { $0.kind != .value("") && !isValue($0) }
             let end = terminal.map { x($0.frame) } ?? lineEnd
-            timelineItems.append(.line(from: Point(x0, centerY), to: Point(end, centerY), color: .line, width: 2, dashed: false, opacity: 1))
+            timelineItems.append(
+                .line(from: Point(x0, centerY), to: Point(end, centerY), color: .line, width: 2, dashed: false, opacity: 1))
             if terminal == nil {
                 timelineItems.append(.arrowHead(tip: Point(lineEnd, centerY), from: Point(x0, centerY), size: 9, color: .line, opacity: 1))
             }
@@ -69,15 +74,19 @@ public struct DiagramLayout {
                     let offset = (Double(i) - Double(values.count - 1) / 2) * radius * 1.9
                     let labelWidth = measurer.width(of: label, size: fontSize)
                     let w = max(radius * 2, labelWidth + radius * 1.1)
-                    timelineItems.append(.marble(
-                        center: Point(p.x, p.y + offset), width: w, radius: radius, fill: .marble(paletteIndex(for: label)),
-                        stroke: .marbleStroke, label: label, fontSize: fontSize, opacity: opacity(frame)))
+                    timelineItems.append(
+                        .marble(
+                            center: Point(p.x, p.y + offset), width: w, radius: radius, fill: .marble(paletteIndex(for: label)),
+                            stroke: .marbleStroke, label: label, fontSize: fontSize, opacity: opacity(frame)))
                 }
                 // A terminal event in the same frame as values sits just right of them.
-                let shift = values.isEmpty ? 0 : (values.map { v -> Double in
-                    guard case .value(let label) = v.kind else { return 0 }
-                    return max(radius * 2, measurer.width(of: label, size: fontSize) + radius * 1.1) / 2
-                }.max() ?? 0) + 5
+                let shift =
+                    values.isEmpty
+                    ? 0
+                    : (values.map { v -> Double in
+                        guard case .value(let label) = v.kind else { return 0 }
+                        return max(radius * 2, measurer.width(of: label, size: fontSize) + radius * 1.1) / 2
+                    }.max() ?? 0) + 5
                 for event in group where !isValue(event) {
                     let c = Point(p.x + shift, p.y)
                     switch event.kind {
@@ -104,12 +113,14 @@ public struct DiagramLayout {
                     if cut > 0 {
                         timelineItems.append(.line(from: point(0), to: point(cut), color: .line, width: 1.5, dashed: false, opacity: 1))
                     }
-                    timelineItems.append(.line(from: point(max(cut, 0)), to: point(endFrame), color: .line, width: 1.5, dashed: true, opacity: 0.35))
+                    timelineItems.append(
+                        .line(from: point(max(cut, 0)), to: point(endFrame), color: .line, width: 1.5, dashed: true, opacity: 0.35))
                 } else {
                     timelineItems.append(.line(from: point(0), to: point(endFrame), color: .line, width: 1.5, dashed: false, opacity: 1))
                 }
                 if terminal == nil {
-                    timelineItems.append(.arrowHead(tip: point(endFrame), from: point(0), size: 7, color: .line, opacity: cut == nil ? 1 : 0.35))
+                    timelineItems.append(
+                        .arrowHead(tip: point(endFrame), from: point(0), size: 7, color: .line, opacity: cut == nil ? 1 : 0.35))
                 }
                 drawEvents(inner.events, at: point, opacity: { f in (cut.map { f > $0 || ($0 == 0 && f == 0) } ?? false) ? 0.3 : 1 })
             }
@@ -125,10 +136,14 @@ public struct DiagramLayout {
             let boxHeight = fontSize * 2.6
             y += 6
             let text = model.failed ? label + "   (failing test)" : label
-            items.append(.rect(origin: Point(x0 - frameWidth * 0.25, y), width: lineEnd - x0 + frameWidth * 0.25, height: boxHeight,
-                               fill: .boxFill, stroke: model.failed ? .failure : .boxStroke, opacity: 1))
-            items.append(.text(text, at: Point((x0 + lineEnd) / 2, y + boxHeight / 2 + fontSize * 0.36), size: fontSize * 1.05,
-                               color: model.failed ? .failure : .text, anchor: .center, bold: false))
+            items.append(
+                .rect(
+                    origin: Point(x0 - frameWidth * 0.25, y), width: lineEnd - x0 + frameWidth * 0.25, height: boxHeight,
+                    fill: .boxFill, stroke: model.failed ? .failure : .boxStroke, opacity: 1))
+            items.append(
+                .text(
+                    text, at: Point((x0 + lineEnd) / 2, y + boxHeight / 2 + fontSize * 0.36), size: fontSize * 1.05,
+                    color: model.failed ? .failure : .text, anchor: .center, bold: false))
             y += boxHeight + 6
         } else if model.failed {
             items.append(.text("failing test", at: Point(x0, y + fontSize), size: fontSize, color: .failure, anchor: .left, bold: true))

@@ -54,21 +54,25 @@ public struct Theme: Sendable, Equatable {
 
     public func color(_ role: ColorRole) -> RGB { colors[role] ?? RGB(0xFF00FF) }
 
-    public static let light = Theme(name: "light", colors: [
-        .background: RGB(0xFFFFFF), .line: RGB(0x2B2B2B), .text: RGB(0x1A1A1A), .boxFill: RGB(0xF3F4F8),
-        .boxStroke: RGB(0x55596A), .marbleStroke: RGB(0x2B2B2B), .marbleText: RGB(0x111111), .highlight: RGB(0xFF5A5A),
-        .failure: RGB(0xC62828),
-        .marble(0): RGB(0xFFD54F), .marble(1): RGB(0x81D4FA), .marble(2): RGB(0xA5D6A7), .marble(3): RGB(0xF48FB1),
-        .marble(4): RGB(0xCE93D8), .marble(5): RGB(0xFFAB91), .marble(6): RGB(0x80CBC4), .marble(7): RGB(0xE6EE9C),
-    ])
+    public static let light = Theme(
+        name: "light",
+        colors: [
+            .background: RGB(0xFFFFFF), .line: RGB(0x2B2B2B), .text: RGB(0x1A1A1A), .boxFill: RGB(0xF3F4F8),
+            .boxStroke: RGB(0x55596A), .marbleStroke: RGB(0x2B2B2B), .marbleText: RGB(0x111111), .highlight: RGB(0xFF5A5A),
+            .failure: RGB(0xC62828),
+            .marble(0): RGB(0xFFD54F), .marble(1): RGB(0x81D4FA), .marble(2): RGB(0xA5D6A7), .marble(3): RGB(0xF48FB1),
+            .marble(4): RGB(0xCE93D8), .marble(5): RGB(0xFFAB91), .marble(6): RGB(0x80CBC4), .marble(7): RGB(0xE6EE9C),
+        ])
 
-    public static let dark = Theme(name: "dark", colors: [
-        .background: RGB(0x1B1D23), .line: RGB(0xD8DAE0), .text: RGB(0xECEDF0), .boxFill: RGB(0x2A2D36),
-        .boxStroke: RGB(0x9A9FB0), .marbleStroke: RGB(0xD8DAE0), .marbleText: RGB(0x111111), .highlight: RGB(0xFF6B6B),
-        .failure: RGB(0xFF8A80),
-        .marble(0): RGB(0xF2C94C), .marble(1): RGB(0x5DADE2), .marble(2): RGB(0x7DCEA0), .marble(3): RGB(0xF1948A),
-        .marble(4): RGB(0xBB8FCE), .marble(5): RGB(0xF0B27A), .marble(6): RGB(0x76D7C4), .marble(7): RGB(0xD4E157),
-    ])
+    public static let dark = Theme(
+        name: "dark",
+        colors: [
+            .background: RGB(0x1B1D23), .line: RGB(0xD8DAE0), .text: RGB(0xECEDF0), .boxFill: RGB(0x2A2D36),
+            .boxStroke: RGB(0x9A9FB0), .marbleStroke: RGB(0xD8DAE0), .marbleText: RGB(0x111111), .highlight: RGB(0xFF6B6B),
+            .failure: RGB(0xFF8A80),
+            .marble(0): RGB(0xF2C94C), .marble(1): RGB(0x5DADE2), .marble(2): RGB(0x7DCEA0), .marble(3): RGB(0xF1948A),
+            .marble(4): RGB(0xBB8FCE), .marble(5): RGB(0xF0B27A), .marble(6): RGB(0x76D7C4), .marble(7): RGB(0xD4E157),
+        ])
 
     /// A theme whose every role has its own distinct colour, so that a renderer's output can
     /// be rewritten role by role (the SVG `auto` theme uses it).

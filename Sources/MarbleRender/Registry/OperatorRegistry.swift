@@ -117,10 +117,16 @@ extension SpecValue {
 public enum OperatorRegistry {
     typealias P = OperatorDefinition.Parameter
 
-    static func fn(_ names: String..., name: String = "expression") -> P { P(label: nil, kind: .function(names), optional: false, name: name) }
+    static func fn(_ names: String..., name: String = "expression") -> P {
+        P(label: nil, kind: .function(names), optional: false, name: name)
+    }
     static func optionalCombiner() -> P { P(label: nil, kind: .function(["$inputs"]), optional: true, name: "expression") }
-    static func frames(_ name: String = "duration", label: String? = nil, optional: Bool = false) -> P { P(label: label, kind: .frames, optional: optional, name: name) }
-    static func count(_ name: String = "count", label: String? = nil, optional: Bool = false) -> P { P(label: label, kind: .count, optional: optional, name: name) }
+    static func frames(_ name: String = "duration", label: String? = nil, optional: Bool = false) -> P {
+        P(label: label, kind: .frames, optional: optional, name: name)
+    }
+    static func count(_ name: String = "count", label: String? = nil, optional: Bool = false) -> P {
+        P(label: label, kind: .count, optional: optional, name: name)
+    }
     static func value(_ name: String = "value") -> P { P(label: nil, kind: .value, optional: false, name: name) }
     static func bool(_ label: String) -> P { P(label: label, kind: .bool, optional: true, name: "true|false") }
 
@@ -214,8 +220,10 @@ public enum OperatorRegistry {
             c.source.ifEmpty(default: .value(try c.constant(0)))
         },
         // Combining
-        def("merge", "interleaves the inputs (or the inner observables of one input)", inputs: 1...8, higherOrder: true,
-            [count("maxConcurrent", label: "maxConcurrent", optional: true)]) { c in
+        def(
+            "merge", "interleaves the inputs (or the inner observables of one input)", inputs: 1...8, higherOrder: true,
+            [count("maxConcurrent", label: "maxConcurrent", optional: true)]
+        ) { c in
             if c.inputs.count == 1 { return c.source.flatMap(maxConcurrent: try c.count(0, default: .max)) { try innerObservable($0) } }
             return Observable.merge(c.inputs, maxConcurrent: try c.count(0, default: .max))
         },
@@ -223,8 +231,10 @@ public enum OperatorRegistry {
             if c.inputs.count == 1 { return c.source.concatMap { try innerObservable($0) } }
             return Observable.concat(c.inputs)
         },
-        def("flatMap", "merges the inner observables, at most maxConcurrent at once", higherOrder: true,
-            [count("maxConcurrent", label: "maxConcurrent", optional: true)]) { c in
+        def(
+            "flatMap", "merges the inner observables, at most maxConcurrent at once", higherOrder: true,
+            [count("maxConcurrent", label: "maxConcurrent", optional: true)]
+        ) { c in
             c.source.flatMap(maxConcurrent: try c.count(0, default: .max)) { try innerObservable($0) }
         },
         def("concatMap", "subscribes to the inner observables one after another", higherOrder: true) { c in
@@ -247,7 +257,8 @@ public enum OperatorRegistry {
             let combine = combiner(c)
             return Observable.zip(c.inputs).map(combine)
         },
-        def("withLatestFrom", "combines each value of the first input with the latest of the second", inputs: 2...2, [optionalCombiner()]) { c in
+        def("withLatestFrom", "combines each value of the first input with the latest of the second", inputs: 2...2, [optionalCombiner()]) {
+            c in
             let combine = combiner(c)
             return c.source.withLatestFrom(c.inputs[1]) { try combine([$0, $1]) }
         },
@@ -293,7 +304,8 @@ public enum OperatorRegistry {
     }
 
     private static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         var row = Array(0...b.count)
         for i in 1...max(a.count, 1) where !a.isEmpty {
             var previous = row[0]

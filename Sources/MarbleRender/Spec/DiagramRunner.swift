@@ -57,9 +57,13 @@ public enum DiagramRunner {
         let scheduler = TestScheduler(frame: .milliseconds(1), stepLimit: 200_000, reporter: CollectingReporter())
         let parser = scheduler.parser
         func error(line: Int, column: Int, _ message: String) -> SpecError {
-            SpecError(file: spec.file, line: line, column: column, lineText: spec.lines.indices.contains(line - 1) ? spec.lines[line - 1] : "", message: message)
+            SpecError(
+                file: spec.file, line: line, column: column, lineText: spec.lines.indices.contains(line - 1) ? spec.lines[line - 1] : "",
+                message: message)
         }
-        func parse(_ stream: DiagramSpec.Stream, kind: DiagramKind, resolve: (String) -> SpecItem?) throws(SpecError) -> [Recorded<Event<SpecItem>>] {
+        func parse(_ stream: DiagramSpec.Stream, kind: DiagramKind, resolve: (String) -> SpecItem?) throws(SpecError) -> [Recorded<
+            Event<SpecItem>
+        >] {
             do {
                 return try parser.parse(stream.diagram, kind: kind, error: MarbleError(), resolve: resolve)
             } catch {
@@ -92,7 +96,8 @@ public enum DiagramRunner {
         for input in spec.inputs {
             let messages = try parse(input, kind: input.kind == .hot ? .hot : .cold, resolve: resolve)
             inputMessages.append(messages)
-            inputObservables.append(input.kind == .hot ? scheduler.hot(messages: messages).asObservable() : scheduler.cold(messages: messages).asObservable())
+            inputObservables.append(
+                input.kind == .hot ? scheduler.hot(messages: messages).asObservable() : scheduler.cold(messages: messages).asObservable())
         }
 
         var outputEvents: [Recorded<Event<SpecItem>>]
@@ -100,21 +105,27 @@ public enum DiagramRunner {
         if let call = spec.call {
             guard let definition = OperatorRegistry.all[call.name] else {
                 let hint = OperatorRegistry.suggestion(for: call.name).map { " (did you mean '\($0)'?)" } ?? ""
-                throw error(line: call.line, column: call.column, "unknown operator '\(call.name)'\(hint); `marblegen operators` lists them")
+                throw error(
+                    line: call.line, column: call.column, "unknown operator '\(call.name)'\(hint); `marblegen operators` lists them")
             }
             guard definition.inputs.contains(spec.inputs.count) else {
-                let wanted = definition.inputs.lowerBound == definition.inputs.upperBound
+                let wanted =
+                    definition.inputs.lowerBound == definition.inputs.upperBound
                     ? "\(definition.inputs.lowerBound)" : "\(definition.inputs.lowerBound) to \(definition.inputs.upperBound)"
-                throw error(line: call.line, column: call.column, "'\(call.name)' takes \(wanted) input\(wanted == "1" ? "" : "s"), the spec has \(spec.inputs.count)")
+                throw error(
+                    line: call.line, column: call.column,
+                    "'\(call.name)' takes \(wanted) input\(wanted == "1" ? "" : "s"), the spec has \(spec.inputs.count)")
             }
             let bound = try bind(call, to: definition, inputNames: spec.inputs.map(\.name), error: error)
             let context = OperatorContext(
-                inputs: inputObservables, inputNames: spec.inputs.map(\.name), arguments: bound, definition: definition, scheduler: scheduler)
+                inputs: inputObservables, inputNames: spec.inputs.map(\.name), arguments: bound, definition: definition,
+                scheduler: scheduler)
             let observable: Observable<SpecItem>
             do {
                 observable = try definition.build(context)
             } catch {
-                throw SpecError(file: spec.file, line: call.line, column: call.column, lineText: spec.lines[call.line - 1], message: "\(error)")
+                throw SpecError(
+                    file: spec.file, line: call.line, column: call.column, lineText: spec.lines[call.line - 1], message: "\(error)")
             }
             // Bound the run: endless sources (interval) stop a little after the last input event.
             let longest = (spec.inputs + [spec.expected].compactMap { $0 }).map { frameLength($0.diagram, parser) }.max() ?? 0
@@ -162,7 +173,9 @@ public enum DiagramRunner {
         }
         let all = inputs + [outputModel] + [expectedModel].compactMap { $0 }
         var frames = all.flatMap { t in t.events.map(\.frame) + t.inners.flatMap { i in i.events.map { i.start + $0.frame } } }.max() ?? 0
-        frames = max(frames, (spec.inputs + [spec.expected, spec.actual].compactMap { $0 }).map { Double(frameLength($0.diagram, parser)) }.max() ?? 0)
+        frames = max(
+            frames,
+            (spec.inputs + [spec.expected, spec.actual].compactMap { $0 }).map { Double(frameLength($0.diagram, parser)) }.max() ?? 0)
         if frames > Double(maxFrames) {
             let longest = (spec.inputs + [spec.expected, spec.actual].compactMap { $0 })
                 .max { frameLength($0.diagram, parser) < frameLength($1.diagram, parser) }
@@ -188,11 +201,14 @@ public enum DiagramRunner {
             let index: Int
             if let label = argument.label {
                 guard let i = definition.parameters.firstIndex(where: { $0.label == label }) else {
-                    throw error(call.line, argument.column, "'\(call.name)' has no argument labelled '\(label)'; usage: \(definition.usage)")
+                    throw error(
+                        call.line, argument.column, "'\(call.name)' has no argument labelled '\(label)'; usage: \(definition.usage)")
                 }
                 index = i
             } else {
-                while nextPositional < definition.parameters.count, definition.parameters[nextPositional].label != nil { nextPositional += 1 }
+                while nextPositional < definition.parameters.count, definition.parameters[nextPositional].label != nil {
+                    nextPositional += 1
+                }
                 guard nextPositional < definition.parameters.count else {
                     throw error(call.line, argument.column, "too many arguments; usage: \(definition.usage)")
                 }
@@ -205,7 +221,9 @@ public enum DiagramRunner {
             case .function(let names):
                 let allowed = names == ["$inputs"] ? inputNames : names
                 for (name, column) in argument.expression.names where !allowed.contains(name) {
-                    throw error(call.line, column, "unknown name '\(name)'; here the expression may use \(allowed.map { "'\($0)'" }.joined(separator: ", "))")
+                    throw error(
+                        call.line, column,
+                        "unknown name '\(name)'; here the expression may use \(allowed.map { "'\($0)'" }.joined(separator: ", "))")
                 }
             default:
                 if let (name, column) = argument.expression.names.first {

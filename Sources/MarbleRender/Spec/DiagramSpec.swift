@@ -69,7 +69,8 @@ public struct DiagramSpec: Sendable {
             }
             let indent = raw.count - trimmed.count
             guard let colon = trimmed.firstIndex(of: ":") else {
-                throw fail(indent + 1, "expected 'key: value' (keys: title, input, hot, cold, inner, values, operator, expected, actual, style)")
+                throw fail(
+                    indent + 1, "expected 'key: value' (keys: title, input, hot, cold, inner, values, operator, expected, actual, style)")
             }
             let head = trimmed[..<colon].split(separator: " ", omittingEmptySubsequences: true).map(String.init)
             let valueStart = indent + trimmed.distance(from: trimmed.startIndex, to: colon) + 1
@@ -96,7 +97,11 @@ public struct DiagramSpec: Sendable {
             case "input", "cold", "hot", "inner":
                 let streamName = name ?? (key == "inner" ? nil : (spec.inputs.isEmpty ? "source" : nil))
                 guard let streamName else {
-                    throw fail(indent + 1, key == "inner" ? "an inner observable needs a name: 'inner x: --a|'" : "every input after the first needs a name: 'input b: --x--|'")
+                    throw fail(
+                        indent + 1,
+                        key == "inner"
+                            ? "an inner observable needs a name: 'inner x: --a|'"
+                            : "every input after the first needs a name: 'input b: --x--|'")
                 }
                 guard streamName.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }), streamName.first?.isLetter == true else {
                     throw fail(indent + 1 + key.count + 1, "'\(streamName)' is not a name (letters, digits and _)")
@@ -150,16 +155,19 @@ public struct DiagramSpec: Sendable {
                 try requireNoName()
                 spec.source = value
             default:
-                throw fail(indent + 1, "unknown key '\(key)' (keys: title, input, hot, cold, inner, values, operator, expected, actual, style)")
+                throw fail(
+                    indent + 1, "unknown key '\(key)' (keys: title, input, hot, cold, inner, values, operator, expected, actual, style)")
             }
         }
         if spec.inputs.isEmpty && spec.actual == nil && spec.call == nil {
-            throw SpecError(file: file, line: max(spec.lines.count, 1), column: 1, lineText: spec.lines.last ?? "",
-                            message: "a spec needs at least one 'input' line, an 'operator' or an 'actual' line")
+            throw SpecError(
+                file: file, line: max(spec.lines.count, 1), column: 1, lineText: spec.lines.last ?? "",
+                message: "a spec needs at least one 'input' line, an 'operator' or an 'actual' line")
         }
         if spec.actual != nil && spec.call != nil, let call = spec.call {
-            throw SpecError(file: file, line: call.line, column: 1, lineText: spec.lines[call.line - 1],
-                            message: "a spec has either an 'operator' (output computed) or an 'actual' line (output given), not both")
+            throw SpecError(
+                file: file, line: call.line, column: 1, lineText: spec.lines[call.line - 1],
+                message: "a spec has either an 'operator' (output computed) or an 'actual' line (output given), not both")
         }
         return spec
     }
@@ -181,7 +189,9 @@ public struct DiagramSpec: Sendable {
                 key = parser.keyToken()
                 if key.isEmpty { throw LineError(column: keyColumn, message: "expected a value key such as 'a'") }
             }
-            guard parser.peek() == "=" else { throw LineError(column: parser.column, message: "expected '=' after the key '\(key)'" + parser.found()) }
+            guard parser.peek() == "=" else {
+                throw LineError(column: parser.column, message: "expected '=' after the key '\(key)'" + parser.found())
+            }
             try parser.expect("=")
             let value = try parser.literalValue()
             result.append((key, value))
@@ -195,7 +205,9 @@ public struct DiagramSpec: Sendable {
     static func parseCall(_ text: String, line: Int, column: Int) throws(LineError) -> Call {
         var parser = ExpressionParser(text, columnOffset: column - 1)
         let nameColumn = parser.column
-        guard let name = parser.identifier() else { throw LineError(column: nameColumn, message: "expected an operator name such as map" + parser.found()) }
+        guard let name = parser.identifier() else {
+            throw LineError(column: nameColumn, message: "expected an operator name such as map" + parser.found())
+        }
         var arguments: [Call.Argument] = []
         if parser.peek() == "(" {
             try parser.expect("(")
@@ -224,15 +236,20 @@ public struct DiagramSpec: Sendable {
         for (key, value) in try parseValues(text, column: column) {
             switch (key, value) {
             case ("frame", let v) where v.number != nil:
-                guard let n = v.number, (8...120).contains(n) else { throw LineError(column: column, message: "frame is a width in pixels from 8 to 120") }
+                guard let n = v.number, (8...120).contains(n) else {
+                    throw LineError(column: column, message: "frame is a width in pixels from 8 to 120")
+                }
                 style.frameWidth = n
             case ("radius", let v) where v.number != nil:
-                guard let n = v.number, (4...40).contains(n) else { throw LineError(column: column, message: "radius is from 4 to 40 pixels") }
+                guard let n = v.number, (4...40).contains(n) else {
+                    throw LineError(column: column, message: "radius is from 4 to 40 pixels")
+                }
                 style.radius = n
             case ("theme", .string(let t)) where t == "light" || t == "dark":
                 style.theme = t
             default:
-                throw LineError(column: column, message: "unknown style '\(key) = \(value.literal)' (frame = 32, radius = 15, theme = light|dark)")
+                throw LineError(
+                    column: column, message: "unknown style '\(key) = \(value.literal)' (frame = 32, radius = 15, theme = light|dark)")
             }
         }
         return style

@@ -87,7 +87,8 @@ public indirect enum Expression: Equatable, Sendable, CustomStringConvertible {
             default: break
             }
         case (.int, .double), (.double, .int), (.double, .double):
-            let x = a.number!, y = b.number!
+            let x = a.number!
+            let y = b.number!
             switch op {
             case "+": return .double(x + y)
             case "-": return .double(x - y)
@@ -226,19 +227,28 @@ struct ExpressionParser {
     private mutating func additive() throws(LineError) -> Expression {
         var left = try multiplicative()
         while true {
-            if match("+") { left = .binary("+", left, try multiplicative()) }
-            else if match("-") { left = .binary("-", left, try multiplicative()) }
-            else { return left }
+            if match("+") {
+                left = .binary("+", left, try multiplicative())
+            } else if match("-") {
+                left = .binary("-", left, try multiplicative())
+            } else {
+                return left
+            }
         }
     }
 
     private mutating func multiplicative() throws(LineError) -> Expression {
         var left = try unary()
         while true {
-            if match("*") { left = .binary("*", left, try unary()) }
-            else if match("/") { left = .binary("/", left, try unary()) }
-            else if match("%") { left = .binary("%", left, try unary()) }
-            else { return left }
+            if match("*") {
+                left = .binary("*", left, try unary())
+            } else if match("/") {
+                left = .binary("/", left, try unary())
+            } else if match("%") {
+                left = .binary("%", left, try unary())
+            } else {
+                return left
+            }
         }
     }
 

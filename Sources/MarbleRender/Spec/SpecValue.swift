@@ -22,7 +22,8 @@ public enum SpecValue: Hashable, Sendable, CustomStringConvertible {
     /// The value as written in a spec (strings quoted).
     public var literal: String {
         switch self {
-        case .string(let v): return "\"" + v.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        case .string(let v):
+            return "\"" + v.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         case .list(let items): return "[" + items.map(\.literal).joined(separator: ", ") + "]"
         default: return description
         }
@@ -50,7 +51,10 @@ public final class InnerStream {
     let subscriptions: () -> [SubscriptionLog]
     let messages: [Recorded<Event<SpecItem>>]
 
-    init(name: String, observable: Observable<SpecItem>, messages: [Recorded<Event<SpecItem>>], subscriptions: @escaping () -> [SubscriptionLog]) {
+    init(
+        name: String, observable: Observable<SpecItem>, messages: [Recorded<Event<SpecItem>>],
+        subscriptions: @escaping () -> [SubscriptionLog]
+    ) {
         self.name = name
         self.observable = observable
         self.messages = messages

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Where a structured async operator under test sends its values; see
@@ -101,13 +101,14 @@ extension TestScheduler {
         let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         let box = UncheckedSendable(body)
         return startAsync(unsubscribe: unsubscribe, location: location) { [executor] record in
-            try await box.value(AsyncEmitter { element in
-                guard executor.isOwnerThread else {
-                    executor.noteForeignEmission()
-                    return
-                }
-                record(.next(.plain(element)))
-            })
+            try await box.value(
+                AsyncEmitter { element in
+                    guard executor.isOwnerThread else {
+                        executor.noteForeignEmission()
+                        return
+                    }
+                    record(.next(.plain(element)))
+                })
         }
     }
 
@@ -179,28 +180,30 @@ extension TestScheduler {
         _ = executor.runUntilIdle(limit: virtual.stepLimit)
         asyncRuns.removeAll { $0.finished || $0.cancelled }
         if escapeCount == reportedEscapes, maxFrames == nil, let stalled = unfinished.first {
-            reporter.report(MarbleFailure(
-                message: """
-                    the async sequence under test was still suspended when nothing was left to run on the test \
-                    scheduler: it waits either for work on another thread (an unstructured Task { } or Task.detached, \
-                    as swift-async-algorithms' debounce and merge start; use structured concurrency instead: \
-                    withTaskGroup, async let) or for an input that never ends (add an unsubscription diagram, \
-                    e.g. expect(sequence, unsubscribe: "-----!"), to cancel it on purpose)
-                    """,
-                location: stalled.location))
+            reporter.report(
+                MarbleFailure(
+                    message: """
+                        the async sequence under test was still suspended when nothing was left to run on the test \
+                        scheduler: it waits either for work on another thread (an unstructured Task { } or Task.detached, \
+                        as swift-async-algorithms' debounce and merge start; use structured concurrency instead: \
+                        withTaskGroup, async let) or for an input that never ends (add an unsubscription diagram, \
+                        e.g. expect(sequence, unsubscribe: "-----!"), to cancel it on purpose)
+                        """,
+                    location: stalled.location))
         }
         if escapeCount > reportedEscapes {
             reportedEscapes = escapeCount
-            reporter.report(MarbleFailure(
-                message: """
-                    async work reached the test scheduler from another thread (\(executor.foreignEnqueueCount) job(s) \
-                    enqueued, \(asyncClock?.foreignAccessCount ?? 0) clock use(s), \(executor.foreignEmissionCount) emission(s) \
-                    off its thread): something started an unstructured Task { } or Task.detached, which runs on the global \
-                    pool, so its timing is racy and cannot be tested on virtual time. Use structured concurrency instead \
-                    (withTaskGroup / withThrowingTaskGroup, async let) or operators that do not start tasks \
-                    (swift-async-algorithms' debounce and merge do; _throttle, chunks, removeDuplicates, adjacentPairs do not)
-                    """,
-                location: unfinished.first?.location ?? location))
+            reporter.report(
+                MarbleFailure(
+                    message: """
+                        async work reached the test scheduler from another thread (\(executor.foreignEnqueueCount) job(s) \
+                        enqueued, \(asyncClock?.foreignAccessCount ?? 0) clock use(s), \(executor.foreignEmissionCount) emission(s) \
+                        off its thread): something started an unstructured Task { } or Task.detached, which runs on the global \
+                        pool, so its timing is racy and cannot be tested on virtual time. Use structured concurrency instead \
+                        (withTaskGroup / withThrowingTaskGroup, async let) or operators that do not start tasks \
+                        (swift-async-algorithms' debounce and merge do; _throttle, chunks, removeDuplicates, adjacentPairs do not)
+                        """,
+                    location: unfinished.first?.location ?? location))
         }
     }
 

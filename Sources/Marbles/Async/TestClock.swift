@@ -1,8 +1,9 @@
 internal import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A point on a ``TestScheduler``'s virtual timeline.

@@ -54,9 +54,10 @@ public struct MarbleComparison {
                 let ex = k < x.count ? x[k] : nil
                 let ac = k < y.count ? y[k] : nil
                 if let ex, let ac, eventsMatch(ex, ac) { continue }
-                mismatches.append(MarbleMismatch(
-                    time: time, frame: Self.frameText(time, frame: frame),
-                    expected: ex.map { Self.words($0, label: label) }, actual: ac.map { Self.words($0, label: label) }))
+                mismatches.append(
+                    MarbleMismatch(
+                        time: time, frame: Self.frameText(time, frame: frame),
+                        expected: ex.map { Self.words($0, label: label) }, actual: ac.map { Self.words($0, label: label) }))
             }
         }
         self.mismatches = mismatches

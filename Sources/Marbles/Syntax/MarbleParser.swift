@@ -26,7 +26,9 @@ public struct MarbleParser: Sendable {
     }
 
     /// Parses a diagram whose values are its own characters (or quoted texts).
-    public func parse(_ diagram: String, kind: DiagramKind, error: any Error = MarbleError()) throws(MarbleSyntaxError) -> [Recorded<Event<String>>] {
+    public func parse(_ diagram: String, kind: DiagramKind, error: any Error = MarbleError()) throws(MarbleSyntaxError) -> [Recorded<
+        Event<String>
+    >] {
         try parse(diagram, kind: kind, error: error) { $0 }
     }
 

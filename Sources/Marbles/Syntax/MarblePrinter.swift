@@ -89,7 +89,9 @@ extension MarblePrinter {
     /// Prints several timelines so that events at the same time start in the same column:
     /// each line is padded with spaces, which the language ignores, so every printed line
     /// still parses to its events.
-    public func printAligned<Value>(_ lines: [[Recorded<Event<Value>>]], label: (Value) -> String) -> (texts: [String], columns: [(time: Duration, column: Int)]) {
+    public func printAligned<Value>(_ lines: [[Recorded<Event<Value>>]], label: (Value) -> String) -> (
+        texts: [String], columns: [(time: Duration, column: Int)]
+    ) {
         let sortedLines = lines.map { events in
             events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
         }

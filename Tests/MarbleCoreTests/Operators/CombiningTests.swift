@@ -9,7 +9,8 @@ struct CombiningTests {
         marbles { s in
             let e1 = s.hot("-a--b---c-|")
             let e2 = s.hot("--1---2----|")
-            s.expect(Observable.combineLatest(e1, e2) { $0 + $1 }).toBe("--x-y-z-w--|", values: ["x": "a1", "y": "b1", "z": "b2", "w": "c2"])
+            s.expect(Observable.combineLatest(e1, e2) { $0 + $1 }).toBe(
+                "--x-y-z-w--|", values: ["x": "a1", "y": "b1", "z": "b2", "w": "c2"])
             s.expect(subscriptions: e1.subscriptions).toBe("^---------!")
             s.expect(subscriptions: e2.subscriptions).toBe("^----------!")
         }

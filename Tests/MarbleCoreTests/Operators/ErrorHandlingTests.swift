@@ -83,7 +83,11 @@ struct DoTests {
                 onDispose: { log.append("dispose @\(s.now)") })
             s.expect(observed).toBe("-a-b-|")
         }
-        #expect(log == ["subscribe", "subscribed", "next a @0.001 seconds", "next b @0.003 seconds", "completed @0.005 seconds", "dispose @0.005 seconds"])
+        #expect(
+            log == [
+                "subscribe", "subscribed", "next a @0.001 seconds", "next b @0.003 seconds", "completed @0.005 seconds",
+                "dispose @0.005 seconds",
+            ])
     }
 
     @Test("do's onDispose runs once on unsubscription, and onNext errors end the stream")

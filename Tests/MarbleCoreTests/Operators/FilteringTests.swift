@@ -11,7 +11,10 @@ struct FilteringTests {
             s.expect(e1.filter { $0 % 2 == 0 }).toBe("-----2-----4--|", values: ["2": 2, "4": 4])
             s.expect(subscriptions: e1.subscriptions).toBe("^-------------!")
             s.expect(s.cold("--1--#", values: ["1": 1]).filter { $0 > 5 }).toBe("-----#", values: ["1": 1])
-            let throwing = s.cold("--1--2--|", values: ["1": 1, "2": 2]).filter { if $0 == 2 { throw TestError() }; return true }
+            let throwing = s.cold("--1--2--|", values: ["1": 1, "2": 2]).filter {
+                if $0 == 2 { throw TestError() }
+                return true
+            }
             s.expect(throwing).toBe("--1--#", values: ["1": 1], error: TestError())
         }
     }

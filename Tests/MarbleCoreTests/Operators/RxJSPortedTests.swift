@@ -15,7 +15,10 @@ struct RxJSPortedTests {
 
         init(
             _ name: String, _ expected: String, error: (any Error & Sendable)? = nil,
-            _ build: @escaping @Sendable (TestScheduler) -> (Observable<String>, [(label: String, logs: () -> [SubscriptionLog], expected: [String])])
+            _ build:
+                @escaping @Sendable (TestScheduler) -> (
+                    Observable<String>, [(label: String, logs: () -> [SubscriptionLog], expected: [String])]
+                )
         ) {
             self.name = name
             self.expected = expected
@@ -26,11 +29,15 @@ struct RxJSPortedTests {
 
     typealias Subs = [(label: String, logs: () -> [SubscriptionLog], expected: [String])]
 
-    static func subs<O>(_ observable: ColdObservable<O>, _ expected: String...) -> (label: String, logs: () -> [SubscriptionLog], expected: [String]) {
+    static func subs<O>(_ observable: ColdObservable<O>, _ expected: String...) -> (
+        label: String, logs: () -> [SubscriptionLog], expected: [String]
+    ) {
         ("cold", { observable.subscriptions }, expected)
     }
 
-    static func subs<O>(_ observable: HotObservable<O>, _ expected: String...) -> (label: String, logs: () -> [SubscriptionLog], expected: [String]) {
+    static func subs<O>(_ observable: HotObservable<O>, _ expected: String...) -> (
+        label: String, logs: () -> [SubscriptionLog], expected: [String]
+    ) {
         ("hot", { observable.subscriptions }, expected)
     }
 
@@ -123,16 +130,22 @@ struct RxJSPortedTests {
         },
         Case("concat: never reaches the second if the first never completes", "-----") { s in
             let e2 = s.cold("--|")
-            return (Observable.concat(s.cold("-"), e2).take(until: s.hot("-----x")).ignoreElements().concat(Observable<String>.never()), [subs(e2)])
+            return (
+                Observable.concat(s.cold("-"), e2).take(until: s.hot("-----x")).ignoreElements().concat(Observable<String>.never()),
+                [subs(e2)]
+            )
         },
         Case("switchMap: switches at each outer value", "-----a--b--c----f------j---k---l---m---n---|") { s in
             let x = s.cold("--a--b--c--d--e--|")
             let y = s.cold("---f---g---h---i--|")
             let z = s.cold("----j---k---l---m---n---|")
             let e1 = s.hot("---x---------y-----z--------|", values: ["x": x, "y": y, "z": z])
-            return (e1.flatMapLatest { $0 }, [
-                subs(x, "---^---------!"), subs(y, "-------------^-----!"), subs(z, "-------------------^-----------------------!"),
-            ])
+            return (
+                e1.flatMapLatest { $0 },
+                [
+                    subs(x, "---^---------!"), subs(y, "-------------^-----!"), subs(z, "-------------------^-----------------------!"),
+                ]
+            )
         },
         Case("exhaustMap: ignores outer values while an inner runs", "-----a--b--c---------g--h--i--|") { s in
             let x = s.cold("--a--b--c--|")

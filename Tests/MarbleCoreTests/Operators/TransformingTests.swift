@@ -66,8 +66,13 @@ struct TransformingTests {
             let e1 = s.hot("--a--b--c--|", values: ["a": 1, "b": 2, "c": 3])
             s.expect(e1.scan(0, accumulator: +)).toBe("--x--y--z--|", values: ["x": 1, "y": 3, "z": 6])
             let failing = s.hot("--a--b--|", values: ["a": 1, "b": 2])
-            s.expect(failing.scan(0) { acc, x in if x == 2 { throw TestError() }; return acc + x })
-                .toBe("--a--#", values: ["a": 1], error: TestError())
+            s.expect(
+                failing.scan(0) { acc, x in
+                    if x == 2 { throw TestError() }
+                    return acc + x
+                }
+            )
+            .toBe("--a--#", values: ["a": 1], error: TestError())
             let erroring = s.cold("--a--#", values: ["a": 1])
             s.expect(erroring.scan(0, accumulator: +)).toBe("--a--#", values: ["a": 1])
         }

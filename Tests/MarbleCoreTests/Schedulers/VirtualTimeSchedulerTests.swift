@@ -103,4 +103,3 @@ struct VirtualTimeSchedulerTests {
         #expect(values.map(\.1) == [.seconds(1), .seconds(2), .seconds(3)])
     }
 }
-

@@ -174,11 +174,12 @@ struct SyntaxErrorTests {
     @Test("the message says what and where, with a caret under the column")
     func message() {
         let error = MarbleSyntaxError(.unclosedGroup, diagram: "--(ab-c", column: 3)
-        #expect(error.description == """
-            marble syntax error at line 1, column 3: unclosed group: '(' has no matching ')'
-              --(ab-c
-                ^
-            """)
+        #expect(
+            error.description == """
+                marble syntax error at line 1, column 3: unclosed group: '(' has no matching ')'
+                  --(ab-c
+                    ^
+                """)
     }
 
     @Test("random strings never crash the parser: values or a MarbleSyntaxError", arguments: [11, 12, 13])
@@ -199,4 +200,3 @@ struct SyntaxErrorTests {
         }
     }
 }
-

@@ -7,16 +7,18 @@ struct PrinterTests {
     let parser = MarbleParser()
     let printer = MarblePrinter()
 
-    @Test("prints the canonical diagram", arguments: [
-        ("--a-b|", "--a-b|"),
-        ("--(abc)-|", "--(abc)-|"),
-        ("[ab]c", "[ab]c"),
-        ("-'hello'-|", "-'hello'-|"),
-        ("a 999ms b", "a 999ms b"),
-        ("a 1.5ms b", "a 1.5ms b"),
-        ("-(a|)", "-(a|)"),
-        ("-'('-", "-'('"),
-    ])
+    @Test(
+        "prints the canonical diagram",
+        arguments: [
+            ("--a-b|", "--a-b|"),
+            ("--(abc)-|", "--(abc)-|"),
+            ("[ab]c", "[ab]c"),
+            ("-'hello'-|", "-'hello'-|"),
+            ("a 999ms b", "a 999ms b"),
+            ("a 1.5ms b", "a 1.5ms b"),
+            ("-(a|)", "-(a|)"),
+            ("-'('-", "-'('"),
+        ])
     func canonical(input: String, printed: String) throws {
         #expect(printer.print(try parser.parse(input, kind: .cold)) == printed)
     }
@@ -45,7 +47,8 @@ struct PrinterTests {
                 default: time += 1_000_000 + Int64(rng.next() % 1_000) * 1_000
                 }
                 let isLast = i == count - 1
-                let event: Event<String> = isLast && rng.next() % 2 == 0
+                let event: Event<String> =
+                    isLast && rng.next() % 2 == 0
                     ? (rng.next() % 2 == 0 ? .completed : .error(MarbleError()))
                     : .next(values[Int(rng.next() % UInt64(values.count))])
                 events.append(Recorded(time: .nanoseconds(time), value: event))

@@ -9,34 +9,35 @@ extension ObservableType {
             resources.insert(timer)
             var pending: Element?
             var id = 0
-            resources.insert(source.subscribe { event in
-                switch event {
-                case .next(let value):
-                    let current: Int = gate.locked {
-                        pending = value
-                        id += 1
-                        return id
-                    }
-                    gate.scheduleTimer(on: scheduler, after: dueTime, in: timer, isCurrent: { current == id }) {
+            resources.insert(
+                source.subscribe { event in
+                    switch event {
+                    case .next(let value):
+                        let current: Int = gate.locked {
+                            pending = value
+                            id += 1
+                            return id
+                        }
+                        gate.scheduleTimer(on: scheduler, after: dueTime, in: timer, isCurrent: { current == id }) {
+                            gate.locked {
+                                guard current == id, let value = pending else { return }
+                                pending = nil
+                                gate.emit(.next(value))
+                            }
+                        }
+                    case .error(let error):
                         gate.locked {
-                            guard current == id, let value = pending else { return }
                             pending = nil
-                            gate.emit(.next(value))
+                            gate.emit(.error(error))
+                        }
+                    case .completed:
+                        gate.locked {
+                            if let value = pending { gate.emit(.next(value)) }
+                            pending = nil
+                            gate.emit(.completed)
                         }
                     }
-                case .error(let error):
-                    gate.locked {
-                        pending = nil
-                        gate.emit(.error(error))
-                    }
-                case .completed:
-                    gate.locked {
-                        if let value = pending { gate.emit(.next(value)) }
-                        pending = nil
-                        gate.emit(.completed)
-                    }
-                }
-            })
+                })
         }
     }
 }

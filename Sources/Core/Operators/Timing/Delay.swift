@@ -7,29 +7,31 @@ extension ObservableType {
             let gate = Gate(downstream)
             var pending = 0
             var sourceDone = false
-            resources.insert(source.subscribe { event in
-                switch event {
-                case .next(let value):
-                    gate.locked { pending += 1 }
-                    let holder = SingleAssignmentDisposable()
-                    guard let key = resources.insert(holder) else { return }
-                    holder.set(scheduler.schedule(after: dueTime) {
-                        resources.forget(key)
+            resources.insert(
+                source.subscribe { event in
+                    switch event {
+                    case .next(let value):
+                        gate.locked { pending += 1 }
+                        let holder = SingleAssignmentDisposable()
+                        guard let key = resources.insert(holder) else { return }
+                        holder.set(
+                            scheduler.schedule(after: dueTime) {
+                                resources.forget(key)
+                                gate.locked {
+                                    pending -= 1
+                                    gate.emit(.next(value))
+                                    if sourceDone && pending == 0 { gate.emit(.completed) }
+                                }
+                            })
+                    case .error(let error):
+                        gate.send(.error(error))
+                    case .completed:
                         gate.locked {
-                            pending -= 1
-                            gate.emit(.next(value))
-                            if sourceDone && pending == 0 { gate.emit(.completed) }
+                            sourceDone = true
+                            if pending == 0 { gate.emit(.completed) }
                         }
-                    })
-                case .error(let error):
-                    gate.send(.error(error))
-                case .completed:
-                    gate.locked {
-                        sourceDone = true
-                        if pending == 0 { gate.emit(.completed) }
                     }
-                }
-            })
+                })
         }
     }
 
@@ -39,9 +41,10 @@ extension ObservableType {
         return Observable { downstream in
             let slot = SerialDisposable()
             downstream.setUpstream(slot)
-            slot.set(scheduler.schedule(after: dueTime) {
-                slot.set(source.subscribe(downstream.on))
-            })
+            slot.set(
+                scheduler.schedule(after: dueTime) {
+                    slot.set(source.subscribe(downstream.on))
+                })
         }
     }
 }

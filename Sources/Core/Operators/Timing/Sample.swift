@@ -7,27 +7,29 @@ extension ObservableType {
         return Observable.composite { downstream, resources in
             let gate = Gate(downstream)
             var latest: Element?
-            resources.insert(source.subscribe { event in
-                gate.locked {
-                    switch event {
-                    case .next(let value): latest = value
-                    case .error, .completed: gate.emit(event)
-                    }
-                }
-            })
-            resources.insert(notifier.subscribe { event in
-                gate.locked {
-                    switch event {
-                    case .next:
-                        if let value = latest {
-                            latest = nil
-                            gate.emit(.next(value))
+            resources.insert(
+                source.subscribe { event in
+                    gate.locked {
+                        switch event {
+                        case .next(let value): latest = value
+                        case .error, .completed: gate.emit(event)
                         }
-                    case .error(let error): gate.emit(.error(error))
-                    case .completed: break
                     }
-                }
-            })
+                })
+            resources.insert(
+                notifier.subscribe { event in
+                    gate.locked {
+                        switch event {
+                        case .next:
+                            if let value = latest {
+                                latest = nil
+                                gate.emit(.next(value))
+                            }
+                        case .error(let error): gate.emit(.error(error))
+                        case .completed: break
+                        }
+                    }
+                })
         }
     }
 }

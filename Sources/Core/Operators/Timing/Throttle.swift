@@ -29,32 +29,35 @@ extension ObservableType {
             func open(_ opened: Int?) {
                 guard let current = opened else { return }
                 gate.scheduleTimer(on: scheduler, after: dueTime, in: timer, isCurrent: { current == window }) {
-                    open(gate.locked {
-                        guard current == window else { return nil }
-                        throttling = false
-                        guard latest else { return nil }
-                        let next = send()
-                        if sourceDone { gate.emit(.completed) }
-                        return next
-                    })
+                    open(
+                        gate.locked {
+                            guard current == window else { return nil }
+                            throttling = false
+                            guard latest else { return nil }
+                            let next = send()
+                            if sourceDone { gate.emit(.completed) }
+                            return next
+                        })
                 }
             }
 
-            resources.insert(source.subscribe { event in
-                open(gate.locked {
-                    switch event {
-                    case .next(let value):
-                        pending = value
-                        return throttling ? nil : send()
-                    case .error(let error):
-                        gate.emit(.error(error))
-                    case .completed:
-                        sourceDone = true
-                        if !(latest && pending != nil && throttling) { gate.emit(.completed) }
-                    }
-                    return nil
+            resources.insert(
+                source.subscribe { event in
+                    open(
+                        gate.locked {
+                            switch event {
+                            case .next(let value):
+                                pending = value
+                                return throttling ? nil : send()
+                            case .error(let error):
+                                gate.emit(.error(error))
+                            case .completed:
+                                sourceDone = true
+                                if !(latest && pending != nil && throttling) { gate.emit(.completed) }
+                            }
+                            return nil
+                        })
                 })
-            })
         }
     }
 }

@@ -29,16 +29,17 @@ extension ObservableType {
             }
             // The source is subscribed before the first timer starts (RxJS 7): a value due at
             // the very deadline was scheduled first and wins.
-            sourceSubscription.set(source.subscribe { event in
-                let rearm: Int? = gate.locked {
-                    guard !timedOut else { return nil }
-                    gate.emit(event)
-                    guard case .next = event else { return nil }
-                    id += 1
-                    return id
-                }
-                if let rearm { arm(rearm) }
-            })
+            sourceSubscription.set(
+                source.subscribe { event in
+                    let rearm: Int? = gate.locked {
+                        guard !timedOut else { return nil }
+                        gate.emit(event)
+                        guard case .next = event else { return nil }
+                        id += 1
+                        return id
+                    }
+                    if let rearm { arm(rearm) }
+                })
             let first: Int? = gate.locked { id == 0 && !timedOut ? 0 : nil }
             if let first { arm(first) }
         }
