@@ -171,17 +171,7 @@ public final class TestScheduler: Scheduler {
     ) -> Expectation {
         let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         let expectation = Expectation(scheduler: self, origin: now)
-        var subscribeAt = Duration.zero
-        var unsubscribeAt: Duration?
-        if let unsubscribe {
-            do {
-                let parsed = try parser.parseSubscription(unsubscribe)
-                subscribeAt = parsed.subscribe ?? .zero
-                unsubscribeAt = parsed.unsubscribe
-            } catch {
-                reporter.report(MarbleFailure(message: error.description, location: location))
-            }
-        }
+        let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
         let source = observable.asObservable()
         let subscription = SingleAssignmentDisposable()
         // Decided once: only observables of observables need the per-value check.
@@ -197,6 +187,19 @@ public final class TestScheduler: Scheduler {
             virtual.schedule(at: now + unsubscribeAt) { subscription.dispose() }
         }
         return expectation
+    }
+
+    /// The `^` (default: frame 0) and `!` of an expectation's subscription diagram, relative to
+    /// now; a malformed diagram is reported at the expectation and read as "subscribe now".
+    func subscriptionTimes(_ diagram: String?, location: SourceLocation) -> (subscribe: Duration, unsubscribe: Duration?) {
+        guard let diagram else { return (.zero, nil) }
+        do {
+            let parsed = try parser.parseSubscription(diagram)
+            return (parsed.subscribe ?? .zero, parsed.unsubscribe)
+        } catch {
+            reporter.report(MarbleFailure(message: error.description, location: location))
+            return (.zero, nil)
+        }
     }
 
     /// Erases an event; an observable value is subscribed at once and recorded as an inner

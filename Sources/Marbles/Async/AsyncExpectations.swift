@@ -117,17 +117,7 @@ extension TestScheduler {
         _ work: @escaping (_ record: @escaping (Event<RecordedValue>) -> Void) async throws -> Void
     ) -> Expectation {
         let expectation = Expectation(scheduler: self, origin: now)
-        var subscribeAt = Duration.zero
-        var unsubscribeAt: Duration?
-        if let unsubscribe {
-            do {
-                let parsed = try parser.parseSubscription(unsubscribe)
-                subscribeAt = parsed.subscribe ?? .zero
-                unsubscribeAt = parsed.unsubscribe
-            } catch {
-                reporter.report(MarbleFailure(message: error.description, location: location))
-            }
-        }
+        let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
         let run = AsyncRun(location: location)
         asyncRuns.append(run)
         let state = UncheckedSendable(AsyncWork(scheduler: self, expectation: expectation, run: run, work: work))
