@@ -49,6 +49,26 @@ struct CommandTests {
         #expect(svg.contains("width=\"") && svg.contains("px\""))
     }
 
+    @Test("a spec's style theme wins over the command line's theme")
+    func styleThemeWins() throws {
+        let fixed = writeSpec(spec + "\nstyle: theme = light")
+        let plain = writeSpec(spec)
+        var dark = Marblegen()
+        dark.formats = [.png]
+        dark.theme = .dark
+        var light = dark
+        light.theme = .light
+        let a = temporaryFolder()
+        let b = temporaryFolder()
+        let c = temporaryFolder()
+        #expect(dark.render([fixed], outputDirectory: a).exitCode == 0)
+        #expect(light.render([plain], outputDirectory: b).exitCode == 0)
+        #expect(dark.render([plain], outputDirectory: c).exitCode == 0)
+        let styled = FileManager.default.contents(atPath: "\(a)/spec.png")
+        #expect(styled == FileManager.default.contents(atPath: "\(b)/spec.png"))
+        #expect(styled != FileManager.default.contents(atPath: "\(c)/spec.png"))
+    }
+
     @Test("an unwritable output path exits 2 and leaves no file behind")
     func unwritable() throws {
         let path = writeSpec(spec)

@@ -223,11 +223,8 @@ public struct Marblegen: Sendable {
         let list = DiagramLayout(style: spec.style, measurer: CairoTextMeasurer(fontFamily: fontFamily)).layout(model)
         var files: [(OutputFormat, [UInt8])] = []
         for format in formats {
-            let chosen: Theme
-            switch theme {
-            case .light, .auto: chosen = Theme.named(spec.style.theme ?? theme.rawValue) ?? .light
-            case .dark: chosen = .dark
-            }
+            // A spec's own `style: theme = …` wins over the command line's theme.
+            let chosen = spec.style.theme.flatMap(Theme.named) ?? (theme == .dark ? .dark : .light)
             let auto = theme == .auto && format == .svg && spec.style.theme == nil
             do {
                 files.append((format, try renderer.render(list, format: format, theme: chosen, scale: scale, autoTheme: auto)))

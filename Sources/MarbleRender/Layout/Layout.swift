@@ -54,7 +54,7 @@ public struct DiagramLayout {
                         height: rowHeight(t) - 8, fill: .highlight, stroke: nil, opacity: 0.22))
             }
             // The line stops at a completion or error, with an arrow only when it goes on.
-            let terminal = t.events.first { $0.kind != .value("") && !isValue($0) }
+            let terminal = t.events.first { !isValue($0) }
             let end = terminal.map { x($0.frame) } ?? lineEnd
             timelineItems.append(
                 .line(from: Point(x0, centerY), to: Point(end, centerY), color: .line, width: 2, dashed: false, opacity: 1))
