@@ -10,11 +10,13 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "Marbles",
-    platforms: [.macOS(.v15)],
+    // Task executors and `Synchronization` arrived with these releases.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "MarbleCore", targets: ["MarbleCore"]),
         .library(name: "Marbles", targets: ["Marbles"]),
         .library(name: "MarblesTesting", targets: ["MarblesTesting"]),
+        .library(name: "MarbleSpec", targets: ["MarbleSpec"]),
         .library(name: "MarbleRender", targets: ["MarbleRender"]),
         .executable(name: "marblegen", targets: ["marblegen"]),
     ],
@@ -31,13 +33,16 @@ let package = Package(
         .target(name: "Marbles", dependencies: ["MarbleCore"], swiftSettings: strict),
 
         // Assertions reported through Swift Testing or XCTest.
-        .target(name: "MarblesTesting", dependencies: ["Marbles"], swiftSettings: strict),
+        .target(name: "MarblesTesting", dependencies: ["Marbles", "MarbleSpec"], swiftSettings: strict),
 
-        // Rendering: spec files, layout (pure Swift), Cairo drawing.
+        // The diagram spec format: parse, write, operator registry, runner, diagram model. No Cairo.
+        .target(name: "MarbleSpec", dependencies: ["MarbleCore", "Marbles"], swiftSettings: strict),
+
+        // Rendering: layout (pure Swift) and Cairo drawing.
         .systemLibrary(
             name: "CCairo", pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev"]), .brew(["cairo"])]),
-        .target(name: "MarbleRender", dependencies: ["MarbleCore", "Marbles", "CCairo"], swiftSettings: strict),
+        .target(name: "MarbleRender", dependencies: ["MarbleCore", "Marbles", "MarbleSpec", "CCairo"], swiftSettings: strict),
 
         // CLI.
         .executableTarget(
@@ -60,6 +65,10 @@ let package = Package(
             dependencies: ["MarblesTesting", .product(name: "AsyncAlgorithms", package: "swift-async-algorithms")],
             swiftSettings: strict),
         .testTarget(
-            name: "MarbleRenderTests", dependencies: ["MarbleRender", "MarblesTesting"], swiftSettings: strict),
+            name: "MarbleSpecTests", dependencies: ["MarbleSpec", "MarblesTesting", "TestSupport"], swiftSettings: strict),
+        // Imports Testing, XCTest and Foundation beside ours: no public name may clash.
+        .testTarget(name: "NameClashTests", dependencies: ["MarblesTesting", "MarbleRender"], swiftSettings: strict),
+        .testTarget(
+            name: "MarbleRenderTests", dependencies: ["MarbleRender", "MarblesTesting", "TestSupport"], swiftSettings: strict),
     ]
 )

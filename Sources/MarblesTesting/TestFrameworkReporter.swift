@@ -1,5 +1,6 @@
 @_exported public import Marbles
-import Testing
+public import Testing
+import MarbleSpec
 import XCTest
 
 /// Reports marble failures to the test that is running: `Issue.record` under Swift Testing,
@@ -11,16 +12,25 @@ public struct TestFrameworkReporter: MarbleFailureReporter {
     /// Creates the reporter.
     public init() {}
 
+    /// Records `failure` in the running Swift Testing test, else fails the running XCTest.
     public func report(_ failure: MarbleFailure) {
         let location = failure.location
         if Test.current != nil {
             Issue.record(
                 Comment(rawValue: failure.message),
-                sourceLocation: Testing.SourceLocation(
-                    fileID: "\(location.fileID)", filePath: "\(location.filePath)", line: location.line, column: location.column))
+                sourceLocation: SourceLocation(fileID: location.fileID, filePath: location.filePath, line: location.line, column: location.column))
+        } else if let file = location.staticFilePath {
+            XCTFail(failure.message, file: file, line: UInt(location.line))
         } else {
-            XCTFail(failure.message, file: location.filePath, line: UInt(location.line))
+            XCTFail("\(location): \(failure.message)")
         }
+    }
+}
+
+extension MarbleSourceLocation {
+    /// The location of a Swift Testing `SourceLocation`.
+    public init(_ location: SourceLocation) {
+        self.init(fileID: location.fileID, filePath: location.filePath, line: location.line, column: location.column)
     }
 }
 
@@ -36,9 +46,9 @@ extension TestScheduler {
     /// there (see ``DiagramSpecWriter``); `marblegen render` draws them.
     public convenience init(frame: Duration = .milliseconds(1), stepLimit: Int = 1_000_000) {
         self.init(frame: frame, stepLimit: stepLimit, reporter: TestFrameworkReporter())
+        testName = Test.current?.name
         if let writer = DiagramSpecWriter.fromEnvironment {
-            let testName = Test.current?.name
-            onExpectationChecked = { outcome in writer.write(outcome, testName: testName) }
+            onExpectationChecked = { outcome in writer.write(outcome) }
         }
     }
 }

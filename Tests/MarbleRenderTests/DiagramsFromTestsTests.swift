@@ -10,9 +10,10 @@ struct DiagramsFromTestsTests {
         let folder = temporaryFolder()
         let writer = DiagramSpecWriter(directory: folder)
         let scheduler = TestScheduler(reporter: CollectingReporter())
+        scheduler.testName = "mapsValues()"
         var written: [String] = []
         scheduler.onExpectationChecked = { outcome in
-            if let path = writer.write(outcome, testName: "mapsValues()") { written.append(path) }
+            if let path = writer.write(outcome) { written.append(path) }
         }
         scheduler.run {
             let e1 = scheduler.hot("--a--^--b--c--|", values: ["a": 1, "b": 2, "c": 3])

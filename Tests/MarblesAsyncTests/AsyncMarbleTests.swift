@@ -255,7 +255,7 @@ enum Scenario: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     var testDescription: String { rawValue }
 
-    func expectation(on scheduler: TestScheduler) -> Marbles.Expectation {
+    func expectation(on scheduler: TestScheduler) -> MarbleExpectation {
         let input = scheduler.hot("-a-bc---d-e---f|", values: ["a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6])
         let other = scheduler.hot("--1---2-3--4---|", values: ["1": 10, "2": 20, "3": 30, "4": 40])
         let values = input.values
@@ -284,7 +284,7 @@ enum Refused: CustomStringConvertible {
 
     var description: String { self == .debounce ? "debounce" : "merge" }
 
-    func expectation(on scheduler: TestScheduler) -> Marbles.Expectation {
+    func expectation(on scheduler: TestScheduler) -> MarbleExpectation {
         let input = scheduler.cold("a-b---c-|", values: ["a": 1, "b": 2, "c": 3])
         switch self {
         case .debounce:

@@ -44,3 +44,17 @@ package struct UncheckedSendable<Value>: @unchecked Sendable {
     package var value: Value
     package init(_ value: Value) { self.value = value }
 }
+
+/// A value behind its own lock, for state that escaping closures on several threads share.
+package final class Locked<Value>: @unchecked Sendable {
+    private let lock = Lock()
+    private var value: Value
+
+    package init(_ value: Value) { self.value = value }
+
+    /// Runs `body` on the value under the lock.
+    @inline(__always)
+    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        try lock.withLock { try body(&value) }
+    }
+}

@@ -53,9 +53,7 @@ public struct BlockingObservable<Element> {
             }
             if finished { done.signal() }
         }
-        let (seconds, attoseconds) = timeout.components
-        let nanos = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        let result = done.wait(timeout: .now() + .nanoseconds(nanos))
+        let result = done.wait(timeout: dispatchDeadline(after: timeout))
         subscription.dispose()
         if result == .timedOut { throw RxError.blockingTimeout(timeout) }
         return try lock.withLock {

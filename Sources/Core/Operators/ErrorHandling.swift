@@ -32,34 +32,34 @@ extension ObservableType {
     }
 
     /// On error, resubscribes for as long as `shouldRetry(error, attempt)` says so (`attempt`
-    /// counts from 1). Synchronous failures are retried in a loop, not by recursion.
+    /// counts from 1). Synchronous failures are retried in a loop, not by recursion; under a
+    /// virtual-time driver the loop spends its step budget, so `retry(Int.max)` of a source that
+    /// fails at once ends (with that error) instead of spinning.
     func retrying(_ shouldRetry: @escaping (any Error, Int) -> Bool) -> Observable<Element> {
         let source = asObservable()
         return Observable { downstream in
             let slot = SerialDisposable()
             downstream.setUpstream(slot)
-            var attempt = 0
-            var subscribing = false
-            var again = false
-            func subscribe() {
-                repeat {
-                    again = false
-                    subscribing = true
-                    slot.set(
-                        source.subscribe { event in
-                            if case .error(let error) = event {
-                                attempt += 1
-                                if shouldRetry(error, attempt) {
-                                    if subscribing { again = true } else { subscribe() }
-                                    return
-                                }
+            let attempts = Locked(0)
+            // The subscription (kept in `slot`) holds the trampoline; disposing the slot ends the cycle.
+            let box = Locked<Trampoline<any Error>?>(nil)
+            let trampoline = Trampoline<any Error> { lastError in
+                guard !downstream.isDisposed else { return }
+                guard RunawayGuard.spend("retry") else { return downstream.onError(lastError) }
+                slot.set(
+                    source.subscribe { event in
+                        if case .error(let error) = event {
+                            let attempt = attempts.withLock { count -> Int in
+                                count += 1
+                                return count
                             }
-                            downstream.on(event)
-                        })
-                    subscribing = false
-                } while again && !downstream.isDisposed
+                            if shouldRetry(error, attempt), let again = box.withLock({ $0 }) { return again.run(error) }
+                        }
+                        downstream.on(event)
+                    })
             }
-            subscribe()
+            box.withLock { $0 = trampoline }
+            trampoline.run(RxError.noElements)
         }
     }
 

@@ -19,47 +19,38 @@ extension ObservableType {
             var waiting: [Observable<Result>] = []
             var waitingHead = 0
 
-            // Subscribes `first` and then, without recursion, every waiting inner that a
-            // synchronous completion freed a slot for.
-            func start(_ first: Observable<Result>) {
-                var next: Observable<Result>? = first
-                while let inner = next {
-                    next = nil
-                    let holder = SingleAssignmentDisposable()
-                    guard let key = resources.insert(holder) else { return }
-                    var subscribing = true
-                    holder.set(
-                        inner.subscribe { event in
-                            guard case .completed = event else {
-                                gate.send(event)
-                                return
-                            }
-                            resources.remove(key)
-                            let successor: Observable<Result>? = gate.locked {
-                                if waitingHead < waiting.count {
-                                    defer {
-                                        waitingHead += 1
-                                        if waitingHead > 32 && waitingHead * 2 > waiting.count {
-                                            waiting.removeFirst(waitingHead)
-                                            waitingHead = 0
-                                        }
+            // Subscribes inner observables one at a time, without recursion, on whichever
+            // thread is already subscribing one: a synchronous completion that frees a slot for
+            // a waiting inner queues it here instead of recursing, and one arriving on another
+            // thread never subscribes concurrently with the drain.
+            let starter = Locked<Trampoline<Observable<Result>>?>(nil)
+            let trampoline = Trampoline<Observable<Result>> { inner in
+                let holder = SingleAssignmentDisposable()
+                guard let key = resources.insert(holder) else { return }
+                holder.set(
+                    inner.subscribe { event in
+                        guard case .completed = event else { return gate.send(event) }
+                        resources.remove(key)
+                        let successor: Observable<Result>? = gate.locked {
+                            if waitingHead < waiting.count {
+                                defer {
+                                    waitingHead += 1
+                                    if waitingHead > 32 && waitingHead * 2 > waiting.count {
+                                        waiting.removeFirst(waitingHead)
+                                        waitingHead = 0
                                     }
-                                    return waiting[waitingHead]
                                 }
-                                active -= 1
-                                if active == 0 && outerDone { gate.emit(.completed) }
-                                return nil
+                                return waiting[waitingHead]
                             }
-                            guard let successor else { return }
-                            if subscribing {
-                                next = successor
-                            } else {
-                                start(successor)
-                            }
-                        })
-                    subscribing = false
-                }
+                            active -= 1
+                            if active == 0 && outerDone { gate.emit(.completed) }
+                            return nil
+                        }
+                        if let successor { starter.withLock { $0 }?.run(successor) }
+                    })
             }
+            starter.withLock { $0 = trampoline }
+            func start(_ inner: Observable<Result>) { trampoline.run(inner) }
 
             resources.insert(
                 source.subscribe { event in

@@ -32,9 +32,7 @@ public final class DispatchQueueScheduler: Scheduler, Sendable {
     public func schedule(after delay: Duration, _ action: @escaping () -> Void) -> any Disposable {
         let token = BooleanDisposable()
         let boxed = UncheckedSendable(action)
-        let (seconds, attoseconds) = max(delay, .zero).components
-        let nanos = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        queue.asyncAfter(deadline: .now() + .nanoseconds(nanos)) {
+        queue.asyncAfter(deadline: dispatchDeadline(after: delay)) {
             if !token.isDisposed { boxed.value() }
         }
         return token

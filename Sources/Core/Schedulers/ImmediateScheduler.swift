@@ -33,8 +33,8 @@ public final class ImmediateScheduler: Scheduler, Sendable {
 
 func sleepFor(_ duration: Duration) {
     guard duration > .zero else { return }
-    let (seconds, attoseconds) = duration.components
-    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+    let nanos = duration.clampedNanoseconds
+    var request = timespec(tv_sec: Int(nanos / 1_000_000_000), tv_nsec: Int(nanos % 1_000_000_000))
     var remaining = timespec()
     while nanosleep(&request, &remaining) != 0 { request = remaining }
 }

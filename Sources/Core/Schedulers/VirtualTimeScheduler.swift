@@ -56,10 +56,7 @@ public final class VirtualTimeScheduler: Scheduler {
     }
 
     @inline(__always)
-    package static func nanos(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
-    }
+    package static func nanos(_ duration: Duration) -> Int64 { duration.clampedNanoseconds }
 
     /// - Complexity: O(log n)
     @discardableResult

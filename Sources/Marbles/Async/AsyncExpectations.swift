@@ -22,7 +22,7 @@ public struct AsyncEmitter<Element>: @unchecked Sendable {
 /// What an async expectation's task does: run the work, record what it produces.
 struct AsyncWork {
     let scheduler: TestScheduler
-    let expectation: Expectation
+    let expectation: MarbleExpectation
     let run: AsyncRun
     let work: (_ record: @escaping (Event<RecordedValue>) -> Void) async throws -> Void
 
@@ -48,12 +48,12 @@ struct AsyncWork {
 
 /// One async expectation's task and state, touched only on the scheduler's thread.
 final class AsyncRun {
-    let location: SourceLocation
+    let location: MarbleSourceLocation
     var task: Task<Void, Never>?
     var finished = false
     var cancelled = false
     var started = false
-    init(location: SourceLocation) { self.location = location }
+    init(location: MarbleSourceLocation) { self.location = location }
 }
 
 extension TestScheduler {
@@ -75,8 +75,8 @@ extension TestScheduler {
     public func expect<S: AsyncSequence>(
         _ sequence: S, unsubscribe: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
-    ) -> Expectation {
-        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    ) -> MarbleExpectation {
+        let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         let box = UncheckedSendable(sequence)
         return startAsync(unsubscribe: unsubscribe, location: location) { record in
             for try await element in box.value { record(.next(.plain(element))) }
@@ -97,8 +97,8 @@ extension TestScheduler {
         emitting: Element.Type = Element.self, unsubscribe: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
         _ body: @escaping (AsyncEmitter<Element>) async throws -> Void
-    ) -> Expectation {
-        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    ) -> MarbleExpectation {
+        let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         let box = UncheckedSendable(body)
         return startAsync(unsubscribe: unsubscribe, location: location) { [executor] record in
             try await box.value(
@@ -113,10 +113,10 @@ extension TestScheduler {
     }
 
     private func startAsync(
-        unsubscribe: String?, location: SourceLocation,
+        unsubscribe: String?, location: MarbleSourceLocation,
         _ work: @escaping (_ record: @escaping (Event<RecordedValue>) -> Void) async throws -> Void
-    ) -> Expectation {
-        let expectation = Expectation(scheduler: self, origin: now)
+    ) -> MarbleExpectation {
+        let expectation = MarbleExpectation(scheduler: self, origin: now)
         let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
         let run = AsyncRun(location: location)
         asyncRuns.append(run)
@@ -156,7 +156,7 @@ extension TestScheduler {
 
     /// After a flush: cancels async work still running (as at an unsubscription), wakes
     /// parked sleepers, and reports work that escaped to other threads.
-    func finishAsyncRuns(location: SourceLocation) {
+    func finishAsyncRuns(location: MarbleSourceLocation) {
         guard !asyncRuns.isEmpty || asyncClock != nil else { return }
         // A task still suspended when nothing is left to run waits for something that will not
         // come on this timeline: work on another thread, or an input that never ends. Either

@@ -1,19 +1,3 @@
-/// One difference between an expected and an actual timeline.
-public struct MarbleMismatch: Sendable, Equatable, CustomStringConvertible {
-    /// When it happened.
-    public var time: Duration
-    /// The time as the reader finds it on the diagram ("frame 12").
-    public var frame: String
-    /// The expected event in words, `nil` for nothing.
-    public var expected: String?
-    /// The actual event in words, `nil` for nothing.
-    public var actual: String?
-
-    public var description: String {
-        "\(frame): expected \(expected ?? "nothing"), got \(actual ?? "nothing")"
-    }
-}
-
 /// The comparison of an expected with an actual timeline: the mismatches as values, and the
 /// failure message with both diagrams aligned on one frame ruler.
 public struct MarbleComparison {
@@ -23,29 +7,35 @@ public struct MarbleComparison {
     public let actual: [Recorded<Event<RecordedValue>>]
     /// The differences, in time order.
     public let mismatches: [MarbleMismatch]
+    /// How many mismatches a message lists before it says "and N more".
+    public static let listedMismatches = 20
+    /// The widest stretch of each diagram a message shows, in columns.
+    public static let shownColumns = 160
     private let frame: Duration
-    private let keyFor: (RecordedValue) -> String?
+    private let label: (RecordedValue) -> String
 
     /// Compares two timelines; `keys` names values for printing (the expected diagram's
-    /// `values:` dictionary).
+    /// `values:` dictionary); `areEqual` compares plain values (default: `==` for `Equatable`
+    /// values, else same type and description; a ``ValueMatcher`` in the expected values
+    /// decides for itself).
     public init(
         expected: [Recorded<Event<RecordedValue>>], actual: [Recorded<Event<RecordedValue>>],
-        frame: Duration = .milliseconds(1), keys: [(key: String, value: RecordedValue)] = []
+        frame: Duration = .milliseconds(1), keys: [(key: String, value: RecordedValue)] = [],
+        areEqual: ((Any, Any) -> Bool)? = nil
     ) {
         self.expected = expected
         self.actual = actual
         self.frame = frame
-        self.keyFor = { value in keys.first { $0.value.matches(value) }?.key }
-        let label = Self.labeler(keyFor)
-        var mismatches: [MarbleMismatch] = []
+        let label = Self.labeler { value in keys.first { $0.value.matches(value) }?.key }
+        self.label = label
         let e = Self.groupedByTime(expected)
         let a = Self.groupedByTime(actual)
+        var mismatches: [MarbleMismatch] = []
         var i = 0
         var j = 0
         // One merge walk over both timelines, same-time events compared in order.
         while i < e.count || j < a.count {
-            let time: Duration
-            if i < e.count, j < a.count { time = min(e[i].time, a[j].time) } else { time = i < e.count ? e[i].time : a[j].time }
+            let time = Self.nextTime(e, i, a, j)
             let x = i < e.count && e[i].time == time ? e[i].events : []
             let y = j < a.count && a[j].time == time ? a[j].events : []
             if !x.isEmpty { i += 1 }
@@ -53,11 +43,8 @@ public struct MarbleComparison {
             for k in 0..<max(x.count, y.count) {
                 let ex = k < x.count ? x[k] : nil
                 let ac = k < y.count ? y[k] : nil
-                if let ex, let ac, eventsMatch(ex, ac) { continue }
-                mismatches.append(
-                    MarbleMismatch(
-                        time: time, frame: Self.frameText(time, frame: frame),
-                        expected: ex.map { Self.words($0, label: label) }, actual: ac.map { Self.words($0, label: label) }))
+                if let ex, let ac, eventsMatch(ex, ac, areEqual: areEqual) { continue }
+                mismatches.append(Self.mismatch(at: time, frame: frame, ex, ac, label: label))
             }
         }
         self.mismatches = mismatches
@@ -65,6 +52,29 @@ public struct MarbleComparison {
 
     /// Whether the timelines are equal.
     public var matches: Bool { mismatches.isEmpty }
+
+    private static func nextTime(
+        _ e: [(time: Duration, events: [Event<RecordedValue>])], _ i: Int, _ a: [(time: Duration, events: [Event<RecordedValue>])],
+        _ j: Int
+    ) -> Duration {
+        if i < e.count, j < a.count { return min(e[i].time, a[j].time) }
+        return i < e.count ? e[i].time : a[j].time
+    }
+
+    /// A mismatch whose two events are described so that they never read alike: when the
+    /// plain descriptions collide (`1` the Int and `"1"` the String), the types are shown.
+    static func mismatch(
+        at time: Duration, frame: Duration, _ ex: Event<RecordedValue>?, _ ac: Event<RecordedValue>?,
+        label: (RecordedValue) -> String
+    ) -> MarbleMismatch {
+        var expectedEvent = ex.map { describe($0, label: label, typed: false) }
+        var actualEvent = ac.map { describe($0, label: label, typed: false) }
+        if let ex, let ac, expectedEvent == actualEvent {
+            expectedEvent = describe(ex, label: label, typed: true)
+            actualEvent = describe(ac, label: label, typed: true)
+        }
+        return MarbleMismatch(time: time, frame: frameText(time, frame: frame), expected: expectedEvent, actual: actualEvent)
+    }
 
     /// Events grouped by time, in time order; same-time events keep their recorded order.
     static func groupedByTime(_ events: [Recorded<Event<RecordedValue>>]) -> [(time: Duration, events: [Event<RecordedValue>])] {
@@ -81,104 +91,77 @@ public struct MarbleComparison {
     }
 
     /// The failure message: a headline, the frame ruler, both diagrams, a caret under the first
-    /// difference, then one line per mismatch.
+    /// difference, then one line per mismatch (at most ``listedMismatches``).
     public func message(headline: String = "marble diagrams differ") -> String {
         let printer = MarblePrinter(frame: frame)
-        let label = Self.labeler(keyFor)
-        let printed = printer.printAligned([expected, actual], label: { label($0) })
+        let printed = printer.printAligned([expected, actual], label: label)
         let indent = "expected: ".count
-        var lines: [String] = []
         let first = mismatches.first
-        lines.append(first.map { "\(headline) at \($0.frame)" } ?? headline)
-        lines.append(String(repeating: " ", count: indent) + Self.ruler(printed.columns, frame: frame))
-        lines.append("expected: " + printed.texts[0])
-        lines.append("actual:   " + printed.texts[1])
-        if let first, let column = printed.columns.first(where: { $0.time == first.time })?.column {
-            lines.append(String(repeating: " ", count: indent + column) + "^")
+        let caret = first.flatMap { m in printed.columns.first(where: { $0.time == m.time })?.column }
+        let window = Self.window(around: caret ?? 0, width: max(printed.texts.map(\.count).max() ?? 0, 1))
+        var lines = [first.map { "\(headline) at \($0.frame)" } ?? headline]
+        lines.append(String(repeating: " ", count: indent) + Self.crop(Self.ruler(printed.columns, frame: frame), window))
+        lines.append("expected: " + Self.crop(printed.texts[0], window))
+        lines.append("actual:   " + Self.crop(printed.texts[1], window))
+        if let caret { lines.append(String(repeating: " ", count: indent + caret - window.lowerBound + (window.lowerBound > 0 ? 1 : 0)) + "^") }
+        for mismatch in mismatches.prefix(Self.listedMismatches) { lines.append("  \(mismatch)") }
+        if mismatches.count > Self.listedMismatches {
+            lines.append("  … and \(mismatches.count - Self.listedMismatches) more mismatches")
         }
-        for mismatch in mismatches { lines.append("  \(mismatch)") }
         return lines.joined(separator: "\n")
+    }
+
+    /// The columns shown: everything when it fits, else ``shownColumns`` starting a little
+    /// before the caret.
+    static func window(around caret: Int, width: Int) -> Range<Int> {
+        guard width > shownColumns else { return 0..<width }
+        let start = max(0, min(caret - 20, width - shownColumns))
+        return start..<(start + shownColumns)
+    }
+
+    /// `text` cut to `window`, with `…` where something was left out.
+    static func crop(_ text: String, _ window: Range<Int>) -> String {
+        let characters = Array(text)
+        guard window.lowerBound > 0 || characters.count > window.upperBound else { return text }
+        let upper = min(window.upperBound, characters.count)
+        let lower = min(window.lowerBound, upper)
+        return (lower > 0 ? "…" : "") + String(characters[lower..<upper]) + (characters.count > upper ? "…" : "")
     }
 
     static func labeler(_ keyFor: @escaping (RecordedValue) -> String?) -> (RecordedValue) -> String {
         { value in keyFor(value) ?? value.description }
     }
 
-    /// `next(b)`, `next(b = 20)` when the key's text is not the value's, `error(…)`, `completed`.
-    static func words(_ event: Event<RecordedValue>, label: (RecordedValue) -> String) -> String {
+    /// `next(b)`, `next(b = 20)` when the key's text is not the value's, `error(…)`, `completed`;
+    /// `typed` adds the value's type (`next(1: Int)`).
+    static func describe(_ event: Event<RecordedValue>, label: (RecordedValue) -> String, typed: Bool) -> MismatchedEvent {
         switch event {
         case .next(let value):
             let key = label(value)
-            let text = value.description
-            return key == text ? "next(\(text))" : "next(\(key) = \(text))"
-        case .error(let error): return "error(\(type(of: error)): \(error))"
-        case .completed: return "completed"
+            var text = typed ? value.typedDescription : value.description
+            if key != value.description { text = "\(key) = \(text)" }
+            return MismatchedEvent(kind: .next, text: text)
+        case .error(let error): return MismatchedEvent(kind: .error, text: "\(type(of: error)): \(error)")
+        case .completed: return MismatchedEvent(kind: .completed)
         }
     }
 
     /// "frame 12", or "frame 12.5" between frames: how a reader finds the time on a diagram.
     public static func frameText(_ time: Duration, frame: Duration) -> String {
-        let ratio = time / frame
-        if ratio == ratio.rounded() { return "frame \(Int(ratio))" }
-        return "frame \(ratio)"
+        Marbles.frameText(time, frame: frame)
     }
 
     /// Frame numbers placed at the columns where events happen, skipping labels that would
     /// collide with the previous one.
     static func ruler(_ columns: [(time: Duration, column: Int)], frame: Duration) -> String {
-        var line: [Character] = []
+        var line = ""
+        var count = 0
         for (time, column) in columns {
-            let ratio = time / frame
-            let label = ratio == ratio.rounded() ? String(Int(ratio)) : String(ratio)
-            if column < line.count + (line.isEmpty ? 0 : 1) { continue }
-            line.append(contentsOf: repeatElement(" ", count: column - line.count))
-            line.append(contentsOf: label)
+            let label = frameNumber(time, frame: frame)
+            if column < count + (count == 0 ? 0 : 1) { continue }
+            line += String(repeating: " ", count: column - count) + label
+            count = column + label.count
         }
-        return String(line)
-    }
-}
-
-/// The comparison of subscription logs.
-public struct SubscriptionComparison {
-    /// Expected logs.
-    public let expected: [SubscriptionLog]
-    /// Actual logs.
-    public let actual: [SubscriptionLog]
-    private let frame: Duration
-
-    /// Compares in order.
-    public init(expected: [SubscriptionLog], actual: [SubscriptionLog], frame: Duration = .milliseconds(1)) {
-        self.expected = expected
-        self.actual = actual
-        self.frame = frame
-    }
-
-    /// Whether the logs are equal.
-    public var matches: Bool { expected == actual }
-
-    /// One line per differing subscription.
-    public var mismatches: [String] {
-        (0..<max(expected.count, actual.count)).compactMap { i in
-            let e = i < expected.count ? expected[i] : nil
-            let a = i < actual.count ? actual[i] : nil
-            if e == a { return nil }
-            return "subscription \(i + 1): expected \(e.map(words) ?? "none"), got \(a.map(words) ?? "none")"
-        }
-    }
-
-    private func words(_ log: SubscriptionLog) -> String {
-        let sub = MarbleComparison.frameText(log.subscribed, frame: frame)
-        let unsub = log.unsubscribed.map { "unsubscribed at \(MarbleComparison.frameText($0, frame: frame))" } ?? "never unsubscribed"
-        return "subscribed at \(sub), \(unsub)"
-    }
-
-    /// Both sets of subscription diagrams, then the mismatches.
-    public func message() -> String {
-        let printer = MarblePrinter(frame: frame)
-        var lines = ["subscriptions differ"]
-        lines.append("expected: " + (expected.isEmpty ? "(none)" : expected.map(printer.print).joined(separator: "\n          ")))
-        lines.append("actual:   " + (actual.isEmpty ? "(none)" : actual.map(printer.print).joined(separator: "\n          ")))
-        lines.append(contentsOf: mismatches.map { "  " + $0 })
-        return lines.joined(separator: "\n")
+        return line
     }
 }

@@ -5,8 +5,9 @@ public enum RecordedValue: CustomStringConvertible {
     /// A value.
     case plain(Any)
     /// An inner observable's events.
-    case inner(InnerTimeline)
+    case inner(RecordedInnerTimeline)
 
+    /// The value's description, or the inner timeline as a diagram.
     public var description: String {
         switch self {
         case .plain(let value): return String(describing: value)
@@ -14,19 +15,64 @@ public enum RecordedValue: CustomStringConvertible {
         }
     }
 
+    /// The value with its type (`1: Int`, `"1": String`), for values whose descriptions collide.
+    public var typedDescription: String {
+        switch self {
+        case .plain(let value): return "\(String(reflecting: value)): \(type(of: value))"
+        case .inner: return "observable " + description
+        }
+    }
+
     /// Equal plain values (by `==` when the type is `Equatable`, else same type and same
-    /// description) or equal inner timelines.
-    public func matches(_ other: RecordedValue) -> Bool {
+    /// description) or equal inner timelines. An expected ``ValueMatcher`` decides for itself.
+    public func matches(_ other: RecordedValue) -> Bool { matches(other, areEqual: nil) }
+
+    /// As ``matches(_:)``, with `areEqual` deciding for plain values when given.
+    func matches(_ other: RecordedValue, areEqual: ((Any, Any) -> Bool)?) -> Bool {
         switch (self, other) {
-        case (.plain(let a), .plain(let b)): return plainValuesMatch(a, b)
-        case (.inner(let a), .inner(let b)): return eventListsMatch(a.events, b.events)
+        case (.plain(let a as ValueMatcher), .plain(let b)): return a.accepts(b)
+        case (.plain(let a), .plain(let b as ValueMatcher)): return b.accepts(a)
+        case (.plain(let a), .plain(let b)): return areEqual?(a, b) ?? plainValuesMatch(a, b)
+        case (.inner(let a), .inner(let b)): return eventListsMatch(a.events, b.events, areEqual: areEqual)
         default: return false
         }
     }
 }
 
+/// A value in an expected diagram's `values:` that matches by a predicate instead of `==`
+/// (jest-marbles' and rxjs-marbles' most asked-for feature).
+///
+/// ```swift
+/// scheduler.expect(ids).toBe("-a-b|", values: [
+///     "a": ValueMatcher("a positive Int") { ($0 as? Int).map { $0 > 0 } ?? false },
+///     "b": .any,
+/// ])
+/// ```
+public struct ValueMatcher: CustomStringConvertible {
+    /// What the matcher accepts, in words; printed in diagrams and failures.
+    public var description: String
+    private let predicate: (Any) -> Bool
+
+    /// A matcher accepting the values for which `predicate` holds.
+    public init(_ description: String, _ predicate: @escaping (Any) -> Bool) {
+        self.description = description
+        self.predicate = predicate
+    }
+
+    /// A matcher for values of type `T` for which `predicate` holds.
+    public static func of<T>(_ type: T.Type, _ description: String, _ predicate: @escaping (T) -> Bool) -> ValueMatcher {
+        ValueMatcher(description) { ($0 as? T).map(predicate) ?? false }
+    }
+
+    /// A matcher accepting every value.
+    public static var any: ValueMatcher { ValueMatcher("any") { _ in true } }
+
+    /// Whether `value` is accepted.
+    public func accepts(_ value: Any) -> Bool { predicate(value) }
+}
+
 /// The events of an inner observable, filled in as virtual time runs.
-public final class InnerTimeline {
+public final class RecordedInnerTimeline {
     /// The events, relative to the emission of the inner observable.
     public internal(set) var events: [Recorded<Event<RecordedValue>>]
     init(events: [Recorded<Event<RecordedValue>>] = []) { self.events = events }
@@ -44,17 +90,19 @@ extension Equatable {
     }
 }
 
-func eventsMatch(_ a: Event<RecordedValue>, _ b: Event<RecordedValue>) -> Bool {
+func eventsMatch(_ a: Event<RecordedValue>, _ b: Event<RecordedValue>, areEqual: ((Any, Any) -> Bool)? = nil) -> Bool {
     switch (a, b) {
-    case (.next(let x), .next(let y)): return x.matches(y)
+    case (.next(let x), .next(let y)): return x.matches(y, areEqual: areEqual)
     case (.completed, .completed): return true
     case (.error(let x), .error(let y)): return errorsMatch(x, y)
     default: return false
     }
 }
 
-func eventListsMatch(_ a: [Recorded<Event<RecordedValue>>], _ b: [Recorded<Event<RecordedValue>>]) -> Bool {
-    a.count == b.count && zip(a, b).allSatisfy { $0.time == $1.time && eventsMatch($0.value, $1.value) }
+func eventListsMatch(
+    _ a: [Recorded<Event<RecordedValue>>], _ b: [Recorded<Event<RecordedValue>>], areEqual: ((Any, Any) -> Bool)? = nil
+) -> Bool {
+    a.count == b.count && zip(a, b).allSatisfy { $0.time == $1.time && eventsMatch($0.value, $1.value, areEqual: areEqual) }
 }
 
 /// Test observables expose their messages in erased form, so that an expected diagram can
@@ -67,7 +115,7 @@ public protocol TestObservableMessages {
 extension RecordedValue {
     /// Erases an expected value: test observables become inner timelines.
     static func expected(_ value: Any) -> RecordedValue {
-        if let test = value as? any TestObservableMessages { return .inner(InnerTimeline(events: test.erasedMessages)) }
+        if let test = value as? any TestObservableMessages { return .inner(RecordedInnerTimeline(events: test.erasedMessages)) }
         return .plain(value)
     }
 }

@@ -1,21 +1,44 @@
 /// Where in the user's source a marble assertion was written.
 ///
-/// File names are `StaticString`s, as `XCTFail(_:file:line:)` requires.
-public struct SourceLocation: Sendable, CustomStringConvertible {
-    public var fileID: StaticString
-    public var filePath: StaticString
+/// Made from `#fileID`/`#filePath`/`#line`/`#column` by every assertion's default arguments, or
+/// from a Swift Testing `SourceLocation` (MarblesTesting's `sourceLocation:` overloads), so a
+/// helper can pass its caller's location on.
+public struct MarbleSourceLocation: Sendable, Equatable, CustomStringConvertible {
+    /// `Module/File.swift`.
+    public var fileID: String
+    /// The full path of the file.
+    public var filePath: String
+    /// 1-based line.
     public var line: Int
+    /// 1-based column.
     public var column: Int
+    /// The path as a compile-time string, when it was captured as one; XCTest reports need it.
+    public var staticFilePath: StaticString?
 
     /// Captures the caller's location.
     public init(fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column) {
+        self.fileID = "\(fileID)"
+        self.filePath = "\(filePath)"
+        self.line = line
+        self.column = column
+        self.staticFilePath = filePath
+    }
+
+    /// A location given as strings (from another framework's location type).
+    public init(fileID: String, filePath: String, line: Int, column: Int) {
         self.fileID = fileID
         self.filePath = filePath
         self.line = line
         self.column = column
     }
 
+    /// `Module/File.swift:12:5`.
     public var description: String { "\(fileID):\(line):\(column)" }
+
+    /// Same file, line and column.
+    public static func == (a: MarbleSourceLocation, b: MarbleSourceLocation) -> Bool {
+        a.fileID == b.fileID && a.filePath == b.filePath && a.line == b.line && a.column == b.column
+    }
 }
 
 /// A failed marble assertion (or a malformed diagram), with the message a person reads and
@@ -24,14 +47,15 @@ public struct MarbleFailure: Error, Sendable, CustomStringConvertible {
     /// The whole explanation: diagrams, caret, mismatches.
     public var message: String
     /// The assertion's call site.
-    public var location: SourceLocation
+    public var location: MarbleSourceLocation
 
     /// Creates a failure.
-    public init(message: String, location: SourceLocation) {
+    public init(message: String, location: MarbleSourceLocation) {
         self.message = message
         self.location = location
     }
 
+    /// `Module/File.swift:12:5: message`.
     public var description: String { "\(location): \(message)" }
 }
 
@@ -49,5 +73,6 @@ public final class CollectingReporter: MarbleFailureReporter {
     public private(set) var failures: [MarbleFailure] = []
     /// Creates an empty collector.
     public init() {}
+    /// Keeps `failure`.
     public func report(_ failure: MarbleFailure) { failures.append(failure) }
 }

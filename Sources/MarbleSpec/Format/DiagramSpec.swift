@@ -15,7 +15,7 @@ public struct DiagramSpec: Sendable {
     public struct Call: Sendable {
         public struct Argument: Sendable {
             public var label: String?
-            public var expression: Expression
+            public var expression: SpecExpression
             public var column: Int
         }
         public var name: String

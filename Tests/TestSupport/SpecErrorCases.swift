@@ -1,18 +1,14 @@
-import Foundation
-import MarbleRender
-import Testing
-
-@Suite("Spec errors")
-struct SpecErrorTests {
-    struct Case: Sendable, CustomTestStringConvertible {
-        var spec: String
-        var line: Int
-        var column: Int
-        var message: String
-        var testDescription: String { message }
+/// Malformed specs and where their error must point; shared by the spec and CLI tests.
+public enum SpecErrorCases {
+    public struct Case: Sendable, CustomStringConvertible {
+        public var spec: String
+        public var line: Int
+        public var column: Int
+        public var message: String
+        public var description: String { message }
     }
 
-    static let cases: [Case] = [
+    public static let cases: [Case] = [
         Case(spec: "input: --a--|\noperator: mapp(x)", line: 2, column: 11, message: "unknown operator 'mapp' (did you mean 'map'?)"),
         Case(spec: "input: --a--|\noperator: map(y * 2)", line: 2, column: 15, message: "unknown name 'y'"),
         Case(spec: "input: --a--|\noperator: map(x * )", line: 2, column: 19, message: "expected an expression"),
@@ -48,53 +44,4 @@ struct SpecErrorTests {
         Case(spec: "input: 99999999999999999999999ms a|", line: 1, column: 8, message: "too long a time progression"),
         Case(spec: "input: 100000m a|\noperator: map(x)", line: 1, column: 8, message: "marblegen draws at most 2000"),
     ]
-
-    @Test("each malformed spec is an error at its line and column", arguments: cases)
-    func located(_ c: Case) throws {
-        guard let error = specError(c.spec) else {
-            Issue.record("no error for: \(c.spec)")
-            return
-        }
-        #expect(error.line == c.line, "\(error)")
-        #expect(error.column == c.column, "\(error)")
-        #expect(error.message.contains(c.message), "\(error)")
-    }
-
-    func specError(_ text: String) -> SpecError? {
-        let result = Result { () throws(SpecError) -> DiagramModel in
-            try DiagramRunner.run(try DiagramSpec.parse(text, file: "bad.marble"))
-        }
-        if case .failure(let error) = result { return error }
-        return nil
-    }
-
-    @Test("the message reads like a compiler's: file:line:column, the line, a caret")
-    func format() {
-        let error = SpecError(
-            file: "diagrams/map.marble", line: 2, column: 11, lineText: "operator: mapp(x)", message: "unknown operator 'mapp'")
-        #expect(
-            error.description == """
-                diagrams/map.marble:2:11: error: unknown operator 'mapp'
-                    operator: mapp(x)
-                              ^
-                """)
-    }
-
-    @Test("the CLI answers a malformed spec with exit 2 and the located message, writing nothing", arguments: cases.prefix(12))
-    func cliExitCode(_ c: Case) {
-        let path = writeSpec(c.spec)
-        let out = temporaryFolder()
-        let result = Marblegen().render([path], outputDirectory: out)
-        #expect(result.exitCode == 2)
-        #expect(result.errors.contains("\(path):\(c.line):\(c.column): error:"), "\(result.errors)")
-        #expect((try? FileManager.default.contentsOfDirectory(atPath: out))?.isEmpty == true)
-    }
-
-    @Test("malformed marble strings given to `parse` exit 2 with a caret", arguments: ["--(a", "a)", "-^-^", "'x", "a|b"])
-    func parseCommand(_ diagram: String) {
-        let result = Marblegen.parse(diagram, kind: diagram.contains("^") ? "hot" : "expected")
-        #expect(result.exitCode == 2)
-        #expect(result.errors.contains("marble syntax error at line 1, column"))
-        #expect(result.errors.contains("^"))
-    }
 }

@@ -4,11 +4,11 @@
 /// Numbers (integer or decimal), strings in double quotes, `true`/`false`, names bound by the
 /// operator (`x`, `acc`, input names), arithmetic `+ - * / %`, comparison `== != < <= > >=`,
 /// `&& || !`. `+` joins when either side is a string.
-public indirect enum Expression: Equatable, Sendable, CustomStringConvertible {
+public indirect enum SpecExpression: Equatable, Sendable, CustomStringConvertible {
     case literal(SpecValue)
     case name(String, column: Int)
-    case unary(String, Expression)
-    case binary(String, Expression, Expression)
+    case unary(String, SpecExpression)
+    case binary(String, SpecExpression, SpecExpression)
 
     public var description: String {
         switch self {
@@ -202,21 +202,21 @@ struct ExpressionParser {
         return nil
     }
 
-    mutating func expression() throws(LineError) -> Expression { try or() }
+    mutating func expression() throws(LineError) -> SpecExpression { try or() }
 
-    private mutating func or() throws(LineError) -> Expression {
+    private mutating func or() throws(LineError) -> SpecExpression {
         var left = try and()
         while match("||") { left = .binary("||", left, try and()) }
         return left
     }
 
-    private mutating func and() throws(LineError) -> Expression {
+    private mutating func and() throws(LineError) -> SpecExpression {
         var left = try comparison()
         while match("&&") { left = .binary("&&", left, try comparison()) }
         return left
     }
 
-    private mutating func comparison() throws(LineError) -> Expression {
+    private mutating func comparison() throws(LineError) -> SpecExpression {
         let left = try additive()
         for op in ["==", "!=", "<=", ">=", "<", ">"] where match(op) {
             return .binary(op, left, try additive())
@@ -224,7 +224,7 @@ struct ExpressionParser {
         return left
     }
 
-    private mutating func additive() throws(LineError) -> Expression {
+    private mutating func additive() throws(LineError) -> SpecExpression {
         var left = try multiplicative()
         while true {
             if match("+") {
@@ -237,7 +237,7 @@ struct ExpressionParser {
         }
     }
 
-    private mutating func multiplicative() throws(LineError) -> Expression {
+    private mutating func multiplicative() throws(LineError) -> SpecExpression {
         var left = try unary()
         while true {
             if match("*") {
@@ -252,13 +252,13 @@ struct ExpressionParser {
         }
     }
 
-    private mutating func unary() throws(LineError) -> Expression {
+    private mutating func unary() throws(LineError) -> SpecExpression {
         if match("-") { return .unary("-", try unary()) }
         if match("!") { return .unary("!", try unary()) }
         return try primary()
     }
 
-    private mutating func primary() throws(LineError) -> Expression {
+    private mutating func primary() throws(LineError) -> SpecExpression {
         guard let c = peek() else { throw LineError(column: column, message: "expected an expression, found the end of the line") }
         if c == "(" {
             index += 1

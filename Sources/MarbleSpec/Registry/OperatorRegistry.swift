@@ -51,7 +51,7 @@ public struct OperatorDefinition: Sendable {
 struct OperatorContext {
     let inputs: [Observable<SpecItem>]
     let inputNames: [String]
-    let arguments: [Int: Expression]
+    let arguments: [Int: SpecExpression]
     let definition: OperatorDefinition
     let scheduler: TestScheduler
 

@@ -1,0 +1,29 @@
+import Dispatch
+
+extension Duration {
+    /// The duration in whole nanoseconds, clamped to `Int64`'s range (never traps: a
+    /// `Duration` holds 128 bits, far more than any clock here uses).
+    package var clampedNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        let (sum, overflow2) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+        if overflow2 { return seconds < 0 ? .min : .max }
+        return sum
+    }
+
+    /// A duration of `nanoseconds`.
+    package init(clampedNanoseconds nanoseconds: Int64) {
+        self = .nanoseconds(nanoseconds)
+    }
+}
+
+/// The dispatch deadline `delay` from now; delays beyond a century (or ones that would
+/// overflow `DispatchTime`) mean "never", negative ones "now".
+func dispatchDeadline(after delay: Duration) -> DispatchTime {
+    let nanos = max(delay, .zero).clampedNanoseconds
+    guard nanos < 3_153_600_000_000_000_000 else { return .distantFuture }
+    let now = DispatchTime.now()
+    let (sum, overflow) = now.uptimeNanoseconds.addingReportingOverflow(UInt64(nanos))
+    return overflow ? .distantFuture : DispatchTime(uptimeNanoseconds: sum)
+}

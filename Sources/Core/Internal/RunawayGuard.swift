@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A per-thread step budget for virtual-time runs. A virtual-time driver installs a budget
+/// around its run loop; operators that loop synchronously without going through a scheduler
+/// (`retry` of a source that fails at once, `repeat` of one that completes at once) spend one
+/// step per iteration, and stop when the budget is gone, so runaway work ends within the
+/// driver's step limit instead of spinning inside one action. With no budget installed (real
+/// schedulers, production code) `spend` always succeeds and costs one thread-local read.
+package enum RunawayGuard {
+    /// Steps allowed and spent on one thread's run.
+    package final class Budget {
+        package let limit: Int
+        package var used = 0
+        /// Set by the operator that ran out, naming the loop.
+        package var loopDescription: String?
+        package init(limit: Int) { self.limit = limit }
+        package var exhausted: Bool { used > limit }
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Runs `body` with `budget` installed on this thread (restoring the previous one after).
+    package static func withBudget<T>(_ budget: Budget, _ body: () throws -> T) rethrows -> T {
+        let previous = pthread_getspecific(key)
+        pthread_setspecific(key, Unmanaged.passUnretained(budget).toOpaque())
+        defer { pthread_setspecific(key, previous) }
+        return try body()
+    }
+
+    /// Spends one step of this thread's budget for the loop named `loop`.
+    /// - Returns: `false` when the budget is exhausted: the caller must stop looping.
+    package static func spend(_ loop: @autoclosure () -> String) -> Bool {
+        guard let raw = pthread_getspecific(key) else { return true }
+        let budget = Unmanaged<Budget>.fromOpaque(raw).takeUnretainedValue()
+        budget.used += 1
+        if budget.exhausted {
+            if budget.loopDescription == nil {
+                budget.loopDescription = "\(loop()) looped synchronously \(budget.limit) times inside one step of the test scheduler"
+            }
+            return false
+        }
+        return true
+    }
+}

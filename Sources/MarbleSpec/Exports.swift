@@ -1,0 +1,2 @@
+@_exported public import MarbleCore
+@_exported public import Marbles

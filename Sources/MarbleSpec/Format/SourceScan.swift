@@ -1,0 +1,43 @@
+import Foundation
+
+/// Reads a test's own source file to name what a diagram shows.
+enum SourceScan {
+    static func lines(of location: MarbleSourceLocation) -> [Substring]? {
+        guard let source = try? String(contentsOfFile: location.filePath, encoding: .utf8) else { return nil }
+        let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+        guard location.line >= 1, location.line <= lines.count else { return nil }
+        return lines
+    }
+
+    /// The argument of `expect(...)` on the assertion's source line.
+    static func expectArgument(at location: MarbleSourceLocation) -> String? {
+        guard let lines = lines(of: location) else { return nil }
+        let line = lines[location.line - 1]
+        guard let start = line.range(of: "expect(")?.upperBound else { return nil }
+        var depth = 0
+        var text = ""
+        for c in line[start...] {
+            if c == "(" || c == "{" || c == "[" { depth += 1 }
+            if c == ")" || c == "}" || c == "]" {
+                if depth == 0 { break }
+                depth -= 1
+            }
+            if c == "," && depth == 0 { break }
+            text.append(c)
+        }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// The name of the nearest `func` at or above the location (an XCTest method's name, where
+    /// the framework does not say which test is running).
+    static func enclosingFunction(at location: MarbleSourceLocation) -> String? {
+        guard let lines = lines(of: location) else { return nil }
+        for line in lines[..<location.line].reversed() {
+            guard let range = line.range(of: "func ") else { continue }
+            let name = line[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+            if !name.isEmpty { return String(name) + "()" }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,98 @@
+/// One event on a drawn timeline, in frames.
+public struct TimelineEvent: Equatable, Sendable {
+    /// What the event is.
+    public enum Kind: Equatable, Sendable {
+        /// A value, with its label.
+        case value(String)
+        /// Completion (`|`).
+        case complete
+        /// An error (`#`), with the error's description.
+        case error(String)
+    }
+    /// When it happens, in frames from the timeline's start (fractions for sub-frame times).
+    public var frame: Double
+    /// What happens.
+    public var kind: Kind
+
+    /// Creates an event.
+    public init(frame: Double, kind: Kind) {
+        self.frame = frame
+        self.kind = kind
+    }
+}
+
+/// An inner observable of a higher-order timeline, drawn from its subscription point.
+public struct InnerTimelineModel: Equatable, Sendable {
+    /// The frame on the parent timeline where the inner starts.
+    public var start: Double
+    /// Events relative to `start`.
+    public var events: [TimelineEvent]
+    /// Relative frame after which the inner was unsubscribed (drawn faded), if it was cut short.
+    public var fadedAfter: Double?
+
+    /// Creates an inner timeline.
+    public init(start: Double, events: [TimelineEvent], fadedAfter: Double? = nil) {
+        self.start = start
+        self.events = events
+        self.fadedAfter = fadedAfter
+    }
+}
+
+/// One timeline to draw: an input, the output, or the expected output.
+public struct TimelineModel: Equatable, Sendable {
+    /// The name shown beside it (`e1`, `output`, `expected`).
+    public var name: String
+    /// Its events, in time order.
+    public var events: [TimelineEvent]
+    /// Inner observables emitted on it (higher-order timelines only).
+    public var inners: [InnerTimelineModel] = []
+    /// Frames at which this timeline differs from the one it is compared with.
+    public var highlights: [Double] = []
+
+    /// Creates a timeline.
+    public init(name: String, events: [TimelineEvent], inners: [InnerTimelineModel] = [], highlights: [Double] = []) {
+        self.name = name
+        self.events = events
+        self.inners = inners
+        self.highlights = highlights
+    }
+}
+
+/// Everything a diagram shows, computed from a spec by ``DiagramRunner``; layout turns it into
+/// geometry.
+public struct DiagramModel: Equatable, Sendable {
+    /// The diagram's title (the spec's `title:`, else the operator call).
+    public var title: String
+    /// The input timelines, top to bottom.
+    public var inputs: [TimelineModel]
+    /// The operator box text (`nil`: no box, the spec gave the output itself).
+    public var operatorLabel: String?
+    /// The computed (or, for test-written specs, recorded) output.
+    public var output: TimelineModel
+    /// The expected output, drawn when it differs from the computed one.
+    public var expected: TimelineModel?
+    /// Mismatches between expected and actual (empty when they agree or there is no expectation).
+    public var mismatches: [MarbleMismatch]
+    /// The failure message with both diagrams aligned, when they differ.
+    public var mismatchMessage: String?
+    /// Whether a test reported this diagram as failing.
+    public var failed: Bool
+    /// The last frame any timeline reaches.
+    public var frames: Double
+
+    /// Creates a model.
+    public init(
+        title: String, inputs: [TimelineModel], operatorLabel: String?, output: TimelineModel, expected: TimelineModel? = nil,
+        mismatches: [MarbleMismatch] = [], mismatchMessage: String? = nil, failed: Bool = false, frames: Double
+    ) {
+        self.title = title
+        self.inputs = inputs
+        self.operatorLabel = operatorLabel
+        self.output = output
+        self.expected = expected
+        self.mismatches = mismatches
+        self.mismatchMessage = mismatchMessage
+        self.failed = failed
+        self.frames = frames
+    }
+}

@@ -1,0 +1,63 @@
+/// One checked expectation: what went in, what was expected, what came out. Handed to
+/// ``TestScheduler/onExpectationChecked`` (MarblesTesting writes diagram specs from it).
+public struct ExpectationOutcome {
+    /// A test observable made before the expectation.
+    public struct Input {
+        /// Hot or cold.
+        public var kind: DiagramKind
+        /// Its messages, erased; times relative to its creation (hot: to its `^`).
+        public var messages: [Recorded<Event<RecordedValue>>]
+    }
+
+    /// The `toBe` call site.
+    public var location: MarbleSourceLocation
+    /// The name of the test that made the expectation, when known.
+    public var testName: String?
+    /// The test observables made before the expectation, in creation order.
+    public var inputs: [Input]
+    /// The expected events (empty for a subscription expectation).
+    public var expected: [Recorded<Event<RecordedValue>>]
+    /// The recorded events (empty for a subscription expectation).
+    public var actual: [Recorded<Event<RecordedValue>>]
+    /// The differences; empty when the expectation held.
+    public var mismatches: [MarbleMismatch]
+    /// For a subscription expectation: the expected subscriptions.
+    public var expectedSubscriptions: [SubscriptionLog]?
+    /// For a subscription expectation: the subscriptions seen.
+    public var actualSubscriptions: [SubscriptionLog]?
+    /// The virtual time of one frame.
+    public var frame: Duration
+
+    /// Whether the expectation held.
+    public var passed: Bool { mismatches.isEmpty && expectedSubscriptions == actualSubscriptions }
+
+    /// The outcome of a timeline expectation.
+    public init(
+        location: MarbleSourceLocation, testName: String? = nil, inputs: [Input], expected: [Recorded<Event<RecordedValue>>],
+        actual: [Recorded<Event<RecordedValue>>], mismatches: [MarbleMismatch], frame: Duration
+    ) {
+        self.location = location
+        self.testName = testName
+        self.inputs = inputs
+        self.expected = expected
+        self.actual = actual
+        self.mismatches = mismatches
+        self.frame = frame
+    }
+
+    /// The outcome of a subscription expectation.
+    public init(
+        location: MarbleSourceLocation, testName: String? = nil, inputs: [Input], expectedSubscriptions: [SubscriptionLog],
+        actualSubscriptions: [SubscriptionLog], frame: Duration
+    ) {
+        self.location = location
+        self.testName = testName
+        self.inputs = inputs
+        self.expected = []
+        self.actual = []
+        self.mismatches = []
+        self.expectedSubscriptions = expectedSubscriptions
+        self.actualSubscriptions = actualSubscriptions
+        self.frame = frame
+    }
+}

@@ -1,0 +1,135 @@
+/// What an observable under test should emit; made by
+/// ``TestScheduler/expect(_:unsubscribe:fileID:filePath:line:column:)``, finished by one of
+/// `toBe`, `toEmit` or `toBeLike`. Nothing is compared until the run ends; a failure is
+/// reported at the line of that call.
+public final class MarbleExpectation {
+    private unowned let scheduler: TestScheduler
+    let origin: Duration
+    var actual: [Recorded<Event<RecordedValue>>] = []
+
+    init(scheduler: TestScheduler, origin: Duration, location: MarbleSourceLocation? = nil) {
+        self.scheduler = scheduler
+        self.origin = origin
+    }
+
+    /// The events recorded so far, relative to the time of `expect`.
+    public var recorded: [Recorded<Event<RecordedValue>>] { actual }
+
+    /// Expects the `diagram`, with values looked up in `values` (a test observable as a value
+    /// stands for its timeline: an inner observable; a ``ValueMatcher`` matches by predicate).
+    ///
+    /// - Parameters:
+    ///   - areEqual: compares an expected value with an actual one, instead of `==`.
+    public func toBe<Value>(
+        _ diagram: String, values: [String: Value], error: any Error = MarbleError(), areEqual: ((Value, Value) -> Bool)? = nil,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        toBe(
+            diagram, values: values, error: error, areEqual: areEqual,
+            at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// Expects the `diagram`, whose values are its characters as Strings.
+    public func toBe(
+        _ diagram: String, error: any Error = MarbleError(),
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        toBe(
+            diagram, values: [String: String](), error: error, areEqual: nil,
+            at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// ``toBe(_:values:error:areEqual:fileID:filePath:line:column:)`` with the location given
+    /// as a value, for helpers that pass their caller's location on.
+    public func toBe<Value>(
+        _ diagram: String, values: [String: Value], error: any Error = MarbleError(), areEqual: ((Value, Value) -> Bool)? = nil,
+        at location: MarbleSourceLocation
+    ) {
+        let expected: [Recorded<Event<RecordedValue>>]
+        do {
+            expected = try parseExpected(diagram, values: values, error: error)
+        } catch {
+            // The diagram is wrong, not the observable: one failure, no knock-on comparison.
+            scheduler.report(error.description, at: location)
+            return
+        }
+        let keys = values.sorted { $0.key < $1.key }.map { (key: $0.key, value: RecordedValue.expected($0.value)) }
+        let compare = areEqual.map { areEqual in
+            { (a: Any, b: Any) -> Bool in
+                guard let a = a as? Value, let b = b as? Value else { return plainValuesMatch(a, b) }
+                return areEqual(a, b)
+            }
+        }
+        let inputs = scheduler.createdInputs
+        scheduler.register(at: location) { [self, scheduler] in
+            let comparison = MarbleComparison(expected: expected, actual: actual, frame: scheduler.frame, keys: keys, areEqual: compare)
+            if !comparison.matches { scheduler.report(comparison.message(), at: location) }
+            scheduler.onExpectationChecked?(
+                ExpectationOutcome(
+                    location: location, testName: scheduler.testName, inputs: inputs, expected: expected, actual: actual,
+                    mismatches: comparison.mismatches, frame: scheduler.frame))
+        }
+    }
+
+    private func parseExpected<Value>(
+        _ diagram: String, values: [String: Value], error: any Error
+    ) throws(MarbleSyntaxError) -> [Recorded<Event<RecordedValue>>] {
+        if values.isEmpty {
+            return try scheduler.parser.parse(diagram, kind: .expected, error: error).map {
+                Recorded(time: $0.time, value: $0.value.map { .plain($0) })
+            }
+        }
+        return try scheduler.parser.parse(diagram, kind: .expected, values: values.mapValues { RecordedValue.expected($0) }, error: error)
+    }
+
+    /// Expects these values in this order, whatever their timing, then completion (or, with
+    /// `completing: false`, no terminal event), for tests that find diagrams heavy (RxJava's
+    /// `assertValues`, Turbine). A failure lists both value lists and the actual diagram.
+    public func toEmit<Value>(
+        _ values: [Value], completing: Bool = true,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        toEmit(values, completing: completing, at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// ``toEmit(_:completing:fileID:filePath:line:column:)`` at a location given as a value.
+    public func toEmit<Value>(_ values: [Value], completing: Bool = true, at location: MarbleSourceLocation) {
+        scheduler.register(at: location) { [self, scheduler] in
+            let received = actual.compactMap { recorded -> RecordedValue? in
+                if case .next(let value) = recorded.value { return value }
+                return nil
+            }
+            let terminal = actual.last.flatMap { recorded -> Event<RecordedValue>? in
+                if case .next = recorded.value { return nil }
+                return recorded.value
+            }
+            let expectedValues = values.map { RecordedValue.expected($0) }
+            let valuesMatch = received.count == expectedValues.count && zip(expectedValues, received).allSatisfy { $0.matches($1) }
+            let terminalMatches = completing ? terminal.map { if case .completed = $0 { true } else { false } } ?? false : terminal == nil
+            guard !(valuesMatch && terminalMatches) else { return }
+            let printed = MarblePrinter(frame: scheduler.frame).print(actual, label: \.description).text
+            let ending = completing ? "then completed" : "and no terminal event"
+            let actualEnding = terminal.map { "then \(MarbleComparison.describe($0, label: \.description, typed: false))" } ?? "and no terminal event"
+            scheduler.report(
+                """
+                values differ
+                expected: \(expectedValues.map(\.description)) \(ending)
+                actual:   \(received.map(\.description)) \(actualEnding)
+                diagram:  \(printed)
+                """, at: location)
+        }
+    }
+
+    /// Expects the same timeline as `other`, subscribed at the same virtual time (RxJS and
+    /// Rx.NET's observable-against-observable comparison).
+    public func toBeLike<O: ObservableType>(
+        _ other: O, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let reference = scheduler.expect(other, at: location)
+        scheduler.register(at: location) { [self, scheduler] in
+            let comparison = MarbleComparison(expected: reference.actual, actual: actual, frame: scheduler.frame)
+            if !comparison.matches { scheduler.report(comparison.message(headline: "timelines differ"), at: location) }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/// What subscriptions a test observable should have seen; made by
+/// ``TestScheduler/expect(subscriptions:fileID:filePath:line:column:)``.
+public final class SubscriptionExpectation {
+    private unowned let scheduler: TestScheduler
+    private let origin: Duration
+    private let logs: () -> [SubscriptionLog]
+
+    init(scheduler: TestScheduler, origin: Duration, logs: @escaping () -> [SubscriptionLog]) {
+        self.scheduler = scheduler
+        self.origin = origin
+        self.logs = logs
+    }
+
+    /// Expects exactly one subscription as drawn (`"^---!"`), or none (`"----"`).
+    public func toBe(
+        _ diagram: String, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        toBe([diagram], at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// Expects these subscriptions, in subscription order; diagrams without `^` stand for none.
+    public func toBe(
+        _ diagrams: [String], fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        toBe(diagrams, at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// ``toBe(_:fileID:filePath:line:column:)-([String],_,_,_,_)`` at a location given as a value.
+    public func toBe(_ diagrams: [String], at location: MarbleSourceLocation) {
+        var expected: [SubscriptionLog] = []
+        do {
+            for diagram in diagrams {
+                let parsed = try scheduler.parser.parseSubscription(diagram)
+                if let subscribe = parsed.subscribe {
+                    expected.append(SubscriptionLog(subscribed: subscribe, unsubscribed: parsed.unsubscribe))
+                }
+            }
+        } catch {
+            scheduler.report(error.description, at: location)
+            return
+        }
+        scheduler.register(at: location) { [self, scheduler] in
+            let actual = logs().map {
+                SubscriptionLog(subscribed: $0.subscribed - origin, unsubscribed: $0.unsubscribed.map { $0 - origin })
+            }
+            let comparison = SubscriptionComparison(expected: expected, actual: actual, frame: scheduler.frame)
+            if !comparison.matches { scheduler.report(comparison.message(), at: location) }
+            scheduler.onExpectationChecked?(
+                ExpectationOutcome(
+                    location: location, testName: scheduler.testName, inputs: scheduler.createdInputs,
+                    expectedSubscriptions: expected, actualSubscriptions: actual, frame: scheduler.frame))
+        }
+    }
+}

@@ -1,0 +1,90 @@
+extension TestScheduler {
+    /// Subscribes to `observable` at the subscription diagram's `^` (default: now) and
+    /// unsubscribes at its `!` (default: never); follow with `toBe`.
+    ///
+    /// Every subscription made here is checked for leaks when the run ends: an unsubscribed
+    /// or terminated observable that is still alive fails the test.
+    public func expect<O: ObservableType>(
+        _ observable: O, unsubscribe: String? = nil,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) -> MarbleExpectation {
+        expect(observable, unsubscribe: unsubscribe, at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// ``expect(_:unsubscribe:fileID:filePath:line:column:)`` at a location given as a value.
+    public func expect<O: ObservableType>(_ observable: O, unsubscribe: String? = nil, at location: MarbleSourceLocation) -> MarbleExpectation {
+        let expectation = MarbleExpectation(scheduler: self, origin: now, location: location)
+        let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
+        let source = observable.asObservable()
+        let subscription = SingleAssignmentDisposable()
+        // Decided once: only observables of observables need the per-value check.
+        let higherOrder = O.Element.self is any ObservableType.Type
+        virtual.schedule(at: now + subscribeAt) { [unowned self] in
+            subscription.set(
+                source.subscribe { event in
+                    let value = higherOrder ? self.erase(event) : event.map { RecordedValue.plain($0) }
+                    expectation.actual.append(Recorded(time: self.now - expectation.origin, value: value))
+                })
+        }
+        if let unsubscribeAt {
+            virtual.schedule(at: now + unsubscribeAt) { subscription.dispose() }
+        }
+        return expectation
+    }
+
+    /// The `^` (default: frame 0) and `!` of an expectation's subscription diagram, relative to
+    /// now; a malformed diagram is reported at the expectation and read as "subscribe now".
+    func subscriptionTimes(_ diagram: String?, location: MarbleSourceLocation) -> (subscribe: Duration, unsubscribe: Duration?) {
+        guard let diagram else { return (.zero, nil) }
+        do {
+            let parsed = try parser.parseSubscription(diagram)
+            return (parsed.subscribe ?? .zero, parsed.unsubscribe)
+        } catch {
+            report(error.description, at: location)
+            return (.zero, nil)
+        }
+    }
+
+    /// Erases an event; an observable value is subscribed at once and recorded as an inner
+    /// timeline relative to its emission.
+    func erase<Value>(_ event: Event<Value>) -> Event<RecordedValue> {
+        event.map { value in
+            guard let inner = value as? any ObservableType else { return .plain(value) }
+            return .inner(recordInner(inner))
+        }
+    }
+
+    private func recordInner<O: ObservableType>(_ inner: O) -> RecordedInnerTimeline {
+        let timeline = RecordedInnerTimeline()
+        let start = now
+        inner.asObservable().subscribe { [unowned self] event in
+            timeline.events.append(Recorded(time: self.now - start, value: self.erase(event)))
+        }
+        return timeline
+    }
+
+    /// Compares subscription logs with diagrams when the run ends. The logs are read then, not
+    /// now: pass the test observable's `subscriptions` directly.
+    public func expect(
+        subscriptions: @autoclosure @escaping () -> [SubscriptionLog],
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) -> SubscriptionExpectation {
+        SubscriptionExpectation(scheduler: self, origin: now, logs: subscriptions)
+    }
+
+    /// Subscribes to `observable` now and records its events, for custom checks after a flush.
+    public func record<O: ObservableType>(_ observable: O) -> Recording<O.Element> {
+        let recording = Recording<O.Element>()
+        let origin = now
+        recording.subscription = observable.asObservable().subscribe { [unowned self, unowned recording] event in
+            recording.events.append(Recorded(time: self.now - origin, value: event))
+        }
+        return recording
+    }
+
+    /// Queues a check for the end of the run; `location` is where it is reported if the run
+    /// never comes.
+    func register(at location: MarbleSourceLocation, isReady: @escaping () -> Bool = { true }, _ check: @escaping () -> Void) {
+        checks.append(PendingCheck(location: location, isReady: isReady, check: check))
+    }
+}

@@ -1,0 +1,77 @@
+extension TestScheduler {
+    /// A cold observable whose values are looked up in `values`; each subscription replays
+    /// the diagram from its own frame 0.
+    ///
+    /// A malformed diagram is reported here and gives an observable that never emits.
+    public func cold<Value>(
+        _ diagram: String, values: [String: Value], error: any Error = MarbleError(),
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) -> ColdObservable<Value> {
+        let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        return cold(messages: parse(diagram, .cold, values, error, location))
+    }
+
+    /// A cold observable whose values are the diagram's characters (or quoted texts).
+    public func cold(
+        _ diagram: String, error: any Error = MarbleError(),
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) -> ColdObservable<String> {
+        cold(diagram, values: [String: String](), error: error, fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
+    /// A hot observable whose values are looked up in `values`; it emits at the diagram's
+    /// frames (counted from its `^`) whoever is subscribed.
+    public func hot<Value>(
+        _ diagram: String, values: [String: Value], error: any Error = MarbleError(),
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) -> HotObservable<Value> {
+        let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        return hot(messages: parse(diagram, .hot, values, error, location))
+    }
+
+    /// A hot observable whose values are the diagram's characters (or quoted texts).
+    public func hot(
+        _ diagram: String, error: any Error = MarbleError(),
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) -> HotObservable<String> {
+        hot(diagram, values: [String: String](), error: error, fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
+    /// A cold observable of messages built by hand (times relative to each subscription).
+    public func cold<Value>(messages: [Recorded<Event<Value>>]) -> ColdObservable<Value> {
+        let cold = ColdObservable(messages: messages, scheduler: self)
+        createdInputs.append(ExpectationOutcome.Input(kind: .cold, messages: cold.erasedMessages))
+        return cold
+    }
+
+    /// A hot observable of messages built by hand (times relative to now; set up at the run's start).
+    public func hot<Value>(messages: [Recorded<Event<Value>>]) -> HotObservable<Value> {
+        let hot = HotObservable(messages: messages, scheduler: self)
+        hotToSetUp.append(hot.setUp)
+        createdInputs.append(ExpectationOutcome.Input(kind: .hot, messages: hot.erasedMessages))
+        return hot
+    }
+
+    /// The time up to the first `|` of `diagram` (RxJS `time()`), to pass to operators.
+    public func time(
+        _ diagram: String, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) -> Duration {
+        do {
+            return try parser.time(diagram)
+        } catch {
+            report(error.description, at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+            return .zero
+        }
+    }
+
+    private func parse<Value>(
+        _ diagram: String, _ kind: DiagramKind, _ values: [String: Value], _ error: any Error, _ location: MarbleSourceLocation
+    ) -> [Recorded<Event<Value>>] {
+        do {
+            return try parser.parse(diagram, kind: kind, values: values, error: error)
+        } catch {
+            report(error.description, at: location)
+            return []
+        }
+    }
+}

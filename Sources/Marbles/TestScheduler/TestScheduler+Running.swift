@@ -1,0 +1,95 @@
+extension TestScheduler {
+    /// Runs `body`, then ``flush(fileID:filePath:line:column:)``; returns what `body` returns.
+    @discardableResult
+    public func run<Result>(
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
+        _ body: () throws -> Result
+    ) rethrows -> Result {
+        let result = try body()
+        flush(at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+        return result
+    }
+
+    /// Sets up hot observables created so far, runs virtual time until no work is left (or
+    /// `maxFrames`), then checks every expectation whose `toBe` has been called. Frames keep
+    /// counting; later expectations count from the time they are made.
+    ///
+    /// When the step limit is reached, that is the one failure reported: the expectations of
+    /// the run are dropped unchecked (their diagrams would only repeat it at length).
+    public func flush(fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column) {
+        flush(at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// ``flush(fileID:filePath:line:column:)`` at a location given as a value.
+    public func flush(at location: MarbleSourceLocation) {
+        setUpHot()
+        if let runaway = drive(until: maxFrames.map { now + frame * $0 }) {
+            virtual.cancelAll()
+            let dropped = checks.count
+            checks.removeAll()
+            report(
+                """
+                \(runaway) at \(frameText(now, frame: frame)): a source that never ends (an interval, a hot observable \
+                without '|', a retry loop, an async sequence that keeps sleeping) needs an unsubscription diagram, \
+                e.g. expect(obs, unsubscribe: "^---!"), or set maxFrames\
+                \(dropped > 0 ? " (\(dropped) expectation(s) of this run were not checked)" : "")
+                """, at: location)
+        }
+        finishAsyncRuns(location: location)
+        let ready = checks.filter { $0.isReady() }
+        checks.removeAll { $0.isReady() }
+        for check in ready { check.check() }
+    }
+
+    /// Moves virtual time forward by `duration`, running what is due (hot observables are set
+    /// up first).
+    public func advance(
+        by duration: Duration, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        advance(to: now + duration, fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
+    /// Moves virtual time forward to `time`, running what is due.
+    public func advance(
+        to time: Duration, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        setUpHot()
+        if let runaway = drive(until: max(time, now)) {
+            virtual.cancelAll()
+            report(
+                "\(runaway) before reaching \(frameText(time, frame: frame)): work that never settles",
+                at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+        }
+    }
+
+    func setUpHot() {
+        let pending = hotToSetUp
+        hotToSetUp = []
+        for setUp in pending { setUp() }
+    }
+
+    /// Runs virtual time and the executor's jobs in turn: all jobs until idle, then the next
+    /// virtual action, so each wake-up runs to completion before the next one. Synchronous
+    /// loops inside one action (a `retry` of a source that fails at once) count against the
+    /// same step limit through ``RunawayGuard``.
+    /// - Returns: why it stopped early, or `nil` when it ran to the end.
+    func drive(until limit: Duration?) -> String? {
+        executor.adoptCurrentThread()
+        let limitText = "the test scheduler ran \(virtual.stepLimit) steps and work was still due"
+        let budget = RunawayGuard.Budget(limit: virtual.stepLimit)
+        return RunawayGuard.withBudget(budget) { () -> String? in
+            while true {
+                budget.used += executor.runUntilIdle(limit: virtual.stepLimit - budget.used + 1)
+                if budget.exhausted { return budget.loopDescription ?? limitText }
+                guard let due = virtual.nextDueTime else { break }
+                if let limit, due > limit { break }
+                virtual.step()
+                budget.used += 1
+                if budget.exhausted { return budget.loopDescription ?? limitText }
+                if asyncClock != nil { clock.publish(now) }
+            }
+            if let limit { try? virtual.advance(to: limit) }
+            return nil
+        }
+    }
+}

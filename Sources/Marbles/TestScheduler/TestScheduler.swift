@@ -1,0 +1,127 @@
+/// A virtual-time scheduler for marble tests: creates hot and cold test observables from
+/// diagrams, records what observables under test emit, and compares the recordings with
+/// expected diagrams when the run ends.
+///
+/// ```swift
+/// let scheduler = TestScheduler()   // MarblesTesting: reports to Swift Testing or XCTest
+/// scheduler.run {
+///     let source = scheduler.hot("--a--^--b--c--|", values: ["a": 1, "b": 2, "c": 3])
+///     scheduler.expect(source.map { $0 * 10 }).toBe("---b--c--|", values: ["b": 20, "c": 30])
+///     scheduler.expect(subscriptions: source.subscriptions).toBe("^--------!")
+/// }
+/// ```
+///
+/// Its surface, by role:
+/// - test observables: ``cold(_:values:error:fileID:filePath:line:column:)``,
+///   ``hot(_:values:error:fileID:filePath:line:column:)``, ``time(_:fileID:filePath:line:column:)``;
+/// - expectations: ``expect(_:unsubscribe:fileID:filePath:line:column:)`` and
+///   ``expect(subscriptions:fileID:filePath:line:column:)``, each followed by `toBe`;
+///   ``record(_:)`` for custom checks;
+/// - running: ``run(fileID:filePath:line:column:_:)``, ``flush(fileID:filePath:line:column:)``,
+///   ``advance(by:fileID:filePath:line:column:)``, ``advance(to:fileID:filePath:line:column:)``;
+/// - async code: ``clock`` and the `expect` overloads for `AsyncSequence`.
+///
+/// Same-frame order is first scheduled, first run: subscriptions and unsubscriptions of
+/// expectations are queued when `expect` is called, hot messages when the run starts (in
+/// creation order), then whatever is scheduled during the run. Times in diagrams count from
+/// the moment the expectation or observable was made; frames keep counting across flushes.
+///
+/// Single-threaded by contract: use it from one thread. An expectation whose `toBe` was never
+/// checked (no `run`/`flush` after it) fails at its `toBe` line when the scheduler goes away.
+public final class TestScheduler: Scheduler {
+    /// The virtual time of one frame (`-`).
+    public let frame: Duration
+    /// When set, a flush runs only up to this many frames past the time of the flush; work
+    /// due later stays queued. `nil` runs until no work is left (or the step limit).
+    public var maxFrames: Int?
+    /// Called after each expectation is checked, passing or not (MarblesTesting uses it to
+    /// write diagram specs when `MARBLES_DIAGRAM_DIR` is set).
+    public var onExpectationChecked: ((ExpectationOutcome) -> Void)?
+    /// The name of the running test, when the reporter knows it; written into diagram specs.
+    public var testName: String?
+
+    /// The virtual clock underneath; internal so that every run goes through ``flush(fileID:filePath:line:column:)``.
+    package let virtual: VirtualTimeScheduler
+    /// Where failures go.
+    package let reporter: any MarbleFailureReporter
+    /// Reads diagrams at this scheduler's frame.
+    package let parser: MarbleParser
+
+    var hotToSetUp: [() -> Void] = []
+    /// Test observables made so far, erased, for ``ExpectationOutcome/inputs``.
+    var createdInputs: [ExpectationOutcome.Input] = []
+    /// Expectations whose `toBe` was called and that have not been checked yet.
+    var checks: [PendingCheck] = []
+
+    // Async support: created on first use.
+    lazy var executor = TestTaskExecutor()
+    var asyncClock: TestClock?
+    var asyncRuns: [AsyncRun] = []
+    var reportedEscapes = 0
+
+    /// Creates a scheduler reporting to `reporter`. `MarblesTesting` adds `TestScheduler()`,
+    /// which reports to the running test.
+    ///
+    /// - Parameters:
+    ///   - frame: the virtual time of one `-`.
+    ///   - stepLimit: how many actions (and synchronous resubscriptions) one flush may run
+    ///     before it gives up and reports work that never settles.
+    ///   - reporter: where failures go.
+    public init(frame: Duration = .milliseconds(1), stepLimit: Int = 1_000_000, reporter: any MarbleFailureReporter) {
+        self.frame = frame
+        self.virtual = VirtualTimeScheduler(stepLimit: stepLimit)
+        self.reporter = reporter
+        self.parser = MarbleParser(frame: frame)
+    }
+
+    deinit {
+        // A forgotten run/flush must not pass silently.
+        for check in checks {
+            reporter.report(
+                MarbleFailure(
+                    message: """
+                        this expectation was never checked: the test ended before virtual time ran. \
+                        Wrap the test in scheduler.run { … } or call scheduler.flush() after toBe
+                        """,
+                    location: check.location))
+        }
+    }
+
+    /// A `Clock` on this scheduler's virtual time, for async code under test: its
+    /// `sleep(until:)` parks until virtual time reaches the deadline.
+    public var clock: TestClock {
+        if let asyncClock { return asyncClock }
+        let clock = TestClock(scheduler: self)
+        asyncClock = clock
+        return clock
+    }
+
+    // MARK: Scheduler
+
+    /// The virtual time.
+    public var now: Duration { virtual.now }
+
+    /// Schedules `action` now, after what is already due now.
+    /// - Complexity: O(log n)
+    @discardableResult
+    public func schedule(_ action: @escaping () -> Void) -> any Disposable { virtual.schedule(action) }
+
+    /// Schedules `action` `delay` from now.
+    /// - Complexity: O(log n)
+    @discardableResult
+    public func schedule(after delay: Duration, _ action: @escaping () -> Void) -> any Disposable {
+        virtual.schedule(after: delay, action)
+    }
+
+    /// Reports a failure, unless it is a knock-on of one already reported for `location`.
+    func report(_ message: String, at location: MarbleSourceLocation) {
+        reporter.report(MarbleFailure(message: message, location: location))
+    }
+}
+
+/// An expectation waiting for the end of a run.
+struct PendingCheck {
+    let location: MarbleSourceLocation
+    let isReady: () -> Bool
+    let check: () -> Void
+}

@@ -1,0 +1,5 @@
+import MarbleSpec
+
+func model(_ text: String) throws -> DiagramModel {
+    try DiagramRunner.run(try DiagramSpec.parse(text))
+}
