@@ -35,6 +35,14 @@ final class Gate<Element>: @unchecked Sendable {
         return result
     }
 
+    /// Queues events without delivering them; a later `locked` or `send` delivers them first.
+    func enqueue(_ events: [Event<Element>]) {
+        lock.withLock { pending.append(contentsOf: events) }
+    }
+
+    /// Delivers whatever is queued.
+    func drain() { locked {} }
+
     /// Queues an event; call only inside `locked`.
     func emit(_ event: Event<Element>) { pending.append(event) }
 

@@ -85,7 +85,10 @@ public enum RxError: Error, Equatable, Sendable, CustomStringConvertible {
     case blockingTimeout(Duration)
     /// A virtual-time scheduler ran more steps than its limit allows.
     case stepLimitExceeded(steps: Int, now: Duration)
+    /// `switchCase` got a key that matches no case, and it has no default.
+    case noCase(key: String)
 
+    /// The error in words.
     public var description: String {
         switch self {
         case .noElements: return "sequence contains no elements"
@@ -95,6 +98,7 @@ public enum RxError: Error, Equatable, Sendable, CustomStringConvertible {
         case .stepLimitExceeded(let steps, let now):
             return "virtual time scheduler ran \(steps) steps and is still busy at \(now): "
                 + "a source that never settles (an interval without take, a retry loop?)"
+        case .noCase(let key): return "no case for key \(key) and no default"
         }
     }
 }

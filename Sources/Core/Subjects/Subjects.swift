@@ -1,8 +1,12 @@
 /// Keeps the observers of a subject and replays its terminal event to late subscribers.
 /// Observers are called outside the lock, in subscription order.
+///
+/// Each observer sits behind a ``Gate``: what a new subscriber is replayed is queued in its
+/// gate before any sender can see it, so a value sent meanwhile on another thread is
+/// delivered after the replay, never before it or at the same time.
 final class SubjectCore<Element>: @unchecked Sendable {
     let lock = Lock()
-    private var observers: [(key: UInt64, observer: Observer<Element>)] = []
+    private var observers: [(key: UInt64, observer: Gate<Element>)] = []
     private var nextKey: UInt64 = 0
     private(set) var terminal: Event<Element>?
 
@@ -11,17 +15,22 @@ final class SubjectCore<Element>: @unchecked Sendable {
     /// Adds `observer` unless the subject has terminated; `replay` runs under the lock and
     /// returns events to deliver first (for behavior and replay subjects).
     func add(_ observer: Observer<Element>, replay: () -> [Event<Element>]) {
-        let (events, key): ([Event<Element>], UInt64?) = lock.withLock {
+        let gate = Gate(observer)
+        let key: UInt64? = lock.withLock {
             let replayed = replay()
-            if let terminal { return (replayed + [terminal], nil) }
+            if let terminal {
+                gate.enqueue(replayed + [terminal])
+                return nil
+            }
+            gate.enqueue(replayed)
             nextKey += 1
-            observers.append((nextKey, observer))
-            return (replayed, nextKey)
+            observers.append((nextKey, gate))
+            return nextKey
         }
         if let key {
             observer.setUpstream(AnonymousDisposable { [weak self] in self?.remove(key) })
         }
-        for event in events { observer.on(event) }
+        gate.drain()
     }
 
     private func remove(_ key: UInt64) {
@@ -30,7 +39,7 @@ final class SubjectCore<Element>: @unchecked Sendable {
 
     /// Sends `event` to every current observer; `record` runs under the lock first.
     func send(_ event: Event<Element>, record: (Event<Element>) -> Void = { _ in }) {
-        let targets: [Observer<Element>] = lock.withLock {
+        let targets: [Gate<Element>] = lock.withLock {
             if terminal != nil { return [] }
             record(event)
             let targets = observers.map(\.observer)
@@ -40,7 +49,7 @@ final class SubjectCore<Element>: @unchecked Sendable {
             }
             return targets
         }
-        for observer in targets { observer.on(event) }
+        for gate in targets { gate.send(event) }
     }
 }
 

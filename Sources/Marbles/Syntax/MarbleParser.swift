@@ -203,6 +203,7 @@ struct Scanner {
     private var index = 0
     private var column = 0
     private(set) var cursor: Int64 = 0
+    private var overflowColumn: Int?
     private var groupStart: Int64?
     private var groupIsCompact = false
     private var groupColumn = 0
@@ -227,7 +228,18 @@ struct Scanner {
     /// Advances one frame for an event or marker; inside a compact group, the group's single
     /// frame is charged when it closes instead.
     mutating func advanceOneFrame() {
-        if !(groupStart != nil && groupIsCompact) { cursor &+= frameNanos }
+        if !(groupStart != nil && groupIsCompact) { advanceCursor(by: frameNanos) }
+    }
+
+    /// Moves the cursor; past a quarter of `Int64` (room for offsets and hot negatives) the
+    /// overflow is remembered and reported by the next call to `next()` or `finish()`.
+    mutating func advanceCursor(by nanos: Int64) {
+        let (sum, overflow) = cursor.addingReportingOverflow(nanos)
+        if overflow || sum > Int64.max / 4 {
+            if overflowColumn == nil { overflowColumn = max(column, 1) }
+            return
+        }
+        cursor = sum
     }
 
     private func error(_ kind: MarbleSyntaxError.Kind, at column: Int) -> MarbleSyntaxError {
@@ -237,16 +249,25 @@ struct Scanner {
     /// The next token; spaces, frames, groups and time progressions are applied to the cursor
     /// here and also returned, so callers can reject them.
     mutating func next() throws(MarbleSyntaxError) -> Token? {
+        if let overflowColumn { throw error(.timeOverflow, at: overflowColumn) }
         while index < bytes.count {
             let byte = bytes[index]
             let atTokenStart = index == 0 || bytes[index - 1] == MarbleSymbol.space.rawValue
             column += 1
-            if byte >= 0x80 {
-                // A non-ASCII value: one grapheme cluster.
+            let next = index + 1 < bytes.count ? bytes[index + 1] : 0
+            if byte >= 0x80 || next >= 0x80 || (byte == 0x0D && next == 0x0A) {
+                // A value of one grapheme cluster: non-ASCII, or ASCII joined with what
+                // follows (`e` + U+0301, `\r\n`). An ASCII symbol that stands alone keeps
+                // its meaning.
                 let start = diagram.utf8.index(diagram.utf8.startIndex, offsetBy: index)
                 let character = diagram[start...].first!
-                index += character.utf8.count
-                return Token(value: String(character), column: column)
+                if byte >= 0x80 || character.utf8.count > 1 {
+                    index += character.utf8.count
+                    return Token(value: String(character), column: column)
+                }
+            }
+            if atTokenStart, byte >= 0x30 && byte <= 0x39, let typo = mistypedTimeProgression(at: index) {
+                throw error(.invalidTimeProgression(typo), at: column)
             }
             if atTokenStart, byte >= 0x30 && byte <= 0x39, let (length, nanos) = timeProgression(at: index) {
                 guard nanos >= 0 else {
@@ -255,7 +276,7 @@ struct Scanner {
                 if groupStart != nil && groupIsCompact {
                     throw error(.timeInCompactGroup, at: column)
                 }
-                cursor &+= nanos
+                advanceCursor(by: nanos)
                 column += length - 1
                 index += length
                 continue
@@ -271,7 +292,7 @@ struct Scanner {
                 continue
             case .frame:
                 if groupStart != nil && groupIsCompact { throw error(.timeInCompactGroup, at: column) }
-                cursor &+= frameNanos
+                advanceCursor(by: frameNanos)
                 continue
             case .groupOpen, .compactOpen:
                 if groupStart != nil { throw error(.nestedGroup, at: column) }
@@ -279,7 +300,7 @@ struct Scanner {
                 groupIsCompact = symbol == .compactOpen
                 groupColumn = column
                 groupEvents = 0
-                if symbol == .groupOpen { cursor &+= frameNanos }
+                if symbol == .groupOpen { advanceCursor(by: frameNanos) }
                 continue
             case .groupClose, .compactClose:
                 guard let start = groupStart, groupIsCompact == (symbol == .compactClose) else {
@@ -287,20 +308,21 @@ struct Scanner {
                 }
                 if groupEvents == 0 { throw error(.emptyGroup, at: groupColumn) }
                 groupStart = nil
-                cursor = symbol == .compactClose ? start &+ frameNanos : cursor &+ frameNanos
+                if symbol == .compactClose { cursor = start }
+                advanceCursor(by: frameNanos)
                 continue
             case .quote:
                 let open = column
+                let textStart = index
                 var text: [UInt8] = []
                 var closed = false
+                defer { column = open + String(decoding: bytes[textStart..<index], as: UTF8.self).count }
                 while index < bytes.count {
                     let b = bytes[index]
                     index += 1
-                    if b & 0xC0 != 0x80 { column += 1 }
                     if b == 0x5C, index < bytes.count {  // backslash escape
                         text.append(bytes[index])
                         index += 1
-                        column += 1
                         continue
                     }
                     if b == MarbleSymbol.quote.rawValue {
@@ -321,7 +343,20 @@ struct Scanner {
 
     /// Fails on an unclosed group.
     func finish() throws(MarbleSyntaxError) {
+        if let overflowColumn { throw error(.timeOverflow, at: overflowColumn) }
         if groupStart != nil { throw error(.unclosedGroup, at: groupColumn) }
+    }
+
+    /// A token of digits (and a fraction) then letters only, up to a space or the end, that is
+    /// not a time progression (`10xs`, `5sec`): almost surely a mistyped one.
+    private func mistypedTimeProgression(at start: Int) -> String? {
+        var i = start
+        while i < bytes.count, (bytes[i] >= 0x30 && bytes[i] <= 0x39) || bytes[i] == 0x2E { i += 1 }
+        let lettersStart = i
+        while i < bytes.count, (bytes[i] | 0x20) >= 0x61 && (bytes[i] | 0x20) <= 0x7A { i += 1 }
+        guard i > lettersStart, i == bytes.count || bytes[i] == MarbleSymbol.space.rawValue else { return nil }
+        guard timeProgression(at: start) == nil else { return nil }
+        return String(decoding: bytes[start..<i], as: UTF8.self)
     }
 
     /// Recognizes `N(.N)?(ms|s|m)` followed by a space or the end; returns its length in bytes
@@ -332,7 +367,12 @@ struct Scanner {
         var fraction: Int64 = 0
         var fractionScale: Int64 = 1
         while i < bytes.count, bytes[i] >= 0x30 && bytes[i] <= 0x39 {
-            integer = integer > Int64.max / 10 ? -1 : integer * 10 + Int64(bytes[i] - 0x30)
+            // Sticky -1 once the digits no longer fit.
+            if integer >= 0 {
+                let (times10, o1) = integer.multipliedReportingOverflow(by: 10)
+                let (sum, o2) = times10.addingReportingOverflow(Int64(bytes[i] - 0x30))
+                integer = o1 || o2 ? -1 : sum
+            }
             i += 1
         }
         if i < bytes.count, bytes[i] == 0x2E {  // .

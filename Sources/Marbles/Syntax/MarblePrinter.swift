@@ -36,20 +36,24 @@ public struct MarblePrinter: Sendable {
         print(events, label: { $0 }).text
     }
 
-    /// Prints a subscription log as a subscription diagram.
+    /// Prints a subscription log as a subscription diagram; long or fractional stretches print
+    /// as time progressions (`^ 10m !`), so a ten-minute subscription is a short line.
     public func print(_ log: SubscriptionLog) -> String {
         // `^` costs a frame and `!` none, so `^!` would put them a frame apart: `(^!)` when equal.
-        let sub = VirtualTimeScheduler.nanos(log.subscribed) / frameNanos
-        var text = String(repeating: "-", count: Int(max(sub, 0))) + "^"
-        if let end = log.unsubscribed {
-            let gap = VirtualTimeScheduler.nanos(end - log.subscribed) / frameNanos
-            if gap <= 0 {
-                text = String(repeating: "-", count: Int(max(sub, 0))) + "(^!)"
-            } else {
-                text += String(repeating: "-", count: Int(gap - 1)) + "!"
-            }
-        }
-        return text
+        let sub = max(VirtualTimeScheduler.nanos(log.subscribed), 0)
+        guard let end = log.unsubscribed.map(VirtualTimeScheduler.nanos) else { return stretch(sub) + "^" }
+        let (afterMarker, overflow) = sub.addingReportingOverflow(frameNanos)
+        // An unsubscription less than a frame after the subscription cannot be drawn apart from it.
+        if end <= sub || overflow || end < afterMarker { return stretch(sub) + "(^!)" }
+        let gap = stretch(end &- afterMarker)
+        return stretch(sub) + "^" + (gap.first?.isNumber == true ? " " : "") + gap + "!"
+    }
+
+    /// Dashes for up to ``maxDashes`` whole frames, else a time progression and a space.
+    private func stretch(_ nanos: Int64) -> String {
+        guard nanos > 0 else { return "" }
+        if nanos % frameNanos == 0 && nanos / frameNanos <= maxDashes { return String(repeating: "-", count: Int(nanos / frameNanos)) }
+        return Self.formatDuration(nanos) + " "
     }
 
     fileprivate func token<Value>(_ event: Event<Value>, label: (Value) -> String) -> String {
@@ -100,10 +104,16 @@ extension MarblePrinter {
         var cursors = [Int64](repeating: 0, count: lines.count)
         var positions = [Int](repeating: 0, count: lines.count)
         var columns: [(Duration, Int)] = []
+        // After its `|` or `#` a line is padded with spaces: dashes would read as time going on.
+        var ended = [Bool](repeating: false, count: lines.count)
         for time in times {
             var gaps: [[Character]] = []
             for line in lines.indices {
-                let gap = time - cursors[line]
+                if ended[line] {
+                    gaps.append([])
+                    continue
+                }
+                let gap = time &- cursors[line]
                 var text: [Character] = []
                 if gap > 0 {
                     if gap % frameNanos == 0 && gap / frameNanos <= maxDashes {
@@ -137,22 +147,40 @@ extension MarblePrinter {
                 while j < events.count, VirtualTimeScheduler.nanos(events[j].time) == time { j += 1 }
                 let group = events[positions[line]..<j]
                 guard !group.isEmpty else { continue }
-                let tokens = group.map { token($0.value, label: label) }
+                var tokens = group.map { token($0.value, label: label) }
+                if group.contains(where: { $0.value.isTerminal }) { ended[line] = true }
                 if tokens.count == 1 {
+                    if readsAsTimeProgression(tokens[0], after: outs[line].last, next: events[j...].first, at: time, label: label) {
+                        tokens[0] = "'\(tokens[0])'"
+                    }
                     outs[line].append(contentsOf: tokens[0])
-                    cursors[line] = time + frameNanos
+                    cursors[line] = time.addingReportingOverflow(frameNanos).overflow ? .max : time + frameNanos
                 } else {
-                    let width = Int64(tokens.count + 2) * frameNanos
+                    let (width, o1) = Int64(tokens.count + 2).multipliedReportingOverflow(by: frameNanos)
                     let next = j < events.count ? VirtualTimeScheduler.nanos(events[j].time) : Int64.max
-                    let fits = time + width <= next
+                    let (end, o2) = time.addingReportingOverflow(width)
+                    let fits = !o1 && !o2 && end <= next
                     outs[line].append(fits ? "(" : "[")
                     for t in tokens { outs[line].append(contentsOf: t) }
                     outs[line].append(fits ? ")" : "]")
-                    cursors[line] = fits ? time + width : time + frameNanos
+                    cursors[line] = fits ? end : (time.addingReportingOverflow(frameNanos).overflow ? .max : time + frameNanos)
                 }
                 positions[line] = j
             }
         }
         return (outs.map { String($0) }, columns)
     }
+
+    /// Whether a one-digit value at the start of a token, followed at once by a value that
+    /// starts with a letter, digit or `.`, would be read back as a time progression (`1s`) or
+    /// a mistyped one (`7b`).
+    private func readsAsTimeProgression<Value>(
+        _ token: String, after previous: Character?, next: Recorded<Event<Value>>?, at time: Int64, label: (Value) -> String
+    ) -> Bool {
+        guard token.count == 1, token.first?.isASCII == true, token.first?.isNumber == true else { return false }
+        guard previous == nil || previous == " ", let next, VirtualTimeScheduler.nanos(next.time) == time &+ frameNanos else { return false }
+        guard let first = self.token(next.value, label: label).first else { return false }
+        return (first.isASCII && (first.isLetter || first.isNumber)) || first == "."
+    }
 }
+

@@ -1,33 +1,55 @@
 /// A malformed marble diagram: what is wrong, and where, with a caret under the spot.
 ///
 /// ```
-/// marble syntax error at column 4: unclosed group: '(' has no matching ')'
+/// marble syntax error at line 1, column 3: unclosed group: '(' has no matching ')'
 ///   --(ab-c
 ///     ^
 /// ```
 public struct MarbleSyntaxError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What went wrong.
     public enum Kind: Equatable, Sendable {
+        /// A `(` or `[` that is never closed.
         case unclosedGroup
+        /// A `)` or `]` with no group open.
         case unopenedGroup
+        /// A group inside a group.
         case nestedGroup
+        /// `()` or `[]`.
         case emptyGroup
+        /// `^` in a cold diagram.
         case zeroInColdDiagram
+        /// A second `^` in a hot or expected diagram.
         case secondZero
+        /// `^` inside a group.
         case zeroInGroup
+        /// `!` outside a subscription diagram.
         case unsubscribeOutsideSubscriptionDiagram
+        /// A second `!`.
         case secondUnsubscribe
+        /// A second `^` in a subscription diagram.
         case secondSubscribe
+        /// `!` before `^` in a subscription diagram.
         case unsubscribeBeforeSubscribe
+        /// An event symbol or value in a subscription diagram.
         case unexpectedSymbolInSubscriptionDiagram(Character)
+        /// A value key missing from a non-empty `values` dictionary.
         case missingValue(String)
+        /// A `'` that is never closed.
         case unterminatedQuote
+        /// `''`.
         case emptyQuote
+        /// An event after `|` or `#` in an expected diagram.
         case eventAfterTermination
+        /// A token that starts like a time progression and is not one (`10xs`).
         case invalidTimeProgression(String)
+        /// `time(_:)` of a diagram without `|`.
         case noCompletion
+        /// A time progression or `-` inside `[...]`.
         case timeInCompactGroup
+        /// One time progression longer than 64-bit nanoseconds hold.
         case timeProgressionTooLong(String)
+        /// The diagram's time, added up, passes what 64-bit nanoseconds hold (about 292 years).
+        case timeOverflow
     }
 
     /// What went wrong.
@@ -39,12 +61,32 @@ public struct MarbleSyntaxError: Error, Equatable, Sendable, CustomStringConvert
     /// 1-based column, counted in characters.
     public let column: Int
 
-    /// Creates an error at a column of a one-line diagram.
+    /// Creates an error at a line and column; a `line` of 1 with a `column` counted across
+    /// a multi-line diagram is moved to the line that column falls on.
     public init(_ kind: Kind, diagram: String, line: Int = 1, column: Int) {
         self.kind = kind
         self.diagram = diagram
-        self.line = line
-        self.column = column
+        if line == 1 {
+            (self.line, self.column) = Self.locate(column, in: diagram)
+        } else {
+            self.line = line
+            self.column = column
+        }
+    }
+
+    /// The line and column of the `column`-th character of `diagram`, counting line breaks
+    /// (`\n`, `\r\n`) as characters of the line they end.
+    static func locate(_ column: Int, in diagram: String) -> (line: Int, column: Int) {
+        var line = 1
+        var lineStart = 0
+        for (offset, character) in diagram.enumerated() {
+            if offset + 1 >= column { break }
+            if character.isNewline {
+                line += 1
+                lineStart = offset + 1
+            }
+        }
+        return (line, column - lineStart)
     }
 
     /// The problem in words, without the location.
@@ -70,12 +112,14 @@ public struct MarbleSyntaxError: Error, Equatable, Sendable, CustomStringConvert
         case .invalidTimeProgression(let text): return "'\(text)' is not a time progression (write e.g. 10ms, 1.5s, 2m)"
         case .noCompletion: return "the diagram needs a '|' to measure a time"
         case .timeProgressionTooLong(let text): return "'\(text)' is too long a time progression"
+        case .timeOverflow: return "the diagram's time adds up to more than 64-bit nanoseconds hold (about 292 years)"
         case .timeInCompactGroup: return "time inside '[...]': a compact group holds events only and lasts one frame"
         }
     }
 
+    /// `marble syntax error at line L, column C: reason`, the line, and a caret under the spot.
     public var description: String {
-        let lines = diagram.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = diagram.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         let text = line - 1 < lines.count ? String(lines[line - 1]) : diagram
         let caret = String(repeating: " ", count: max(column - 1, 0)) + "^"
         return "marble syntax error at line \(line), column \(column): \(reason)\n  \(text)\n  \(caret)"

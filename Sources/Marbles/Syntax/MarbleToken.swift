@@ -34,7 +34,10 @@ public enum MarbleSymbol: UInt8, CaseIterable, Sendable {
 
     /// Whether a value written as `text` needs quotes to print as one value.
     static func needsQuotes(_ text: String) -> Bool {
+        // One character of one ASCII byte or of non-ASCII scalars only: a cluster that starts
+        // with ASCII (`e` + U+0301, `\r\n`) would be re-read differently without quotes.
         guard text.count == 1, let byte = text.utf8.first else { return true }
+        if byte < 0x80 && text.utf8.count > 1 { return true }
         if MarbleSymbol(rawValue: byte) != nil { return true }
         return text.utf8.count == 1 && (byte < 0x20 || byte == 0x7F)
     }

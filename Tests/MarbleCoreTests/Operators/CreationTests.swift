@@ -64,24 +64,4 @@ struct CreationTests {
         }
         #expect(builds == 2)
     }
-
-    @Test("if and switchCase choose the source at subscription (RAC if:then:else:, switch:cases:default:)")
-    func conditionals() {
-        var flag = true
-        var key = "b"
-        marbles { s in
-            let a = s.cold("-a|")
-            let b = s.cold("--b|")
-            s.expect(Observable.if({ flag }, then: a.asObservable(), else: b.asObservable())).toBe("-a|")
-            s.expect(Observable.switchCase({ key }, cases: ["a": a.asObservable(), "b": b.asObservable()])).toBe("--b|")
-            s.expect(Observable<String>.switchCase({ "zz" }, cases: ["a": a.asObservable()]))
-                .toBe("#", error: SwitchCaseError(key: "zz"))
-            s.expect(Observable<String>.switchCase({ "zz" }, cases: ["a": a.asObservable()], default: .just("d"))).toBe("(d|)")
-        }
-        flag = false
-        key = "a"
-        marbles { s in
-            s.expect(Observable.if({ flag }, then: s.cold("-a|").asObservable())).toBe("|")
-        }
-    }
 }

@@ -1,0 +1,29 @@
+extension ObservableType {
+    /// Drops values equal (by `areEqual`) to the value before them.
+    public func distinctUntilChanged(_ areEqual: @escaping (Element, Element) throws -> Bool) -> Observable<Element> {
+        lift { observer in
+            var last: Element?
+            return { event in
+                switch event {
+                case .next(let value):
+                    do {
+                        if let previous = last, try areEqual(previous, value) { return }
+                        last = value
+                        observer.onNext(value)
+                    } catch { observer.onError(error) }
+                case .error, .completed: observer.on(event)
+                }
+            }
+        }
+    }
+
+    /// Drops values whose key equals the key of the value before them.
+    public func distinctUntilChanged<Key: Equatable>(by key: @escaping (Element) throws -> Key) -> Observable<Element> {
+        distinctUntilChanged { try key($0) == key($1) }
+    }
+}
+
+extension ObservableType where Element: Equatable {
+    /// Drops values equal to the value before them.
+    public func distinctUntilChanged() -> Observable<Element> { distinctUntilChanged(==) }
+}

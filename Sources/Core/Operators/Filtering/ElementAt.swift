@@ -1,0 +1,28 @@
+extension ObservableType {
+    /// Emits the value at `index` and completes; errors with ``RxError/argumentOutOfRange``
+    /// when the source completes earlier, unless a `defaultValue` is given.
+    public func elementAt(_ index: Int, defaultValue: Element? = nil) -> Observable<Element> {
+        precondition(index >= 0, "elementAt needs a non-negative index")
+        return lift { observer in
+            var remaining = index
+            return { event in
+                switch event {
+                case .next(let value):
+                    if remaining == 0 {
+                        observer.onNext(value)
+                        observer.onCompleted()
+                    }
+                    remaining -= 1
+                case .error: observer.on(event)
+                case .completed:
+                    if let defaultValue {
+                        observer.onNext(defaultValue)
+                        observer.onCompleted()
+                    } else {
+                        observer.onError(RxError.argumentOutOfRange)
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,8 @@
+extension ObservableType {
+    /// Drops every value; keeps completion and error.
+    public func ignoreElements() -> Observable<Element> {
+        lift { observer in
+            { event in if event.isTerminal { observer.on(event) } }
+        }
+    }
+}

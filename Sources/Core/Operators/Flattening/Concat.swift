@@ -1,0 +1,25 @@
+extension ObservableType where Element: ObservableType {
+    /// Subscribes to the inner observables one after another.
+    public func concat() -> Observable<Element.Element> {
+        flatMap(maxConcurrent: 1) { $0 }
+    }
+}
+
+extension Observable {
+    /// Subscribes to `sources` one after another.
+    public static func concat<S: ObservableType>(_ sources: S...) -> Observable<Element> where S.Element == Element {
+        concat(sources)
+    }
+
+    /// Subscribes to `sources` one after another.
+    public static func concat<S: ObservableType>(_ sources: [S]) -> Observable<Element> where S.Element == Element {
+        Observable<S>.from(sources).concat()
+    }
+}
+
+extension ObservableType {
+    /// Continues with `next` after this stream completes.
+    public func concat<S: ObservableType>(_ next: S) -> Observable<Element> where S.Element == Element {
+        Observable.concat([asObservable(), next.asObservable()])
+    }
+}

@@ -1,0 +1,59 @@
+extension ObservableType {
+    /// Maps each value to an observable, unsubscribing from the previous one first (RxJS
+    /// `switchMap`). Completes when the source has completed and the latest inner has too.
+    public func flatMapLatest<Inner: ObservableType>(_ selector: @escaping (Element) throws -> Inner) -> Observable<Inner.Element> {
+        let source = asObservable()
+        return Observable.composite { downstream, resources in
+            let gate = Gate(downstream)
+            let slot = SerialDisposable()
+            resources.insert(slot)
+            var latest = 0
+            var innerActive = false
+            var outerDone = false
+            resources.insert(
+                source.subscribe { event in
+                    switch event {
+                    case .next(let value):
+                        let inner: Observable<Inner.Element>
+                        do { inner = try selector(value).asObservable() } catch {
+                            gate.send(.error(error))
+                            return
+                        }
+                        let id: Int = gate.locked {
+                            latest += 1
+                            innerActive = true
+                            return latest
+                        }
+                        let holder = SingleAssignmentDisposable()
+                        slot.set(holder)
+                        holder.set(
+                            inner.subscribe { innerEvent in
+                                gate.locked {
+                                    guard id == latest else { return }
+                                    if case .completed = innerEvent {
+                                        innerActive = false
+                                        if outerDone { gate.emit(.completed) }
+                                    } else {
+                                        gate.emit(innerEvent)
+                                    }
+                                }
+                            })
+                    case .error(let error):
+                        gate.send(.error(error))
+                    case .completed:
+                        gate.locked {
+                            outerDone = true
+                            if !innerActive { gate.emit(.completed) }
+                        }
+                    }
+                })
+        }
+    }
+}
+
+extension ObservableType where Element: ObservableType {
+    /// Mirrors the latest inner observable, unsubscribing from the previous one.
+    public func switchLatest() -> Observable<Element.Element> {
+        flatMapLatest { $0 }
+    }
+}

@@ -1,0 +1,74 @@
+extension ObservableType {
+    /// Emits arrays of `count` values; on completion a non-empty remainder is emitted too.
+    public func buffer(count: Int) -> Observable<[Element]> {
+        precondition(count > 0, "buffer(count:) needs a positive count")
+        return lift { observer in
+            var buffer: [Element] = []
+            return { event in
+                switch event {
+                case .next(let value):
+                    buffer.append(value)
+                    if buffer.count == count {
+                        let full = buffer
+                        buffer = []
+                        observer.onNext(full)
+                    }
+                case .error(let error): observer.onError(error)
+                case .completed:
+                    if !buffer.isEmpty { observer.onNext(buffer) }
+                    observer.onCompleted()
+                }
+            }
+        }
+    }
+
+    /// Emits the values collected in each `timeSpan` window (an empty array for a silent
+    /// window, as RxJS's `bufferTime`), or earlier once `count` values are collected, which
+    /// starts a new window. On completion the current buffer is emitted, then completion.
+    public func buffer(timeSpan: Duration, count: Int = .max, scheduler: any Scheduler) -> Observable<[Element]> {
+        precondition(count > 0, "buffer(timeSpan:count:) needs a positive count")
+        let source = asObservable()
+        return Observable.composite { downstream, resources in
+            let gate = Gate(downstream)
+            let timer = SerialDisposable()
+            resources.insert(timer)
+            var buffer: [Element] = []
+            var window = 0
+            // Timers are scheduled outside the lock: a scheduler may run them synchronously.
+            func open(_ opened: Int?) {
+                guard let current = opened else { return }
+                gate.scheduleTimer(on: scheduler, after: timeSpan, in: timer, isCurrent: { current == window }) {
+                    open(
+                        gate.locked {
+                            guard current == window else { return nil }
+                            gate.emit(.next(buffer))
+                            buffer = []
+                            window += 1
+                            return window
+                        })
+                }
+            }
+            open(0)
+            resources.insert(
+                source.subscribe { event in
+                    open(
+                        gate.locked {
+                            switch event {
+                            case .next(let value):
+                                buffer.append(value)
+                                guard buffer.count >= count else { return nil }
+                                gate.emit(.next(buffer))
+                                buffer = []
+                                window += 1
+                                return window
+                            case .error(let error): gate.emit(.error(error))
+                            case .completed:
+                                gate.emit(.next(buffer))
+                                gate.emit(.completed)
+                            }
+                            return nil
+                        })
+                })
+        }
+    }
+}

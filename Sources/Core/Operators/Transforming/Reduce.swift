@@ -1,0 +1,18 @@
+extension ObservableType {
+    /// Emits the final accumulation when the source completes (`seed` for an empty source).
+    public func reduce<State>(_ seed: State, accumulator: @escaping (State, Element) throws -> State) -> Observable<State> {
+        lift { observer in
+            var state = seed
+            return { event in
+                switch event {
+                case .next(let value):
+                    do { state = try accumulator(state, value) } catch { observer.onError(error) }
+                case .error(let error): observer.onError(error)
+                case .completed:
+                    observer.onNext(state)
+                    observer.onCompleted()
+                }
+            }
+        }
+    }
+}

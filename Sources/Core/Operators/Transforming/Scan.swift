@@ -1,0 +1,28 @@
+extension ObservableType {
+    /// Emits each intermediate accumulation, starting from `seed`.
+    @inlinable
+    public func scan<State>(_ seed: State, accumulator: @escaping (State, Element) throws -> State) -> Observable<State> {
+        asObservable().scan(seed, accumulator: accumulator)
+    }
+}
+
+extension Observable {
+    /// Emits each intermediate accumulation, starting from `seed`.
+    @inlinable
+    public func scan<State>(_ seed: State, accumulator: @escaping (State, Element) throws -> State) -> Observable<State> {
+        lift { observer in
+            var state = seed
+            return { event in
+                switch event {
+                case .next(let value):
+                    do {
+                        state = try accumulator(state, value)
+                        observer.onNext(state)
+                    } catch { observer.onError(error) }
+                case .error(let error): observer.onError(error)
+                case .completed: observer.onCompleted()
+                }
+            }
+        }
+    }
+}

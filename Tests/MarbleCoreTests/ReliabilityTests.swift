@@ -1,0 +1,98 @@
+import Foundation
+import MarblesTesting
+import Testing
+
+/// Regressions of the races and traps found by the stress program and TSan; each loop is
+/// bounded and waits with a timeout, never a sleep.
+@Suite("Reliability regressions")
+struct ReliabilityTests {
+    struct E: Error {}
+
+    @Test("flatMap(maxConcurrent:) over inners on other threads never loses a queued inner", arguments: [1, 2])
+    func flatMapMaxConcurrentAcrossThreads(maxConcurrent: Int) throws {
+        let schedulers = (0..<4).map { DispatchQueueScheduler(queue: DispatchQueue(label: "inner-\($0)")) }
+        for run in 0..<40 {
+            let values = try Observable.from(0..<200)
+                .flatMap(maxConcurrent: maxConcurrent) { Observable.just($0).subscribe(on: schedulers[$0 % 4]) }
+                .toArray()
+                .blocking(timeout: .seconds(20)).first()
+            #expect(values?.count == 200, "run \(run)")
+        }
+    }
+
+    @Test("retry(n) of a source failing on another thread resubscribes every time")
+    func retryAcrossThreads() throws {
+        let queue = DispatchQueueScheduler(queue: DispatchQueue(label: "retry"))
+        for _ in 0..<300 {
+            var attempts = 0
+            let lock = NSLock()
+            let source = Observable<Int>.deferred {
+                lock.withLock { attempts += 1 }
+                return Observable<Int>.error(E()).subscribe(on: queue)
+            }
+            #expect(throws: E.self) { try source.retry(20).blocking(timeout: .seconds(20)).toArray() }
+            #expect(lock.withLock { attempts } == 21)
+        }
+    }
+
+    @Test("retry(Int.max) of a source that fails at once ends in a located failure within the step limit")
+    func runawayRetry() {
+        let reporter = CollectingReporter()
+        let s = TestScheduler(stepLimit: 10_000, reporter: reporter)
+        s.run {
+            s.expect(Observable<Int>.error(E()).retry(Int.max)).toBe("-")
+        }
+        #expect(reporter.failures.count == 1)
+        #expect(reporter.failures.first?.message.contains("retry looped synchronously") == true)
+    }
+
+    @Test("a replaying subject delivers the replay before live values sent meanwhile, one at a time", arguments: [0, 1])
+    func replayOrder(kind: Int) throws {
+        for _ in 0..<300 {
+            let behavior = BehaviorSubject(value: 0)
+            let replay = ReplaySubject<Int>(bufferSize: 1)
+            replay.onNext(0)
+            let subject: Observable<Int> = kind == 0 ? behavior.asObservable() : replay.asObservable()
+            let useBehavior = kind == 0
+            let done = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                for i in 1...50 {
+                    if useBehavior { behavior.onNext(i) } else { replay.onNext(i) }
+                }
+                done.signal()
+            }
+            let seen = Locked<[Int]>()
+            let inside = Locked<Int>()
+            let overlapped = Locked(false)
+            let subscription = subject.subscribe(onNext: { value in
+                if inside.update({ $0 += 1; return $0 }) > 1 { overlapped.update { $0 = true } }
+                seen.update { $0.append(value) }
+                inside.update { $0 -= 1 }
+            })
+            done.wait()
+            subscription.dispose()
+            let values = seen.update { $0 }
+            #expect(!overlapped.update { $0 })
+            #expect(values == values.sorted(), "\(values)")
+        }
+    }
+
+    @Test("huge durations clamp instead of trapping")
+    func hugeDurations() throws {
+        let never = Observable<Int>.never()
+        let scheduler = DispatchQueueScheduler(queue: DispatchQueue(label: "huge"))
+        scheduler.schedule(after: .seconds(Int64.max / 2)) {}.dispose()
+        #expect(throws: RxError.self) { try never.timeout(.milliseconds(1), scheduler: scheduler).blocking(timeout: .seconds(Int64.max / 2)).first() }
+    }
+}
+
+/// A value behind a lock, for test observers called on several threads.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    convenience init() where Value == Int { self.init(0) }
+    convenience init<T>() where Value == [T] { self.init([]) }
+    @discardableResult
+    func update<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&value) } }
+}
