@@ -4,7 +4,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MARBLEGEN := .build/debug/marblegen
 
-.PHONY: diagrams test test-tsan check-diagrams lint deps bench clean
+.PHONY: diagrams test test-tsan check-diagrams lint deps bench fuzz clean
 
 deps:
 	@command -v $(SWIFT) >/dev/null || { echo "swift is not on PATH: install Swift 6 (https://swift.org/install)"; exit 2; }
@@ -29,7 +29,11 @@ test: deps
 
 # Concurrency and async tests under ThreadSanitizer (separate build folder, so the normal build stays warm).
 test-tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter "Concurrency|MarblesAsyncTests"
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter "Concurrency|Reliability|MarblesAsyncTests"
+
+# The parser/printer property tests at 10^6 inputs, release build (CI runs 2*10^4 in debug).
+fuzz: deps
+	MARBLES_FUZZ_COUNT=1000000 $(SWIFT) test -c release --scratch-path .build-release --filter "Parser and printer fuzzing|ParserPrinterFuzz"
 
 # The gallery is current and its expectations hold.
 check-diagrams: deps

@@ -1,5 +1,10 @@
 // swift-tools-version: 6.0
+import Foundation
 import PackageDescription
+
+// A path dependency's package identity is its folder's name, which is whatever the clone was
+// called: read it instead of assuming one.
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 
 // Benchmarks live apart from the library so `swift test` never builds them.
 // Run: `swift run -c release MarblesBenchmarks` (or `make bench` from the root).
@@ -11,8 +16,8 @@ let package = Package(
         .executableTarget(
             name: "MarblesBenchmarks",
             dependencies: [
-                .product(name: "MarbleCore", package: "main"), .product(name: "Marbles", package: "main"),
-                .product(name: "MarbleRender", package: "main"),
+                .product(name: "MarbleCore", package: root), .product(name: "Marbles", package: root),
+                .product(name: "MarbleRender", package: root),
             ],
             path: "Sources/MarblesBenchmarks"),
     ]

@@ -33,7 +33,8 @@ extension SubscriptionExpectation {
 
 extension TestScheduler {
     /// `expect` whose subscription-diagram errors are reported at `sourceLocation`.
-    public func expect<O: ObservableType>(_ observable: O, unsubscribe: String? = nil, sourceLocation: SourceLocation) -> MarbleExpectation {
+    public func expect<O: ObservableType>(_ observable: O, unsubscribe: String? = nil, sourceLocation: SourceLocation) -> MarbleExpectation
+    {
         expect(observable, unsubscribe: unsubscribe, at: MarbleSourceLocation(sourceLocation))
     }
 

@@ -1,6 +1,6 @@
+import MarbleSpec
 @_exported public import Marbles
 public import Testing
-import MarbleSpec
 import XCTest
 
 /// Reports marble failures to the test that is running: `Issue.record` under Swift Testing,
@@ -18,7 +18,8 @@ public struct TestFrameworkReporter: MarbleFailureReporter {
         if Test.current != nil {
             Issue.record(
                 Comment(rawValue: failure.message),
-                sourceLocation: SourceLocation(fileID: location.fileID, filePath: location.filePath, line: location.line, column: location.column))
+                sourceLocation: SourceLocation(
+                    fileID: location.fileID, filePath: location.filePath, line: location.line, column: location.column))
         } else if let file = location.staticFilePath {
             XCTFail(failure.message, file: file, line: UInt(location.line))
         } else {

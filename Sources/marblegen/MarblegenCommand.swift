@@ -1,6 +1,6 @@
-public import ArgumentParser
+import ArgumentParser
 import Foundation
-public import MarbleRender
+import MarbleRender
 
 @main
 struct MarblegenCommand: ParsableCommand {
@@ -8,24 +8,28 @@ struct MarblegenCommand: ParsableCommand {
         commandName: "marblegen",
         abstract: "Marble diagrams computed from real operators, rendered through Cairo.",
         discussion: "Exit codes: 0 ok, 1 a check or verification failed, 2 bad input.",
+        version: "0.2.0",
         subcommands: [Render.self, Check.self, Verify.self, Parse.self, Operators.self],
         defaultSubcommand: Render.self)
 
     /// Like ArgumentParser's `main()`, but a usage error exits 2 (bad input), as the other
-    /// commands' input errors do, instead of 64.
+    /// commands' input errors do, instead of 64; and arguments are read as users type them
+    /// (see ``CommandLineArguments``).
     static func main() {
         do {
-            var command = try parseAsRoot()
+            let arguments = try CommandLineArguments.normalized(Array(CommandLine.arguments.dropFirst()))
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
             if code == .success {
-                print(message)
+                if !message.isEmpty { print(message) }
                 Foundation.exit(0)
             }
-            FileHandle.standardError.write(Data((message + "\n").utf8))
-            Foundation.exit(2)
+            if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            // Our own commands exit with their code; ArgumentParser's usage errors with 2.
+            Foundation.exit(error is ExitCode ? code.rawValue : 2)
         }
     }
 }
@@ -45,7 +49,7 @@ struct DrawingOptions: ParsableArguments {
     var format: [OutputFormat] = [.png, .svg]
 
     @Option(help: "light, dark, or auto (SVG follows the reader's preference; PNG and PDF use light).")
-    var theme: ThemeChoice = .auto
+    var theme: ThemeArgument = .auto
 
     @Option(help: "PNG scale factor.")
     var scale: Double = 2
@@ -61,20 +65,77 @@ struct DrawingOptions: ParsableArguments {
     var generator: Marblegen {
         var generator = Marblegen()
         generator.formats = format
-        generator.theme = theme
+        generator.theme = theme.choice
         generator.scale = scale
         generator.fontFamily = font
         return generator
     }
 }
 
-extension ThemeChoice: ExpressibleByArgument {}
+/// `--theme`'s choices (the library's ``ThemeChoice``, as an argument).
+enum ThemeArgument: String, ExpressibleByArgument, CaseIterable {
+    case light, dark, auto
+    var choice: ThemeChoice { ThemeChoice(rawValue: rawValue) ?? .auto }
+}
 
-/// Prints a result and exits with its code.
-func finish(_ result: CommandResult) -> Never {
+/// `parse --kind`'s choices.
+enum KindArgument: String, ExpressibleByArgument, CaseIterable {
+    case cold, hot, expected, subscription
+    var kind: Marblegen.ParseKind { Marblegen.ParseKind(rawValue: rawValue) ?? .cold }
+}
+
+/// Prints a result; a non-zero code ends the command with it.
+func finish(_ result: CommandResult) throws {
     if !result.output.isEmpty { FileHandle.standardOutput.write(Data(result.output.utf8)) }
     if !result.errors.isEmpty { FileHandle.standardError.write(Data(result.errors.utf8)) }
-    exit(result.exitCode)
+    if result.exitCode != 0 { throw ExitCode(result.exitCode) }
+}
+
+/// Fails with a usage error unless every path names an existing file or folder; a word that
+/// is close to a command name (`verfy`) says so.
+func requireExisting(_ paths: [String]) throws {
+    for path in paths where !FileManager.default.fileExists(atPath: path) {
+        let commands = ["render", "check", "verify", "parse", "operators"]
+        let hint = commands.first { editDistance($0, path) <= 2 }.map { " (did you mean the command '\($0)'?)" } ?? ""
+        throw ValidationError("no such file or folder: '\(path)'\(hint)")
+    }
+}
+
+/// Fails with a usage error when `path` cannot be an output folder.
+func requireWritableFolder(_ path: String) throws {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+        guard isDirectory.boolValue else { throw ValidationError("output '\(path)' is a file, not a folder") }
+        guard FileManager.default.isWritableFile(atPath: path) else { throw ValidationError("output folder '\(path)' is not writable") }
+        return
+    }
+    var parent = (path as NSString).deletingLastPathComponent
+    while !parent.isEmpty, !FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) {
+        parent = (parent as NSString).deletingLastPathComponent
+    }
+    let existing = parent.isEmpty ? "." : parent
+    _ = FileManager.default.fileExists(atPath: existing, isDirectory: &isDirectory)
+    guard isDirectory.boolValue else { throw ValidationError("cannot create output folder '\(path)': '\(existing)' is a file") }
+    guard FileManager.default.isWritableFile(atPath: existing) else {
+        throw ValidationError("cannot create output folder '\(path)': '\(existing)' is not writable")
+    }
+}
+
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a)
+    let b = Array(b)
+    guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+    var row = Array(0...b.count)
+    for i in 1...a.count {
+        var previous = row[0]
+        row[0] = i
+        for j in 1...b.count {
+            let current = row[j]
+            row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+            previous = current
+        }
+    }
+    return row[b.count]
 }
 
 struct Render: ParsableCommand {
@@ -89,8 +150,13 @@ struct Render: ParsableCommand {
 
     @OptionGroup var drawing: DrawingOptions
 
+    func validate() throws {
+        try requireExisting(paths)
+        if let output { try requireWritableFolder(output) }
+    }
+
     func run() throws {
-        finish(drawing.generator.render(paths, outputDirectory: output))
+        try finish(drawing.generator.render(paths, outputDirectory: output))
     }
 }
 
@@ -102,8 +168,19 @@ struct Check: ParsableCommand {
 
     @OptionGroup var drawing: DrawingOptions
 
+    func validate() throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+            throw ValidationError("no such folder: '\(directory)'")
+        }
+        guard isDirectory.boolValue else {
+            throw ValidationError(
+                "check takes a folder of specs and their renders; '\(directory)' is a file (use `marblegen verify \(directory)`)")
+        }
+    }
+
     func run() throws {
-        finish(drawing.generator.check(directory))
+        try finish(drawing.generator.check(directory))
     }
 }
 
@@ -113,24 +190,29 @@ struct Verify: ParsableCommand {
     @Argument(help: "Spec files or folders.")
     var paths: [String] = [Marblegen.galleryDirectory]
 
+    func validate() throws { try requireExisting(paths) }
+
     func run() throws {
-        finish(Marblegen().verify(paths))
+        try finish(Marblegen().verify(paths))
     }
 }
 
 struct Parse: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print a marble diagram's events, or its error with a caret.")
 
-    // Diagrams usually start with "-": take words the parser does not know as the diagram.
-    @Argument(parsing: .allUnrecognized, help: "The diagram, e.g. \"--a-(bc)-|\".")
+    // Diagrams usually start with "-"; `CommandLineArguments` puts them after a `--`.
+    @Argument(parsing: .postTerminator, help: "The diagram, e.g. \"--a-(bc)-|\" (dashes first are fine).")
     var diagram: [String] = []
 
-    @Option(help: "cold, hot, expected or subscription.")
-    var kind: String = "cold"
+    @Option(help: "The kind of diagram.")
+    var kind: KindArgument = .cold
+
+    func validate() throws {
+        guard !diagram.isEmpty else { throw ValidationError("give a diagram, e.g. marblegen parse \"--a-(bc)-|\"") }
+    }
 
     func run() throws {
-        guard !diagram.isEmpty else { throw ValidationError("give a diagram, e.g. marblegen parse \"--a-(bc)-|\"") }
-        finish(Marblegen.parse(diagram.joined(separator: " "), kind: kind))
+        try finish(Marblegen.parse(diagram.joined(separator: " "), kind: kind.kind))
     }
 }
 
@@ -138,6 +220,6 @@ struct Operators: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the operators specs may use.")
 
     func run() throws {
-        finish(Marblegen.operators())
+        try finish(Marblegen.operators())
     }
 }

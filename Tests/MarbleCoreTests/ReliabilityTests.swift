@@ -65,7 +65,12 @@ struct ReliabilityTests {
             let inside = Locked<Int>()
             let overlapped = Locked(false)
             let subscription = subject.subscribe(onNext: { value in
-                if inside.update({ $0 += 1; return $0 }) > 1 { overlapped.update { $0 = true } }
+                if inside.update({
+                    $0 += 1
+                    return $0
+                }) > 1 {
+                    overlapped.update { $0 = true }
+                }
                 seen.update { $0.append(value) }
                 inside.update { $0 -= 1 }
             })
@@ -82,7 +87,9 @@ struct ReliabilityTests {
         let never = Observable<Int>.never()
         let scheduler = DispatchQueueScheduler(queue: DispatchQueue(label: "huge"))
         scheduler.schedule(after: .seconds(Int64.max / 2)) {}.dispose()
-        #expect(throws: RxError.self) { try never.timeout(.milliseconds(1), scheduler: scheduler).blocking(timeout: .seconds(Int64.max / 2)).first() }
+        #expect(throws: RxError.self) {
+            try never.timeout(.milliseconds(1), scheduler: scheduler).blocking(timeout: .seconds(Int64.max / 2)).first()
+        }
     }
 }
 

@@ -141,30 +141,38 @@ public struct Marblegen: Sendable {
 
     // MARK: parse
 
+    /// What kind of diagram `parse` reads.
+    public enum ParseKind: String, CaseIterable, Sendable {
+        /// Times from the subscription; no `^`.
+        case cold
+        /// `^` marks frame 0.
+        case hot
+        /// As hot; nothing after `|` or `#`.
+        case expected
+        /// `^` and `!` only.
+        case subscription
+    }
+
     /// Prints a marble diagram's events as a table, or its syntax error with a caret.
-    public static func parse(_ diagram: String, kind: String = "cold") -> CommandResult {
+    public static func parse(_ diagram: String, kind: ParseKind = .cold) -> CommandResult {
         var result = CommandResult(exitCode: 0, output: "", errors: "")
         let parser = MarbleParser()
         do {
-            if kind == "subscription" {
-                let parsed = try parser.parseSubscription(diagram)
-                result.say("subscribe    \(parsed.subscribe.map { MarbleComparison.frameTextPublic($0) } ?? "never")")
-                result.say("unsubscribe  \(parsed.unsubscribe.map { MarbleComparison.frameTextPublic($0) } ?? "never")")
-                return result
-            }
             let diagramKind: DiagramKind
             switch kind {
-            case "cold": diagramKind = .cold
-            case "hot": diagramKind = .hot
-            case "expected": diagramKind = .expected
-            default:
-                result.fail(2, "error: unknown kind '\(kind)' (cold, hot, expected, subscription)")
+            case .subscription:
+                let parsed = try parser.parseSubscription(diagram)
+                result.say("subscribe    \(parsed.subscribe.map { frameText($0, frame: .milliseconds(1)) } ?? "never")")
+                result.say("unsubscribe  \(parsed.unsubscribe.map { frameText($0, frame: .milliseconds(1)) } ?? "never")")
                 return result
+            case .cold: diagramKind = .cold
+            case .hot: diagramKind = .hot
+            case .expected: diagramKind = .expected
             }
             let events = try parser.parse(diagram, kind: diagramKind)
             result.say("frame  event")
             for event in events {
-                let frame = MarbleComparison.frameTextPublic(event.time).replacingOccurrences(of: "frame ", with: "")
+                let frame = frameText(event.time, frame: .milliseconds(1)).replacingOccurrences(of: "frame ", with: "")
                 result.say(frame.padding(toLength: max(frame.count, 5), withPad: " ", startingAt: 0) + "  " + event.value.description)
             }
         } catch {
@@ -312,9 +320,4 @@ final class ResultSlots<Value>: @unchecked Sendable {
         set { lock.withLock { slots[index] = newValue } }
     }
     var values: [Value] { lock.withLock { slots.map { $0! } } }
-}
-
-extension MarbleComparison {
-    /// "frame 12" for a time at one frame per millisecond.
-    static func frameTextPublic(_ time: Duration) -> String { frameText(time, frame: Duration.milliseconds(1)) }
 }

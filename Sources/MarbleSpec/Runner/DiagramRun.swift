@@ -132,7 +132,8 @@ struct DiagramRun {
             let longest = written.max { DiagramRunner.frameLength($0.diagram, parser) < DiagramRunner.frameLength($1.diagram, parser) }
             throw error(
                 line: longest?.line ?? 1, column: longest?.column ?? 1,
-                "the diagram spans \(Int(frames)) frames; marblegen draws at most \(DiagramRunner.maxFrames) (shorten the time progressions)")
+                "the diagram spans \(Int(frames)) frames; marblegen draws at most \(DiagramRunner.maxFrames) (shorten the time progressions)"
+            )
         }
         return frames
     }

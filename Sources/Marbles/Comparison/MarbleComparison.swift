@@ -26,7 +26,18 @@ public struct MarbleComparison {
         self.expected = expected
         self.actual = actual
         self.frame = frame
-        let label = Self.labeler { value in keys.first { $0.value.matches(value) }?.key }
+        let label = Self.labeler { value in
+            // A matcher is named by its own key; actual values are never named after a matcher.
+            if case .plain(let matcher as ValueMatcher) = value {
+                return keys.first {
+                    if case .plain(let m as ValueMatcher) = $0.value { m.description == matcher.description } else { false }
+                }?.key
+            }
+            return keys.first { key in
+                if case .plain(is ValueMatcher) = key.value { return false }
+                return key.value.matches(value)
+            }?.key
+        }
         self.label = label
         let e = Self.groupedByTime(expected)
         let a = Self.groupedByTime(actual)
@@ -103,7 +114,9 @@ public struct MarbleComparison {
         lines.append(String(repeating: " ", count: indent) + Self.crop(Self.ruler(printed.columns, frame: frame), window))
         lines.append("expected: " + Self.crop(printed.texts[0], window))
         lines.append("actual:   " + Self.crop(printed.texts[1], window))
-        if let caret { lines.append(String(repeating: " ", count: indent + caret - window.lowerBound + (window.lowerBound > 0 ? 1 : 0)) + "^") }
+        if let caret {
+            lines.append(String(repeating: " ", count: indent + caret - window.lowerBound + (window.lowerBound > 0 ? 1 : 0)) + "^")
+        }
         for mismatch in mismatches.prefix(Self.listedMismatches) { lines.append("  \(mismatch)") }
         if mismatches.count > Self.listedMismatches {
             lines.append("  … and \(mismatches.count - Self.listedMismatches) more mismatches")

@@ -61,7 +61,7 @@ public final class MarbleExpectation {
             }
         }
         let inputs = scheduler.createdInputs
-        scheduler.register(at: location) { [self, scheduler] in
+        scheduler.register(at: location) { [self, unowned scheduler] in
             let comparison = MarbleComparison(expected: expected, actual: actual, frame: scheduler.frame, keys: keys, areEqual: compare)
             if !comparison.matches { scheduler.report(comparison.message(), at: location) }
             scheduler.onExpectationChecked?(
@@ -94,7 +94,7 @@ public final class MarbleExpectation {
 
     /// ``toEmit(_:completing:fileID:filePath:line:column:)`` at a location given as a value.
     public func toEmit<Value>(_ values: [Value], completing: Bool = true, at location: MarbleSourceLocation) {
-        scheduler.register(at: location) { [self, scheduler] in
+        scheduler.register(at: location) { [self, unowned scheduler] in
             let received = actual.compactMap { recorded -> RecordedValue? in
                 if case .next(let value) = recorded.value { return value }
                 return nil
@@ -109,7 +109,8 @@ public final class MarbleExpectation {
             guard !(valuesMatch && terminalMatches) else { return }
             let printed = MarblePrinter(frame: scheduler.frame).print(actual, label: \.description).text
             let ending = completing ? "then completed" : "and no terminal event"
-            let actualEnding = terminal.map { "then \(MarbleComparison.describe($0, label: \.description, typed: false))" } ?? "and no terminal event"
+            let actualEnding =
+                terminal.map { "then \(MarbleComparison.describe($0, label: \.description, typed: false))" } ?? "and no terminal event"
             scheduler.report(
                 """
                 values differ
@@ -127,7 +128,7 @@ public final class MarbleExpectation {
     ) {
         let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         let reference = scheduler.expect(other, at: location)
-        scheduler.register(at: location) { [self, scheduler] in
+        scheduler.register(at: location) { [self, unowned scheduler] in
             let comparison = MarbleComparison(expected: reference.actual, actual: actual, frame: scheduler.frame)
             if !comparison.matches { scheduler.report(comparison.message(headline: "timelines differ"), at: location) }
         }

@@ -39,7 +39,7 @@ public final class SubscriptionExpectation {
             scheduler.report(error.description, at: location)
             return
         }
-        scheduler.register(at: location) { [self, scheduler] in
+        scheduler.register(at: location) { [self, unowned scheduler] in
             let actual = logs().map {
                 SubscriptionLog(subscribed: $0.subscribed - origin, unsubscribed: $0.unsubscribed.map { $0 - origin })
             }

@@ -178,9 +178,10 @@ extension MarblePrinter {
         _ token: String, after previous: Character?, next: Recorded<Event<Value>>?, at time: Int64, label: (Value) -> String
     ) -> Bool {
         guard token.count == 1, token.first?.isASCII == true, token.first?.isNumber == true else { return false }
-        guard previous == nil || previous == " ", let next, VirtualTimeScheduler.nanos(next.time) == time &+ frameNanos else { return false }
+        guard previous == nil || previous == " ", let next, VirtualTimeScheduler.nanos(next.time) == time &+ frameNanos else {
+            return false
+        }
         guard let first = self.token(next.value, label: label).first else { return false }
         return (first.isASCII && (first.isLetter || first.isNumber)) || first == "."
     }
 }
-

@@ -8,11 +8,14 @@ extension TestScheduler {
         _ observable: O, unsubscribe: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> MarbleExpectation {
-        expect(observable, unsubscribe: unsubscribe, at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+        expect(
+            observable, unsubscribe: unsubscribe, at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// ``expect(_:unsubscribe:fileID:filePath:line:column:)`` at a location given as a value.
-    public func expect<O: ObservableType>(_ observable: O, unsubscribe: String? = nil, at location: MarbleSourceLocation) -> MarbleExpectation {
+    public func expect<O: ObservableType>(_ observable: O, unsubscribe: String? = nil, at location: MarbleSourceLocation)
+        -> MarbleExpectation
+    {
         let expectation = MarbleExpectation(scheduler: self, origin: now, location: location)
         let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
         let source = observable.asObservable()

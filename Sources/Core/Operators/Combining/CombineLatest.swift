@@ -55,7 +55,6 @@ extension Observable {
     }
 }
 
-
 extension ObservableType {
     /// Combines with the latest value of `other`; see ``Observable/combineLatest(_:_:resultSelector:)``.
     public func combineLatest<Other: ObservableType, Result>(

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+/// Runs the built `marblegen` executable, as a user's shell would.
+@Suite("marblegen binary")
+struct MarblegenBinaryTests {
+    static var binary: URL? {
+        // The test bundle sits in the build folder beside the executable.
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent("marblegen")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            folder.deleteLastPathComponent()
+        }
+        return nil
+    }
+
+    func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+        let binary = try #require(Self.binary, "build marblegen first (swift build --build-tests builds it)")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+    }
+
+    @Test("--help lists the commands and exits 0")
+    func help() throws {
+        let result = try run(["--help"])
+        #expect(result.status == 0)
+        #expect(result.output.contains("parse") && result.output.contains("verify"))
+    }
+
+    @Test("a diagram that starts with dashes parses, with or without --")
+    func parseLeadingDashes() throws {
+        for arguments in [["parse", "---a-|"], ["parse", "--", "---a-|"], ["parse", "--kind", "cold", "---a-|"]] {
+            let result = try run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.errors)")
+            #expect(result.output.contains("3      next(a)"), "\(arguments): \(result.output)")
+        }
+    }
+
+    @Test(
+        "usage errors exit 2 with a reason",
+        arguments: [
+            (["verfy", "diagrams"], "did you mean the command 'verify'"),
+            (["render", "--scale", "-1", "x.marble"], "--scale must be between"),
+            (["render", "nothing-here.marble"], "no such file"),
+            (["render", "--scale", "2", "--scale", "3"], "given twice"),
+            (["parse", "--kind", "warm", "-a|"], "warm"),
+            (["parse", "9223372036854775808ms"], "too long a time progression"),
+        ])
+    func usageErrors(arguments: [String], message: String) throws {
+        let result = try run(arguments)
+        #expect(result.status == 2)
+        #expect(result.errors.contains(message), "\(result.errors)")
+    }
+
+    @Test("--version answers")
+    func version() throws {
+        let result = try run(["--version"])
+        #expect(result.status == 0)
+        #expect(!result.output.isEmpty)
+    }
+}

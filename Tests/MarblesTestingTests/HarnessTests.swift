@@ -1,0 +1,92 @@
+import MarblesTesting
+import Testing
+import XCTest
+
+@Suite("Harness as a new user meets it")
+struct HarnessTests {
+    @Test("the README's matchers, values-only and observable-against-observable example passes")
+    func readmeBeyondDiagrams() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let ids = scheduler.cold("-a-b|", values: ["a": 3, "b": 8])
+            scheduler.expect(ids).toBe("-p-q|", values: ["p": ValueMatcher.of(Int.self, "odd") { $0 % 2 == 1 }, "q": .any])
+            scheduler.expect(ids.map { Double($0) }).toBe("-x-y|", values: ["x": 3.01, "y": 7.99], areEqual: { abs($0 - $1) < 0.1 })
+            scheduler.expect(ids).toEmit([3, 8], completing: true)
+            scheduler.expect(ids.map { $0 * 2 }).toBeLike(ids.map { $0 + $0 })
+        }
+    }
+
+    @Test("matchers, values-only and toBeLike fail with a readable message")
+    func failuresOfTheNewAssertions() {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(reporter: reporter)
+        scheduler.run {
+            let ids = scheduler.cold("-a-b|", values: ["a": 3, "b": 8])
+            scheduler.expect(ids).toBe("-p-p|", values: ["p": ValueMatcher.of(Int.self, "odd") { $0 % 2 == 1 }])
+            scheduler.expect(ids).toEmit([3, 9])
+            scheduler.expect(ids).toBeLike(ids.delay(.milliseconds(1), scheduler: scheduler))
+        }
+        #expect(reporter.failures.count == 3)
+        #expect(reporter.failures[0].message.contains("frame 3: expected next(p = odd), got next(8)"))
+        #expect(reporter.failures[1].message.contains("expected: [\"3\", \"9\"] then completed"))
+        #expect(reporter.failures[2].message.hasPrefix("timelines differ"))
+    }
+
+    @Test("a forgotten run fails at the toBe line")
+    func forgottenRun() {
+        let reporter = CollectingReporter()
+        var line = 0
+        do {
+            let scheduler = TestScheduler(reporter: reporter)
+            line = #line + 1
+            scheduler.expect(scheduler.cold("-a-|")).toBe("-b-|")
+        }
+        #expect(reporter.failures.count == 1)
+        #expect(reporter.failures.first?.location.line == line)
+        #expect(reporter.failures.first?.message.contains("never checked") == true)
+    }
+
+    @Test("values that print alike but differ are shown with their types")
+    func collidingDescriptions() {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(reporter: reporter)
+        scheduler.run {
+            scheduler.expect(scheduler.cold("-a-b|", values: ["a": 1, "b": 2])).toBe("-1-2|")
+        }
+        let message = reporter.failures.first?.message ?? ""
+        #expect(message.contains("expected next(\"1\": String), got next(1: Int)"), "\(message)")
+    }
+
+    @Test("a syntax error in an expected diagram is one failure, not two")
+    func noKnockOnFailure() {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(reporter: reporter)
+        scheduler.run { scheduler.expect(scheduler.cold("-a|")).toBe("-(a|") }
+        #expect(reporter.failures.count == 1)
+    }
+
+    @Test("many mismatches list twenty, then say how many more")
+    func boundedListing() {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(reporter: reporter)
+        scheduler.run {
+            scheduler.expect(scheduler.cold(String(repeating: "a", count: 100) + "|")).toBe(String(repeating: "b", count: 100) + "|")
+        }
+        let message = reporter.failures.first?.message ?? ""
+        #expect(message.contains("… and 80 more mismatches"))
+        #expect(message.split(separator: "\n").allSatisfy { $0.count < 200 })
+    }
+}
+
+/// The same assertions under XCTest.
+final class HarnessXCTests: XCTestCase {
+    func testMatchersValuesOnlyAndToBeLike() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let ids = scheduler.cold("-a-b|", values: ["a": 3, "b": 8])
+            scheduler.expect(ids).toBe("-p-q|", values: ["p": ValueMatcher.any, "q": ValueMatcher.of(Int.self, "even") { $0 % 2 == 0 }])
+            scheduler.expect(ids).toEmit([3, 8])
+            scheduler.expect(ids.map { $0 * 2 }).toBeLike(ids.map { $0 + $0 })
+        }
+    }
+}
