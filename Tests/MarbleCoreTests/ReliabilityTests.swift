@@ -1,4 +1,5 @@
 import Foundation
+import MarbleCore
 import MarblesTesting
 import Testing
 
@@ -61,23 +62,23 @@ struct ReliabilityTests {
                 }
                 done.signal()
             }
-            let seen = Locked<[Int]>()
-            let inside = Locked<Int>()
+            let seen = Locked<[Int]>([])
+            let inside = Locked(0)
             let overlapped = Locked(false)
             let subscription = subject.subscribe(onNext: { value in
-                if inside.update({
+                if inside.withLock({
                     $0 += 1
                     return $0
                 }) > 1 {
-                    overlapped.update { $0 = true }
+                    overlapped.withLock { $0 = true }
                 }
-                seen.update { $0.append(value) }
-                inside.update { $0 -= 1 }
+                seen.withLock { $0.append(value) }
+                inside.withLock { $0 -= 1 }
             })
             done.wait()
             subscription.dispose()
-            let values = seen.update { $0 }
-            #expect(!overlapped.update { $0 })
+            let values = seen.withLock { $0 }
+            #expect(!overlapped.withLock { $0 })
             #expect(values == values.sorted(), "\(values)")
         }
     }
@@ -91,15 +92,4 @@ struct ReliabilityTests {
             try never.timeout(.milliseconds(1), scheduler: scheduler).blocking(timeout: .seconds(Int64.max / 2)).first()
         }
     }
-}
-
-/// A value behind a lock, for test observers called on several threads.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    convenience init() where Value == Int { self.init(0) }
-    convenience init<T>() where Value == [T] { self.init([]) }
-    @discardableResult
-    func update<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&value) } }
 }

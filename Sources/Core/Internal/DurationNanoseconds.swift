@@ -11,11 +11,6 @@ extension Duration {
         if overflow2 { return seconds < 0 ? .min : .max }
         return sum
     }
-
-    /// A duration of `nanoseconds`.
-    package init(clampedNanoseconds nanoseconds: Int64) {
-        self = .nanoseconds(nanoseconds)
-    }
 }
 
 /// The dispatch deadline `delay` from now; delays beyond a century (or ones that would

@@ -23,6 +23,12 @@ final class Gate<Element>: @unchecked Sendable {
             return result
         }
         draining = true
+        deliverPendingAndUnlock()
+        return result
+    }
+
+    /// Delivers the queue until it stays empty; called with the lock held and `draining` set.
+    private func deliverPendingAndUnlock() {
         while !pending.isEmpty {
             let batch = pending
             pending.removeAll(keepingCapacity: true)
@@ -32,7 +38,6 @@ final class Gate<Element>: @unchecked Sendable {
         }
         draining = false
         lock.unlock()
-        return result
     }
 
     /// Queues events without delivering them; a later `locked` or `send` delivers them first.
@@ -46,8 +51,25 @@ final class Gate<Element>: @unchecked Sendable {
     /// Queues an event; call only inside `locked`.
     func emit(_ event: Event<Element>) { pending.append(event) }
 
-    /// Delivers one event, serialized with all others.
-    func send(_ event: Event<Element>) { locked { emit(event) } }
+    /// Delivers one event, serialized with all others. When nothing is queued or being
+    /// delivered (the common case) it goes straight downstream, without a queue round trip.
+    func send(_ event: Event<Element>) {
+        lock.lock()
+        if draining {
+            pending.append(event)
+            lock.unlock()
+            return
+        }
+        draining = true
+        if pending.isEmpty {
+            lock.unlock()
+            downstream.on(event)
+            lock.lock()
+        } else {
+            pending.append(event)
+        }
+        deliverPendingAndUnlock()
+    }
 
     /// Schedules a timer outside the lock and keeps it in `slot` unless a newer timer took its
     /// place meanwhile (`isCurrent` is checked under the lock).

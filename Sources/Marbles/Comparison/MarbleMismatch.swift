@@ -41,8 +41,14 @@ public struct MarbleMismatch: Sendable, Equatable, CustomStringConvertible {
         /// Both have an event here, and they differ.
         case different
     }
-    /// How the timelines differ.
-    public var kind: Kind
+    /// How the timelines differ, from which events are present.
+    public var kind: Kind {
+        switch (expected, actual) {
+        case (.some, nil): return .missing
+        case (nil, .some): return .unexpected
+        default: return .different
+        }
+    }
     /// When it happened.
     public var time: Duration
     /// The time as the reader finds it on the diagram ("frame 12").
@@ -52,17 +58,12 @@ public struct MarbleMismatch: Sendable, Equatable, CustomStringConvertible {
     /// The actual event, `nil` for nothing.
     public var actual: MismatchedEvent?
 
-    /// Creates a mismatch; its kind follows from which events are present.
+    /// Creates a mismatch.
     public init(time: Duration, frame: String, expected: MismatchedEvent?, actual: MismatchedEvent?) {
         self.time = time
         self.frame = frame
         self.expected = expected
         self.actual = actual
-        switch (expected, actual) {
-        case (.some, nil): kind = .missing
-        case (nil, .some): kind = .unexpected
-        default: kind = .different
-        }
     }
 
     /// `frame 5: expected next(21), got next(20)`.

@@ -7,7 +7,7 @@ public final class MarbleExpectation {
     let origin: Duration
     var actual: [Recorded<Event<RecordedValue>>] = []
 
-    init(scheduler: TestScheduler, origin: Duration, location: MarbleSourceLocation? = nil) {
+    init(scheduler: TestScheduler, origin: Duration) {
         self.scheduler = scheduler
         self.origin = origin
     }

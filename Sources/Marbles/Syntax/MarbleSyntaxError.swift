@@ -48,7 +48,7 @@ public struct MarbleSyntaxError: Error, Equatable, Sendable, CustomStringConvert
         case timeInCompactGroup
         /// One time progression longer than 64-bit nanoseconds hold.
         case timeProgressionTooLong(String)
-        /// The diagram's time, added up, passes what 64-bit nanoseconds hold (about 292 years).
+        /// The diagram's time, added up, passes a quarter of 64-bit nanoseconds (about 73 years).
         case timeOverflow
     }
 
@@ -112,7 +112,7 @@ public struct MarbleSyntaxError: Error, Equatable, Sendable, CustomStringConvert
         case .invalidTimeProgression(let text): return "'\(text)' is not a time progression (write e.g. 10ms, 1.5s, 2m)"
         case .noCompletion: return "the diagram needs a '|' to measure a time"
         case .timeProgressionTooLong(let text): return "'\(text)' is too long a time progression"
-        case .timeOverflow: return "the diagram's time adds up to more than 64-bit nanoseconds hold (about 292 years)"
+        case .timeOverflow: return "the diagram's time adds up to more than the test scheduler holds (about 73 years of virtual time)"
         case .timeInCompactGroup: return "time inside '[...]': a compact group holds events only and lasts one frame"
         }
     }

@@ -16,7 +16,7 @@ extension TestScheduler {
     public func expect<O: ObservableType>(_ observable: O, unsubscribe: String? = nil, at location: MarbleSourceLocation)
         -> MarbleExpectation
     {
-        let expectation = MarbleExpectation(scheduler: self, origin: now, location: location)
+        let expectation = MarbleExpectation(scheduler: self, origin: now)
         let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
         let source = observable.asObservable()
         let subscription = SingleAssignmentDisposable()

@@ -113,7 +113,7 @@ public final class TestScheduler: Scheduler {
         virtual.schedule(after: delay, action)
     }
 
-    /// Reports a failure, unless it is a knock-on of one already reported for `location`.
+    /// Reports a failure at `location`.
     func report(_ message: String, at location: MarbleSourceLocation) {
         reporter.report(MarbleFailure(message: message, location: location))
     }

@@ -16,10 +16,10 @@ extension ObservableType {
             downstream.setUpstream(slot)
             let attempts = Locked(0)
             // The subscription (kept in `slot`) holds the trampoline; disposing the slot ends the cycle.
-            let box = Locked<Trampoline<any Error>?>(nil)
-            let trampoline = Trampoline<any Error> { lastError in
+            let box = Locked<Trampoline<(any Error)?>?>(nil)
+            let trampoline = Trampoline<(any Error)?> { lastError in
                 guard !downstream.isDisposed else { return }
-                guard RunawayGuard.spend("retry") else { return downstream.onError(lastError) }
+                guard RunawayGuard.spend("retry") else { return downstream.onError(lastError ?? RxError.noElements) }
                 slot.set(
                     source.subscribe { event in
                         if case .error(let error) = event {
@@ -33,7 +33,7 @@ extension ObservableType {
                     })
             }
             box.withLock { $0 = trampoline }
-            trampoline.run(RxError.noElements)
+            trampoline.run(nil)
         }
     }
 

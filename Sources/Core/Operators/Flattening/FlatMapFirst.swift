@@ -5,30 +5,26 @@ extension ObservableType {
         let source = asObservable()
         return Observable.composite { downstream, resources in
             let gate = Gate(downstream)
-            var innerActive = false
-            var outerDone = false
+            var completion = OneInnerCompletion()
             resources.insert(
                 source.subscribe { event in
                     switch event {
                     case .next(let value):
-                        let busy = gate.locked { innerActive }
+                        let busy = gate.locked { completion.innerActive }
                         if busy { return }
                         let inner: Observable<Inner.Element>
                         do { inner = try selector(value).asObservable() } catch {
                             gate.send(.error(error))
                             return
                         }
-                        gate.locked { innerActive = true }
+                        gate.locked { completion.innerActive = true }
                         let holder = SingleAssignmentDisposable()
                         guard let key = resources.insert(holder) else { return }
                         holder.set(
                             inner.subscribe { innerEvent in
                                 if case .completed = innerEvent {
                                     resources.remove(key)
-                                    gate.locked {
-                                        innerActive = false
-                                        if outerDone { gate.emit(.completed) }
-                                    }
+                                    gate.locked { completion.innerCompleted(gate) }
                                 } else {
                                     gate.send(innerEvent)
                                 }
@@ -36,10 +32,7 @@ extension ObservableType {
                     case .error(let error):
                         gate.send(.error(error))
                     case .completed:
-                        gate.locked {
-                            outerDone = true
-                            if !innerActive { gate.emit(.completed) }
-                        }
+                        gate.locked { completion.outerCompleted(gate) }
                     }
                 })
         }

@@ -8,8 +8,7 @@ extension ObservableType {
             let slot = SerialDisposable()
             resources.insert(slot)
             var latest = 0
-            var innerActive = false
-            var outerDone = false
+            var completion = OneInnerCompletion()
             resources.insert(
                 source.subscribe { event in
                     switch event {
@@ -21,7 +20,7 @@ extension ObservableType {
                         }
                         let id: Int = gate.locked {
                             latest += 1
-                            innerActive = true
+                            completion.innerActive = true
                             return latest
                         }
                         let holder = SingleAssignmentDisposable()
@@ -31,8 +30,7 @@ extension ObservableType {
                                 gate.locked {
                                     guard id == latest else { return }
                                     if case .completed = innerEvent {
-                                        innerActive = false
-                                        if outerDone { gate.emit(.completed) }
+                                        completion.innerCompleted(gate)
                                     } else {
                                         gate.emit(innerEvent)
                                     }
@@ -41,10 +39,7 @@ extension ObservableType {
                     case .error(let error):
                         gate.send(.error(error))
                     case .completed:
-                        gate.locked {
-                            outerDone = true
-                            if !innerActive { gate.emit(.completed) }
-                        }
+                        gate.locked { completion.outerCompleted(gate) }
                     }
                 })
         }
