@@ -75,7 +75,16 @@ struct CommandTests {
         let blocker = writeSpec("x", name: "not-a-folder")
         let result = Marblegen().render([path], outputDirectory: blocker + "/sub")
         #expect(result.exitCode == 2)
-        #expect(result.errors.contains("cannot"))
+        #expect(result.errors.contains("cannot create output folder"))
+        #expect(result.errors.contains("is a file, not a folder"), "\(result.errors)")
+    }
+
+    @Test("a folder the file system refuses names the parent and the system's reason")
+    func refusedFolder() throws {
+        try #require(FileManager.default.fileExists(atPath: "/proc/self"))
+        let result = Marblegen().render([writeSpec(spec)], outputDirectory: "/proc/marbles-\(getpid())")
+        #expect(result.exitCode == 2)
+        #expect(result.errors.contains("'/proc' refused a new folder"), "\(result.errors)")
     }
 
     @Test("a missing font is a clear error, exit 2")

@@ -17,6 +17,13 @@ struct SpecErrorTests {
         #expect(error.message.contains(c.message), "\(error)")
     }
 
+    @Test("an inner observable may be named by a digit value, as the input writes it")
+    func digitInnerNames() throws {
+        let spec = try DiagramSpec.parse("input: -1--2|\ninner 1: -x|\ninner 2: -y|\noperator: flatMap")
+        let model = try DiagramRunner.run(spec)
+        #expect(model.output.events.map(\.frame) == [2, 5, 6])
+    }
+
     func specError(_ text: String) -> SpecError? {
         let result = Result { () throws(SpecError) -> DiagramModel in
             try DiagramRunner.run(try DiagramSpec.parse(text, file: "bad.marble"))

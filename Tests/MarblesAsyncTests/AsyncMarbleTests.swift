@@ -20,7 +20,25 @@ struct AsyncMarbleTests {
         }
     }
 
-    @Test("a structured debounce written with a task group (the README example)")
+    @Test("the README's async example, verbatim")
+    func delaysOnVirtualTime() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let input = scheduler.cold("a-b---c-|", values: ["a": 1, "b": 2, "c": 3])
+            scheduler.expect(input.values.map { $0 * 10 }).toBe("a-b---c-|", values: ["a": 10, "b": 20, "c": 30])
+
+            let values = input.values
+            scheduler.expect(emitting: Int.self) { emit in
+                // Your own async code, sleeping on scheduler.clock: each value waits 3 frames after it is read.
+                for try await value in values {
+                    try await scheduler.clock.sleep(for: .milliseconds(3))
+                    emit(value)
+                }
+            }.toBe("---a--b--(c|)", values: ["a": 1, "b": 2, "c": 3])
+        }
+    }
+
+    @Test("a structured debounce written with a task group")
     func structuredDebounce() {
         let scheduler = TestScheduler()
         scheduler.run {

@@ -43,5 +43,15 @@ public enum SpecErrorCases {
         Case(spec: "status: maybe\ninput: -a|", line: 1, column: 9, message: "status is 'passed' or 'failed'"),
         Case(spec: "input: 99999999999999999999999ms a|", line: 1, column: 8, message: "too long a time progression"),
         Case(spec: "input: 100000m a|\noperator: map(x)", line: 1, column: 8, message: "marblegen draws at most 2000"),
+        Case(
+            spec: "input: -a-b|\nvalues: a = 1, a = 2", line: 2, column: 16,
+            message: "the value key 'a' is already given earlier on this line"),
+        Case(
+            spec: "input: -a-b|\nvalues: a = 1\nvalues: a = 2", line: 3, column: 9, message: "the value key 'a' is already given on line 2"),
+        Case(spec: "input: -a-b|\noperator: flatMap", line: 2, column: 11, message: "'a' is a value, not an inner observable"),
+        Case(spec: "input: -1|\ninner 2: -x|\noperator: flatMap", line: 3, column: 11, message: "'1' is a value, not an inner observable"),
+        Case(spec: "input 1b: -a|", line: 1, column: 7, message: "'1b' is not an input name: start with a letter"),
+        Case(spec: "operator: interval(0)", line: 1, column: 11, message: "interval's period must be at least 1 frame"),
+        Case(spec: "input: #\noperator: retry(1000000000)", line: 2, column: 11, message: "does not settle in virtual time"),
     ]
 }

@@ -37,6 +37,22 @@ public struct Marblegen: Sendable {
     // MARK: render
 
     /// Renders specs (files, or folders of `*.marble`) next to themselves or into `outputDirectory`.
+    /// Creates `path` and its missing parents; on failure, which folder refused and the system's reason.
+    static func createFolder(_ path: String) -> String? {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            return isDirectory.boolValue ? nil : "'\(path)' is a file, not a folder"
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path, let problem = createFolder(parent) { return problem }
+        if mkdir(path, 0o755) == 0 || errno == EEXIST { return nil }
+        let reason = String(cString: strerror(errno))
+        let place = parent.isEmpty ? "the current folder" : "'\(parent)'"
+        // ENOENT with an existing parent: a virtual file system such as /proc that takes no folders.
+        let hint = errno == ENOENT ? " (\(place) does not accept new folders)" : ""
+        return "\(place) refused a new folder '\((path as NSString).lastPathComponent)': \(reason)\(hint)"
+    }
+
     public func render(_ paths: [String], outputDirectory: String? = nil) -> CommandResult {
         var result = CommandResult(exitCode: 0, output: "", errors: "")
         let renderer = CairoRenderer(fontFamily: fontFamily)
@@ -47,8 +63,8 @@ public struct Marblegen: Sendable {
         let (specs, problems) = collectSpecs(paths.isEmpty ? [Self.galleryDirectory] : paths)
         for problem in problems { result.fail(2, problem) }
         if let outputDirectory {
-            do { try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true) } catch {
-                result.fail(2, "error: cannot create output folder \(outputDirectory): \(error.localizedDescription)")
+            if let problem = Self.createFolder(outputDirectory) {
+                result.fail(2, "error: cannot create output folder '\(outputDirectory)': \(problem)")
                 return result
             }
         }

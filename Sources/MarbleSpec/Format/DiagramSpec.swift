@@ -59,123 +59,132 @@ public struct DiagramSpec: Sendable {
         spec.lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
             $0.hasSuffix("\r") ? String($0.dropLast()) : String($0)
         }
-        var names: [String: Int] = [:]
+        var state = ParseState()
         for (index, raw) in spec.lines.enumerated() {
-            let lineNumber = index + 1
-            let trimmed = raw.drop { $0 == " " || $0 == "\t" }
-            if trimmed.isEmpty || trimmed.hasPrefix("//") { continue }
-            func fail(_ column: Int, _ message: String) -> SpecError {
-                SpecError(file: file, line: lineNumber, column: column, lineText: raw, message: message)
-            }
-            let indent = raw.count - trimmed.count
-            guard let colon = trimmed.firstIndex(of: ":") else {
-                throw fail(
-                    indent + 1, "expected 'key: value' (keys: title, input, hot, cold, inner, values, operator, expected, actual, style)")
-            }
-            let head = trimmed[..<colon].split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-            let valueStart = indent + trimmed.distance(from: trimmed.startIndex, to: colon) + 1
-            var value = String(trimmed[trimmed.index(after: colon)...])
-            var valueColumn = valueStart + 1
-            while value.first == " " || value.first == "\t" {
-                value.removeFirst()
-                valueColumn += 1
-            }
-            guard let key = head.first else { throw fail(indent + 1, "missing key before ':'") }
-            let name = head.count > 1 ? head[1] : nil
-            if head.count > 2 { throw fail(indent + 1, "too many words before ':' (write 'input NAME: diagram')") }
-            func once<T>(_ existing: T?, _ what: String) throws(SpecError) {
-                if existing != nil { throw fail(indent + 1, "a second '\(what)' line: a spec has one") }
-            }
-            func requireNoName() throws(SpecError) {
-                if name != nil { throw fail(indent + 1 + key.count + 1, "'\(key)' takes no name") }
-            }
-            switch key {
-            case "title":
-                try requireNoName()
-                try once(spec.title, "title")
-                spec.title = value
-            case "input", "cold", "hot", "inner":
-                let streamName = name ?? (key == "inner" ? nil : (spec.inputs.isEmpty ? "source" : nil))
-                guard let streamName else {
-                    throw fail(
-                        indent + 1,
-                        key == "inner"
-                            ? "an inner observable needs a name: 'inner x: --a|'"
-                            : "every input after the first needs a name: 'input b: --x--|'")
-                }
-                guard streamName.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }), streamName.first?.isLetter == true else {
-                    throw fail(indent + 1 + key.count + 1, "'\(streamName)' is not a name (letters, digits and _)")
-                }
-                if let previous = names[streamName] {
-                    throw fail(indent + 1 + key.count + 1, "'\(streamName)' is already defined on line \(previous)")
-                }
-                names[streamName] = lineNumber
-                let stream = Stream(
-                    name: streamName, kind: key == "hot" ? .hot : .cold, diagram: value, line: lineNumber, column: valueColumn)
-                if key == "inner" { spec.inners.append(stream) } else { spec.inputs.append(stream) }
-            case "values":
-                try requireNoName()
-                do throws(LineError) {
-                    for (k, v) in try parseValues(value, column: valueColumn) {
-                        spec.values[k] = v
-                    }
-                } catch {
-                    throw fail(error.column, error.message)
-                }
-            case "operator":
-                try requireNoName()
-                try once(spec.call, "operator")
-                do throws(LineError) {
-                    spec.call = try parseCall(value, line: lineNumber, column: valueColumn)
-                } catch {
-                    throw fail(error.column, error.message)
-                }
-            case "expected", "actual":
-                try requireNoName()
-                let stream = Stream(name: key, kind: .cold, diagram: value, line: lineNumber, column: valueColumn)
-                if key == "expected" {
-                    try once(spec.expected, "expected")
-                    spec.expected = stream
-                } else {
-                    try once(spec.actual, "actual")
-                    spec.actual = stream
-                }
-            case "style":
-                try requireNoName()
-                do throws(LineError) {
-                    spec.style = try parseStyle(value, column: valueColumn, into: spec.style)
-                } catch {
-                    throw fail(error.column, error.message)
-                }
-            case "status":
-                try requireNoName()
-                guard value == "passed" || value == "failed" else { throw fail(valueColumn, "status is 'passed' or 'failed'") }
-                spec.status = value
-            case "source":
-                try requireNoName()
-                spec.source = value
-            default:
-                throw fail(
-                    indent + 1, "unknown key '\(key)' (keys: title, input, hot, cold, inner, values, operator, expected, actual, style)")
-            }
+            guard let line = try SpecLine(raw, number: index + 1, file: file) else { continue }
+            try spec.apply(line, state: &state)
         }
-        if spec.inputs.isEmpty && spec.actual == nil && spec.call == nil {
+        try spec.checkComplete()
+        return spec
+    }
+
+    /// What the line-by-line parse remembers: where each stream and value key was defined.
+    struct ParseState {
+        var streamLines: [String: Int] = [:]
+        var valueLines: [String: Int] = [:]
+    }
+
+    static let keyList = "keys: title, input, hot, cold, inner, values, operator, expected, actual, style"
+
+    mutating func apply(_ line: SpecLine, state: inout ParseState) throws(SpecError) {
+        switch line.key {
+        case "input", "cold", "hot", "inner":
+            try addStream(line, state: &state)
+        case "values":
+            try line.requireNoName()
+            try addValues(line, state: &state)
+        default:
+            try line.requireNoName()
+            try applySetting(line)
+        }
+    }
+
+    /// The keys that take no name and set one thing.
+    mutating func applySetting(_ line: SpecLine) throws(SpecError) {
+        switch line.key {
+        case "title":
+            try line.once(title)
+            title = line.value
+        case "operator":
+            try line.once(call)
+            call = try line.parsing { (value, column) throws(LineError) in try Self.parseCall(value, line: line.number, column: column) }
+        case "expected":
+            try line.once(expected)
+            expected = line.stream(named: "expected", kind: .cold)
+        case "actual":
+            try line.once(actual)
+            actual = line.stream(named: "actual", kind: .cold)
+        case "style":
+            let current = style
+            style = try line.parsing { (value, column) throws(LineError) in try Self.parseStyle(value, column: column, into: current) }
+        case "status":
+            guard line.value == "passed" || line.value == "failed" else {
+                throw line.fail(line.valueColumn, "status is 'passed' or 'failed'")
+            }
+            status = line.value
+        case "source":
+            source = line.value
+        default:
+            throw line.fail(line.indent + 1, "unknown key '\(line.key)' (\(Self.keyList))")
+        }
+    }
+
+    mutating func addStream(_ line: SpecLine, state: inout ParseState) throws(SpecError) {
+        let isInner = line.key == "inner"
+        guard let name = line.name ?? (isInner || !inputs.isEmpty ? nil : "source") else {
+            throw line.fail(
+                line.indent + 1,
+                isInner
+                    ? "an inner observable needs a name: 'inner x: --a|'" : "every input after the first needs a name: 'input b: --x--|'")
+        }
+        let nameColumn = line.indent + 1 + line.key.count + 1
+        let isWord = name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+        if isInner, !isWord {
+            throw line.fail(
+                nameColumn, "'\(name)' cannot name an inner observable: use the value's key as written in the input (letters, digits, _)")
+        }
+        if !isInner, !isWord || name.first?.isNumber == true {
+            throw line.fail(
+                nameColumn, "'\(name)' is not an input name: start with a letter, then letters, digits or _ (it is used in the operator)")
+        }
+        if let previous = state.streamLines[name] {
+            throw line.fail(nameColumn, "'\(name)' is already defined on line \(previous)")
+        }
+        state.streamLines[name] = line.number
+        let stream = line.stream(named: name, kind: line.key == "hot" ? .hot : .cold)
+        if isInner { inners.append(stream) } else { inputs.append(stream) }
+    }
+
+    mutating func addValues(_ line: SpecLine, state: inout ParseState) throws(SpecError) {
+        let entries = try line.parsing { (value, column) throws(LineError) in try Self.parseKeyedValues(value, column: column) }
+        for entry in entries {
+            if let previous = state.valueLines[entry.key] {
+                let place = previous == line.number ? "earlier on this line" : "on line \(previous)"
+                throw line.fail(entry.column, "the value key '\(entry.key)' is already given \(place)")
+            }
+            state.valueLines[entry.key] = line.number
+            values[entry.key] = entry.value
+        }
+    }
+
+    func checkComplete() throws(SpecError) {
+        if inputs.isEmpty && actual == nil && call == nil {
             throw SpecError(
-                file: file, line: max(spec.lines.count, 1), column: 1, lineText: spec.lines.last ?? "",
+                file: file, line: max(lines.count, 1), column: 1, lineText: lines.last ?? "",
                 message: "a spec needs at least one 'input' line, an 'operator' or an 'actual' line")
         }
-        if spec.actual != nil && spec.call != nil, let call = spec.call {
+        if actual != nil, let call {
             throw SpecError(
-                file: file, line: call.line, column: 1, lineText: spec.lines[call.line - 1],
+                file: file, line: call.line, column: 1, lineText: lines[call.line - 1],
                 message: "a spec has either an 'operator' (output computed) or an 'actual' line (output given), not both")
         }
-        return spec
     }
 
     /// `a = 1, b = "two", c = 2.5, 'ten' = 10`
     static func parseValues(_ text: String, column: Int) throws(LineError) -> [(String, SpecValue)] {
+        try parseKeyedValues(text, column: column).map { ($0.key, $0.value) }
+    }
+
+    /// One `key = value` entry and the column of its key.
+    struct KeyedValue {
+        var key: String
+        var value: SpecValue
+        var column: Int
+    }
+
+    static func parseKeyedValues(_ text: String, column: Int) throws(LineError) -> [KeyedValue] {
         var parser = ExpressionParser(text, columnOffset: column - 1)
-        var result: [(String, SpecValue)] = []
+        var result: [KeyedValue] = []
         while !parser.atEnd() {
             let keyColumn = parser.column
             var key: String
@@ -194,7 +203,7 @@ public struct DiagramSpec: Sendable {
             }
             try parser.expect("=")
             let value = try parser.literalValue()
-            result.append((key, value))
+            result.append(KeyedValue(key: key, value: value, column: keyColumn))
             if parser.atEnd() { break }
             try parser.expect(",")
         }
@@ -279,5 +288,64 @@ extension ExpressionParser {
         }
         key = ""
         return false
+    }
+}
+
+/// One non-blank, non-comment line of a spec, split into `key [name]: value`.
+struct SpecLine {
+    let raw: String
+    let number: Int
+    let file: String
+    let indent: Int
+    let key: String
+    let name: String?
+    let value: String
+    let valueColumn: Int
+
+    /// `nil` for blank lines and `//` comments.
+    init?(_ raw: String, number: Int, file: String) throws(SpecError) {
+        self.raw = raw
+        self.number = number
+        self.file = file
+        let trimmed = raw.drop { $0 == " " || $0 == "\t" }
+        if trimmed.isEmpty || trimmed.hasPrefix("//") { return nil }
+        let indent = raw.count - trimmed.count
+        self.indent = indent
+        func fail(_ column: Int, _ message: String) -> SpecError {
+            SpecError(file: file, line: number, column: column, lineText: raw, message: message)
+        }
+        guard let colon = trimmed.firstIndex(of: ":") else {
+            throw fail(indent + 1, "expected 'key: value' (\(DiagramSpec.keyList))")
+        }
+        let head = trimmed[..<colon].split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard let key = head.first else { throw fail(indent + 1, "missing key before ':'") }
+        if head.count > 2 { throw fail(indent + 1, "too many words before ':' (write 'input NAME: diagram')") }
+        let rest = trimmed[trimmed.index(after: colon)...]
+        let value = rest.drop { $0 == " " || $0 == "\t" }
+        self.key = key
+        self.name = head.count > 1 ? head[1] : nil
+        self.value = String(value)
+        self.valueColumn = indent + trimmed.distance(from: trimmed.startIndex, to: colon) + 1 + 1 + (rest.count - value.count)
+    }
+
+    func fail(_ column: Int, _ message: String) -> SpecError {
+        SpecError(file: file, line: number, column: column, lineText: raw, message: message)
+    }
+
+    func requireNoName() throws(SpecError) {
+        if name != nil { throw fail(indent + 1 + key.count + 1, "'\(key)' takes no name") }
+    }
+
+    func once<T>(_ existing: T?) throws(SpecError) {
+        if existing != nil { throw fail(indent + 1, "a second '\(key)' line: a spec has one") }
+    }
+
+    func stream(named name: String, kind: DiagramSpec.Stream.Kind) -> DiagramSpec.Stream {
+        DiagramSpec.Stream(name: name, kind: kind, diagram: value, line: number, column: valueColumn)
+    }
+
+    /// Runs a parser over the value, turning its column errors into located spec errors.
+    func parsing<T>(_ body: (String, Int) throws(LineError) -> T) throws(SpecError) -> T {
+        do throws(LineError) { return try body(value, valueColumn) } catch { throw fail(error.column, error.message) }
     }
 }

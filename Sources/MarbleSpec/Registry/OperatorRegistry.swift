@@ -100,8 +100,15 @@ func plain(_ item: SpecItem) throws -> SpecValue {
 func innerObservable(_ item: SpecItem) throws -> Observable<SpecItem> {
     switch item {
     case .inner(_, let stream): return stream.observable
-    case .value(let v): throw EvaluationError("'\(v)' is a value, not an inner observable (define it with 'inner \(v): ...')")
+    case .value(let v): throw MissingInnerObservable(value: v)
     }
+}
+
+/// A higher-order operator met a plain value: the spec lacks its `inner` line. The runner turns
+/// this into a located spec error instead of drawing an error event.
+struct MissingInnerObservable: Error, CustomStringConvertible {
+    var value: SpecValue
+    var description: String { "'\(value)' is a value, not an inner observable (define it with 'inner \(value): ...')" }
 }
 
 extension SpecValue {
@@ -280,7 +287,9 @@ public enum OperatorRegistry {
             return c.source.timeout(try c.frames(0), scheduler: c.scheduler)
         },
         def("interval", "emits 0, 1, 2, … every period", inputs: 0...0, [frames("period")]) { c in
-            Observable<Int>.interval(try c.frames(0), scheduler: c.scheduler).map { .value(.int($0)) }
+            let period = try c.frames(0)
+            guard period > .zero else { throw EvaluationError("interval's period must be at least 1 frame (0 emits forever at frame 0)") }
+            return Observable<Int>.interval(period, scheduler: c.scheduler).map { .value(.int($0)) }
         },
         def("timer", "emits 0 after a duration", inputs: 0...0, [frames()]) { c in
             Observable<Int>.timer(try c.frames(0), scheduler: c.scheduler).map { .value(.int($0)) }

@@ -78,7 +78,30 @@ struct DiagramRun {
         let recording = scheduler.record(observable)
         scheduler.flush()
         recording.dispose()
+        try checkSettled(call)
+        try checkEvaluated(recording.events, call)
         return recording.events
+    }
+
+    /// Work that never lets time pass (`interval(0)`, a loop of immediate resubscriptions) stops at
+    /// the step limit; the spec is wrong, not the drawing.
+    func checkSettled(_ call: DiagramSpec.Call) throws(SpecError) {
+        guard let failure = (scheduler.reporter as? CollectingReporter)?.failures.first else { return }
+        let firstLine = failure.message.split(separator: "\n").first.map(String.init) ?? failure.message
+        // The harness's advice (an unsubscription diagram) is for tests; a spec just ends sooner.
+        let reason = firstLine.components(separatedBy: ": a source that never ends").first ?? firstLine
+        throw error(line: call.line, column: call.column, "'\(call.text)' does not settle in virtual time: \(reason)")
+    }
+
+    /// A value where an inner observable belongs is a mistake in the spec (a missing `inner` line):
+    /// reported where the operator is, not drawn as an ✕. An expression failing on a value stays an
+    /// error event, which is how a diagram shows an operator that throws.
+    func checkEvaluated(_ events: [Recorded<Event<SpecItem>>], _ call: DiagramSpec.Call) throws(SpecError) {
+        for event in events {
+            guard case .error(let problem as MissingInnerObservable) = event.value else { continue }
+            let frame = Int(event.time / scheduler.frame)
+            throw error(line: call.line, column: call.column, "at frame \(frame): \(problem)")
+        }
     }
 
     func definition(for call: DiagramSpec.Call) throws(SpecError) -> OperatorDefinition {
