@@ -44,12 +44,14 @@ extension TestScheduler {
     ///     settles.
     ///
     /// When `MARBLES_DIAGRAM_DIR` is set, every checked expectation also writes a diagram spec
-    /// there (see ``DiagramSpecWriter``); `marblegen render` draws them.
+    /// there (see ``DiagramSpecWriter``); `marblegen render` draws them. When `MARBLES_RECORD=1`,
+    /// failing diagrams are rewritten in the test source (see ``RecordMode``).
     public convenience init(frame: Duration = .milliseconds(1), stepLimit: Int = 1_000_000) {
         self.init(frame: frame, stepLimit: stepLimit, reporter: TestFrameworkReporter())
         testName = Test.current?.name
         if let writer = DiagramSpecWriter.fromEnvironment {
             onExpectationChecked = { outcome in writer.write(outcome) }
         }
+        if RecordMode.isOn { recordDiagram = RecordMode.rewrite }
     }
 }

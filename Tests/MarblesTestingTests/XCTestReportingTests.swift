@@ -38,6 +38,20 @@ final class XCTestReportingTests: XCTestCase {
         XCTAssertTrue(captured.first?.description.contains("frame 3: expected next(c), got next(b)") ?? false)
     }
 
+    func testRecordModeRewritesTheLiteralAndSaysSoThroughXCTFail() throws {
+        let fixture = try RecordFixture("scheduler.expect(e1).toBe(\"-a-c-|\")\n")
+        capturing = true
+        let scheduler = TestScheduler()
+        scheduler.recordDiagram = RecordMode.rewrite
+        scheduler.run {
+            scheduler.expect(scheduler.cold("-a-b-|")).toBe("-a-c-|", values: [String: String](), at: fixture.location())
+        }
+        capturing = false
+        XCTAssertEqual(fixture.text, "scheduler.expect(e1).toBe(\"-a-b-|\")\n")
+        XCTAssertEqual(captured.count, 1)
+        XCTAssertTrue(captured.first?.description.contains("record mode: rewrote") ?? false)
+    }
+
     func testComparisonValuesDescribeTheMismatch() throws {
         let parser = MarbleParser()
         let erase = { (events: [Recorded<Event<String>>]) in

@@ -124,6 +124,12 @@ public struct MarbleComparison {
         return lines.joined(separator: "\n")
     }
 
+    /// The actual timeline as one diagram, values named by the expected diagram's keys (what
+    /// record mode writes).
+    public func actualDiagram() -> String {
+        MarblePrinter(frame: frame).print(actual, label: label).text
+    }
+
     /// The columns shown: everything when it fits, else ``shownColumns`` starting a little
     /// before the caret.
     static func window(around caret: Int, width: Int) -> Range<Int> {

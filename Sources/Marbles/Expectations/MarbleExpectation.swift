@@ -63,7 +63,23 @@ public final class MarbleExpectation {
         let inputs = scheduler.createdInputs
         scheduler.register(at: location) { [self, unowned scheduler] in
             let comparison = MarbleComparison(expected: expected, actual: actual, frame: scheduler.frame, keys: keys, areEqual: compare)
-            if !comparison.matches { scheduler.report(comparison.message(), at: location) }
+            if !comparison.matches {
+                let note = scheduler.recordingNote(written: diagram, candidate: comparison.actualDiagram(), at: location) { candidate in
+                    let problem: String
+                    do throws(MarbleSyntaxError) {
+                        let reparsed = try parseExpected(candidate, values: values, error: error)
+                        let check = MarbleComparison(
+                            expected: reparsed, actual: actual, frame: scheduler.frame, keys: keys, areEqual: compare)
+                        guard let first = check.mismatches.first else { return nil }
+                        problem = "\(first)"
+                    } catch {
+                        problem = error.reason
+                    }
+                    return "the actual diagram '\(candidate)' does not read back as the actual values with this test's `values:` "
+                        + "(\(problem)); give those values keys in `values:` and record again"
+                }
+                scheduler.report(comparison.message() + (note.map { "\n" + $0 } ?? ""), at: location)
+            }
             scheduler.onExpectationChecked?(
                 ExpectationOutcome(
                     location: location, testName: scheduler.testName, inputs: inputs, expected: expected, actual: actual,

@@ -44,7 +44,16 @@ public final class SubscriptionExpectation {
                 SubscriptionLog(subscribed: $0.subscribed - origin, unsubscribed: $0.unsubscribed.map { $0 - origin })
             }
             let comparison = SubscriptionComparison(expected: expected, actual: actual, frame: scheduler.frame)
-            if !comparison.matches { scheduler.report(comparison.message(), at: location) }
+            if !comparison.matches {
+                let printer = MarblePrinter(frame: scheduler.frame)
+                let candidate = actual.count == 1 ? printer.print(actual[0]) : actual.isEmpty ? "" : nil
+                let note = scheduler.recordingNote(
+                    written: diagrams.count == 1 ? diagrams[0] : "", candidate: candidate ?? "", at: location
+                ) { _ in
+                    candidate == nil ? "\(actual.count) subscriptions need an array of diagrams" : nil
+                }
+                scheduler.report(comparison.message() + (note.map { "\n" + $0 } ?? ""), at: location)
+            }
             scheduler.onExpectationChecked?(
                 ExpectationOutcome(
                     location: location, testName: scheduler.testName, inputs: scheduler.createdInputs,

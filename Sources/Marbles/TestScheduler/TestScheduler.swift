@@ -39,6 +39,10 @@ public final class TestScheduler: Scheduler {
     public var onExpectationChecked: ((ExpectationOutcome) -> Void)?
     /// The name of the running test, when the reporter knows it; written into diagram specs.
     public var testName: String?
+    /// Record mode: called when a `toBe` with a diagram fails and the actual timeline can be
+    /// written as a diagram that would pass; returns a line for the failure message (what was
+    /// rewritten, or why not). MarblesTesting sets it when `MARBLES_RECORD=1`.
+    public var recordDiagram: ((DiagramRecording) -> String)?
 
     /// The virtual clock underneath; internal so that every run goes through ``flush(fileID:filePath:line:column:)``.
     package let virtual: VirtualTimeScheduler
