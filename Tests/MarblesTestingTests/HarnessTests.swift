@@ -90,3 +90,56 @@ final class HarnessXCTests: XCTestCase {
         }
     }
 }
+
+@Suite("Leak check at the end of a run")
+struct LeakCheckTests {
+    /// An operator that forgets to dispose its source.
+    static func leaky<T>(_ source: Observable<T>) -> Observable<T> {
+        Observable.create { observer in
+            _ = source.subscribe(observer)
+            return Disposables.create()
+        }
+    }
+
+    @Test("an operator that keeps its source subscribed fails at the run, naming the observable")
+    func operatorLeak() {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(reporter: reporter)
+        let line = #line + 1
+        scheduler.run {
+            let source = scheduler.hot("-a-b-c-")
+            scheduler.expect(Self.leaky(source.asObservable()), unsubscribe: "^--!").toBe("-a-")
+        }
+        #expect(reporter.failures.count == 1)
+        #expect(reporter.failures.first?.location.line == line)
+        let message = reporter.failures.first?.message ?? ""
+        #expect(message.hasPrefix("1 subscription is still open after the run"), "\(message)")
+        #expect(message.contains(#"hot("-a-b-c") subscribed at frame 0"#), "\(message)")
+    }
+
+    @Test("a subscription the test drops without disposing is reported too")
+    func droppedSubscription() {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(reporter: reporter)
+        scheduler.run {
+            let source = scheduler.cold("--a--")
+            _ = source.subscribe { _ in }
+            scheduler.expect(source).toBe("--a--")
+        }
+        #expect(reporter.failures.map(\.message).first?.contains(#"cold("--a") subscribed at frame 0"#) == true)
+    }
+
+    @Test("endless sources under expect, inner observables and recordings are released by the run itself")
+    func harnessSubscriptionsReleased() {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(reporter: reporter)
+        scheduler.run {
+            let source = scheduler.hot("-a-b-c-")
+            let inner = scheduler.cold("-x-y-")
+            scheduler.expect(source).toBe("-a-b-c-")
+            scheduler.expect(scheduler.cold("-a|").map { _ in inner }).toBe("-i|", values: ["i": scheduler.cold("-x-y-")])
+            _ = scheduler.record(source.map { $0 + "!" })
+        }
+        #expect(reporter.failures.isEmpty, "\(reporter.failures)")
+    }
+}

@@ -2,8 +2,9 @@ extension TestScheduler {
     /// Subscribes to `observable` at the subscription diagram's `^` (default: now) and
     /// unsubscribes at its `!` (default: never); follow with `toBe`.
     ///
-    /// Every subscription made here is checked for leaks when the run ends: an unsubscribed
-    /// or terminated observable that is still alive fails the test.
+    /// When ``run(fileID:filePath:line:column:_:)`` ends, this subscription is disposed and every
+    /// test observable must then be unsubscribed: an operator that keeps its source subscribed
+    /// after its subscriber left (a leak) fails the test.
     public func expect<O: ObservableType>(
         _ observable: O, unsubscribe: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
@@ -20,6 +21,7 @@ extension TestScheduler {
         let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
         let source = observable.asObservable()
         let subscription = SingleAssignmentDisposable()
+        harnessSubscriptions.append(subscription)
         // Decided once: only observables of observables need the per-value check.
         let higherOrder = O.Element.self is any ObservableType.Type
         virtual.schedule(at: now + subscribeAt) { [unowned self] in
@@ -60,9 +62,10 @@ extension TestScheduler {
     private func recordInner<O: ObservableType>(_ inner: O) -> RecordedInnerTimeline {
         let timeline = RecordedInnerTimeline()
         let start = now
-        inner.asObservable().subscribe { [unowned self] event in
+        let subscription = inner.asObservable().subscribe { [unowned self] event in
             timeline.events.append(Recorded(time: self.now - start, value: self.erase(event)))
         }
+        harnessSubscriptions.append(subscription)
         return timeline
     }
 
@@ -79,9 +82,12 @@ extension TestScheduler {
     public func record<O: ObservableType>(_ observable: O) -> Recording<O.Element> {
         let recording = Recording<O.Element>()
         let origin = now
-        recording.subscription = observable.asObservable().subscribe { [unowned self, unowned recording] event in
-            recording.events.append(Recorded(time: self.now - origin, value: event))
+        // Weak: a recording the test drops stops collecting, and its subscription ends with the run.
+        let subscription = observable.asObservable().subscribe { [unowned self, weak recording] event in
+            recording?.events.append(Recorded(time: self.now - origin, value: event))
         }
+        recording.subscription = subscription
+        harnessSubscriptions.append(subscription)
         return recording
     }
 

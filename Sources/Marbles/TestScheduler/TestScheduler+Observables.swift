@@ -41,6 +41,7 @@ extension TestScheduler {
     public func cold<Value>(messages: [Recorded<Event<Value>>]) -> ColdObservable<Value> {
         let cold = ColdObservable(messages: messages, scheduler: self)
         createdInputs.append(ExpectationOutcome.Input(kind: .cold, messages: cold.erasedMessages))
+        testObservables.append(({ [unowned self] in name(.cold, cold.erasedMessages) }, { cold.subscriptions }))
         return cold
     }
 
@@ -49,6 +50,7 @@ extension TestScheduler {
         let hot = HotObservable(messages: messages, scheduler: self)
         hotToSetUp.append(hot.setUp)
         createdInputs.append(ExpectationOutcome.Input(kind: .hot, messages: hot.erasedMessages))
+        testObservables.append(({ [unowned self] in name(.hot, hot.erasedMessages) }, { hot.subscriptions }))
         return hot
     }
 
@@ -62,6 +64,12 @@ extension TestScheduler {
             report(error.description, at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
             return .zero
         }
+    }
+
+    /// `cold("-a-b|")`, as a leak report names a test observable.
+    private func name(_ kind: DiagramKind, _ messages: [Recorded<Event<RecordedValue>>]) -> String {
+        let diagram = MarblePrinter(frame: frame).print(messages, label: \.description).text
+        return "\(kind == .hot ? "hot" : "cold")(\"\(diagram.count > 60 ? String(diagram.prefix(59)) + "…" : diagram)\")"
     }
 
     private func parse<Value>(

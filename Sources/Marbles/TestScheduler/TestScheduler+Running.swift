@@ -1,13 +1,41 @@
 extension TestScheduler {
     /// Runs `body`, then ``flush(fileID:filePath:line:column:)``; returns what `body` returns.
+    ///
+    /// When the run ends, the subscriptions the harness made (`expect`, `record`) are disposed,
+    /// and every test observable must then have been unsubscribed: a subscription that outlives
+    /// its subscriber (an operator that forgets to dispose its source, or a `subscribe` in the
+    /// test whose disposable is dropped) fails at the `run` line, naming the observable.
     @discardableResult
     public func run<Result>(
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
         _ body: () throws -> Result
     ) rethrows -> Result {
+        let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         let result = try body()
-        flush(at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+        flush(at: location)
+        checkReleased(at: location)
         return result
+    }
+
+    /// Disposes the harness's subscriptions, then reports test observables still subscribed.
+    func checkReleased(at location: MarbleSourceLocation) {
+        let subscriptions = harnessSubscriptions
+        harnessSubscriptions = []
+        for subscription in subscriptions { subscription.dispose() }
+        var leaks: [String] = []
+        for observable in testObservables {
+            for log in observable.logs() where log.unsubscribed == nil {
+                leaks.append("\(observable.name()) subscribed at \(frameText(log.subscribed, frame: frame))")
+            }
+        }
+        guard !leaks.isEmpty else { return }
+        let listed = leaks.prefix(5).map { "  \($0)" } + (leaks.count > 5 ? ["  … and \(leaks.count - 5) more"] : [])
+        report(
+            """
+            \(leaks.count) subscription\(leaks.count == 1 ? " is" : "s are") still open after the run, with every \
+            expectation unsubscribed: an operator kept its source subscribed, or a subscription made in the test was \
+            never disposed
+            """ + "\n" + listed.joined(separator: "\n"), at: location)
     }
 
     /// Sets up hot observables created so far, runs virtual time until no work is left (or

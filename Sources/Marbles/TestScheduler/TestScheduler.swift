@@ -56,6 +56,11 @@ public final class TestScheduler: Scheduler {
     var createdInputs: [ExpectationOutcome.Input] = []
     /// Expectations whose `toBe` was called and that have not been checked yet.
     var checks: [PendingCheck] = []
+    /// Subscriptions the harness made (expectations, recordings, inner timelines); `run`
+    /// disposes them when it ends, then checks that every test observable was unsubscribed.
+    var harnessSubscriptions: [any Disposable] = []
+    /// Each test observable, as a failure names it, with its subscription log.
+    var testObservables: [(name: () -> String, logs: () -> [SubscriptionLog])] = []
 
     // Async support: created on first use.
     lazy var executor = TestTaskExecutor()
