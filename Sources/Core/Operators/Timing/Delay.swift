@@ -4,31 +4,60 @@ extension ObservableType {
     public func delay(_ dueTime: Duration, scheduler: any Scheduler) -> Observable<Element> {
         let source = asObservable()
         return Observable.composite { downstream, resources in
+            // One timer at a time over a queue in arrival order: values leave in the order they
+            // came, even on a scheduler whose timers may fire out of order (dispatch's leeway).
             let gate = Gate(downstream)
-            var pending = 0
+            var queue: [(due: Duration, value: Element)] = []
+            var head = 0
+            var generation = 0
+            var timerRunning = false
             var sourceDone = false
+            let timer = SerialDisposable()
+            resources.insert(timer)
+
+            func start(after delay: Duration, generation current: Int) {
+                gate.scheduleTimer(on: scheduler, after: delay, in: timer, isCurrent: { generation == current }) {
+                    fire()
+                }
+            }
+            func fire() {
+                let next: (Duration, Int)? = gate.locked {
+                    let now = scheduler.now
+                    while head < queue.count, queue[head].due <= now {
+                        gate.emit(.next(queue[head].value))
+                        head += 1
+                    }
+                    if head == queue.count {
+                        queue.removeAll(keepingCapacity: true)
+                        head = 0
+                        timerRunning = false
+                        if sourceDone { gate.emit(.completed) }
+                        return nil
+                    }
+                    generation += 1
+                    return (queue[head].due - now, generation)
+                }
+                if let (delay, current) = next { start(after: delay, generation: current) }
+            }
+
             resources.insert(
                 source.subscribe { event in
                     switch event {
                     case .next(let value):
-                        gate.locked { pending += 1 }
-                        let holder = SingleAssignmentDisposable()
-                        guard let key = resources.insert(holder) else { return }
-                        holder.set(
-                            scheduler.schedule(after: dueTime) {
-                                resources.forget(key)
-                                gate.locked {
-                                    pending -= 1
-                                    gate.emit(.next(value))
-                                    if sourceDone && pending == 0 { gate.emit(.completed) }
-                                }
-                            })
+                        let current: Int? = gate.locked {
+                            queue.append((scheduler.now + dueTime, value))
+                            guard !timerRunning else { return nil }
+                            timerRunning = true
+                            generation += 1
+                            return generation
+                        }
+                        if let current { start(after: dueTime, generation: current) }
                     case .error(let error):
                         gate.send(.error(error))
                     case .completed:
                         gate.locked {
                             sourceDone = true
-                            if pending == 0 { gate.emit(.completed) }
+                            if !timerRunning { gate.emit(.completed) }
                         }
                     }
                 })
