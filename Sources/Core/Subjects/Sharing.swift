@@ -63,6 +63,8 @@ public final class ConnectableObservable<Element>: ObservableType, @unchecked Se
         }
     }
 
+    private var isConnected: Bool { lock.withLock { connection != nil } }
+
     /// Connects when the first subscriber arrives and disconnects when the last one leaves.
     public func refCount() -> Observable<Element> {
         let lock = Lock()
@@ -70,10 +72,14 @@ public final class ConnectableObservable<Element>: ObservableType, @unchecked Se
         var connection: (any Disposable)?
         return Observable { [self] downstream in
             let subscription = asObservable().subscribe(downstream.on)
-            let shouldConnect: Bool = lock.withLock {
+            let first: Bool = lock.withLock {
                 count += 1
                 return count == 1
             }
+            // A subscriber may arrive after the source terminated but before the earlier
+            // subscribers left (from a completion handler, or on another thread): with a
+            // resetting subject it waits on a fresh subject, so it must connect it itself.
+            let shouldConnect = first || (resetsSubject && !isConnected)
             downstream.setUpstream(
                 AnonymousDisposable {
                     subscription.dispose()

@@ -8,6 +8,7 @@ internal import CCairo
 
 /// An output format.
 public enum OutputFormat: String, CaseIterable, Sendable {
+    /// The file formats Cairo writes.
     case png, svg, pdf
 }
 
@@ -237,6 +238,7 @@ public final class CairoTextMeasurer: TextMeasurer {
         cairo_surface_destroy(surface)
     }
 
+    /// The advance width of `text` at `size` points, measured with Cairo's toy text API.
     public func width(of text: String, size: Double) -> Double {
         let key = "\(size)|\(text)"
         if let cached = cache[key] { return cached }

@@ -3,13 +3,17 @@ import Foundation
 /// The theme choice of the command line: a fixed theme, or `auto` (SVG follows the reader's
 /// light/dark preference; PNG and PDF use light).
 public enum ThemeChoice: String, CaseIterable, Sendable {
+    /// The colour theme: fixed light or dark, or (SVG) following the reader's `prefers-color-scheme`.
     case light, dark, auto
 }
 
 /// What a command printed and how it ended: 0 ok, 1 a check or verification failed, 2 bad input.
 public struct CommandResult: Sendable, Equatable {
+    /// `0` on success, `1` when a check or verification failed, `2` on bad input.
     public var exitCode: Int32
+    /// What the command prints on standard output.
     public var output: String
+    /// What the command prints on standard error.
     public var errors: String
 
     mutating func fail(_ code: Int32, _ message: String) {
@@ -24,11 +28,16 @@ public struct CommandResult: Sendable, Equatable {
 
 /// The `marblegen` commands as a library, so that they are tested without a process.
 public struct Marblegen: Sendable {
+    /// The formats `render` writes for each spec.
     public var formats: [OutputFormat] = [.png, .svg]
+    /// The colour theme, unless a spec's `style: theme = …` chooses one.
     public var theme: ThemeChoice = .auto
+    /// Pixels per point for PNG output (2 for high-density screens).
     public var scale: Double = 2
+    /// The font family for labels; `render` fails early when fontconfig cannot find it.
     public var fontFamily: String = "DejaVu Sans"
 
+    /// The defaults: PNG and SVG, automatic theme, scale 2, DejaVu Sans.
     public init() {}
 
     /// The folder `render` uses without arguments.
@@ -53,6 +62,7 @@ public struct Marblegen: Sendable {
         return "\(place) refused a new folder '\((path as NSString).lastPathComponent)': \(reason)\(hint)"
     }
 
+    /// Renders every spec in `paths` (files or folders; the gallery when empty) beside itself, or into `outputDirectory`.
     public func render(_ paths: [String], outputDirectory: String? = nil) -> CommandResult {
         var result = CommandResult(exitCode: 0, output: "", errors: "")
         let renderer = CairoRenderer(fontFamily: fontFamily)

@@ -1,6 +1,8 @@
 /// A point in diagram pixels (before any scale).
 public struct Point: Equatable, Sendable {
+    /// Coordinates in points, origin at the top left.
     public var x: Double, y: Double
+    /// A point at `x`, `y`.
     public init(_ x: Double, _ y: Double) {
         self.x = x
         self.y = y
@@ -27,12 +29,18 @@ public enum DrawItem: Equatable, Sendable {
 }
 
 /// Horizontal placement of text.
-public enum TextAnchor: Sendable, Equatable { case left, center }
+public enum TextAnchor: Sendable, Equatable {
+    /// The position is the text's left edge, or its centre.
+    case left, center
+}
 
 /// A laid-out diagram.
 public struct DisplayList: Equatable, Sendable {
+    /// The drawing's width in points.
     public var width: Double
+    /// The drawing's height in points.
     public var height: Double
+    /// What to draw, back to front.
     public var items: [DrawItem]
 }
 
@@ -43,7 +51,9 @@ public protocol TextMeasurer {
 
 /// An estimate of DejaVu Sans widths, for layout without a font (tests, quick previews).
 public struct ApproximateTextMeasurer: TextMeasurer {
+    /// Creates the measurer.
     public init() {}
+    /// An estimate from average glyph widths; for layout tests that must not depend on fonts.
     public func width(of text: String, size: Double) -> Double {
         text.reduce(0) { total, c in
             let factor: Double

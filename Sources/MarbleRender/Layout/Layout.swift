@@ -4,12 +4,17 @@
 /// their subscription points), the operator box, the output timeline, and, when it differs,
 /// the expected timeline, with the differing frames highlighted on both.
 public struct DiagramLayout {
+    /// Points per frame.
     public var frameWidth: Double
+    /// Marble radius in points.
     public var radius: Double
+    /// Label size in points.
     public var fontSize: Double
+    /// Margin around the drawing, in points.
     public var padding: Double = 20
     let measurer: any TextMeasurer
 
+    /// A layout with a spec's style and a way to measure text.
     public init(style: DiagramSpec.Style = .init(), measurer: any TextMeasurer = ApproximateTextMeasurer()) {
         self.frameWidth = style.frameWidth
         self.radius = style.radius
@@ -17,6 +22,7 @@ public struct DiagramLayout {
         self.measurer = measurer
     }
 
+    /// The display list of a computed diagram: timelines, marbles, inner observables, the operator box and any mismatch highlights.
     public func layout(_ model: DiagramModel) -> DisplayList {
         var items: [DrawItem] = []
         let showNames =

@@ -1,11 +1,14 @@
 /// A colour, 0…1 per channel.
 public struct RGB: Equatable, Hashable, Sendable {
+    /// Red, green and blue, 0…1.
     public var r: Double, g: Double, b: Double
+    /// A colour from `0xRRGGBB`.
     public init(_ hex: UInt32) {
         r = Double((hex >> 16) & 0xFF) / 255
         g = Double((hex >> 8) & 0xFF) / 255
         b = Double(hex & 0xFF) / 255
     }
+    /// A colour from channels in 0…1.
     public init(r: Double, g: Double, b: Double) {
         self.r = r
         self.g = g
@@ -20,7 +23,9 @@ public struct RGB: Equatable, Hashable, Sendable {
 
 /// What a colour is for; themes map roles to colours.
 public enum ColorRole: Hashable, Sendable {
+    /// Fixed roles: background, timelines, text, the operator box, marble outlines and labels, highlights and failures.
     case background, line, text, boxFill, boxStroke, marbleStroke, marbleText, highlight, failure
+    /// The fill of the n-th distinct value, modulo ``Theme/paletteSize``.
     case marble(Int)
 
     /// Every role, for theme tables.
@@ -48,12 +53,17 @@ public enum ColorRole: Hashable, Sendable {
 
 /// Colours for every role.
 public struct Theme: Sendable, Equatable {
+    /// How many marble fills a theme has.
     public static let paletteSize = 8
+    /// `light` or `dark`.
     public var name: String
+    /// The colour of each role.
     public var colors: [ColorRole: RGB]
 
+    /// The colour of `role` (magenta if the theme lacks it, so a gap is visible).
     public func color(_ role: ColorRole) -> RGB { colors[role] ?? RGB(0xFF00FF) }
 
+    /// Dark lines on white.
     public static let light = Theme(
         name: "light",
         colors: [
@@ -64,6 +74,7 @@ public struct Theme: Sendable, Equatable {
             .marble(4): RGB(0xCE93D8), .marble(5): RGB(0xFFAB91), .marble(6): RGB(0x80CBC4), .marble(7): RGB(0xE6EE9C),
         ])
 
+    /// Light lines on a dark background.
     public static let dark = Theme(
         name: "dark",
         colors: [

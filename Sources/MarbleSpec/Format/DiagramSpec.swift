@@ -2,25 +2,43 @@
 public struct DiagramSpec: Sendable {
     /// One timeline written in the spec.
     public struct Stream: Sendable {
-        public enum Kind: String, Sendable { case cold, hot }
+        /// Cold (replayed per subscription) or hot (shared, from `^`).
+        public enum Kind: String, Sendable {
+            /// `input:` and `cold:` lines, and inner observables.
+            case cold
+            /// `hot:` lines.
+            case hot
+        }
+        /// The name the operator's expressions use (`source` for an unnamed first input).
         public var name: String
+        /// Hot or cold.
         public var kind: Kind
+        /// The marble diagram as written.
         public var diagram: String
-        /// Where the diagram starts: line and 1-based column.
+        /// The line the diagram is on.
         public var line: Int
+        /// The 1-based column where the diagram starts.
         public var column: Int
     }
 
     /// The operator and its arguments.
     public struct Call: Sendable {
+        /// One argument of the operator call.
         public struct Argument: Sendable {
+            /// The label, for `name: value` arguments.
             public var label: String?
+            /// The argument's expression.
             public var expression: SpecExpression
+            /// Where the argument starts (1-based), for errors.
             public var column: Int
         }
+        /// The operator's name in the registry.
         public var name: String
+        /// The arguments, in order.
         public var arguments: [Argument]
+        /// The `operator:` line.
         public var line: Int
+        /// Where the operator's name starts (1-based).
         public var column: Int
         /// The call as written.
         public var text: String
@@ -34,17 +52,27 @@ public struct DiagramSpec: Sendable {
         public var radius: Double = 15
         /// `light` or `dark`; `nil` leaves it to the command line.
         public var theme: String?
+        /// The default style: 32-point frames, 15-point marbles, the command line's theme.
         public init() {}
     }
 
+    /// The spec's file, as named in errors.
     public var file: String
+    /// The `title:` line, if any.
     public var title: String?
+    /// The `input`, `cold` and `hot` timelines, in order.
     public var inputs: [Stream] = []
+    /// The `inner NAME:` timelines that higher-order inputs refer to.
     public var inners: [Stream] = []
+    /// The `values:` entries by key.
     public var values: [String: SpecValue] = [:]
+    /// The `operator:` line, parsed.
     public var call: Call?
+    /// The `expected:` line: what the operator should produce.
     public var expected: Stream?
+    /// The `actual:` line: an output given instead of computed.
     public var actual: Stream?
+    /// The `style:` options.
     public var style = Style()
     /// `failed` for specs written by a failing test.
     public var status: String?

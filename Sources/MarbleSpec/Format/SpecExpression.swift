@@ -5,9 +5,13 @@
 /// operator (`x`, `acc`, input names), arithmetic `+ - * / %`, comparison `== != < <= > >=`,
 /// `&& || !`. `+` joins when either side is a string.
 public indirect enum SpecExpression: Equatable, Sendable, CustomStringConvertible {
+    /// A constant.
     case literal(SpecValue)
+    /// A name bound when the expression is evaluated (`x`, an input's name), with its column for errors.
     case name(String, column: Int)
+    /// A prefix operator (`-x`, `!x`) applied to an expression.
     case unary(String, SpecExpression)
+    /// An infix operator (`x * 10`, `a + b`, `x == "a"`) between two expressions.
     case binary(String, SpecExpression, SpecExpression)
 
     public var description: String {
@@ -132,7 +136,9 @@ extension SpecValue {
 
 /// An expression could not be evaluated for a value; the operator's stream fails with it.
 public struct EvaluationError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What went wrong, for the spec error.
     public var message: String
+    /// An error saying `message`.
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }

@@ -1,9 +1,14 @@
 /// A value in a diagram spec: a number, a string, a boolean or a list (what `buffer` emits).
 public enum SpecValue: Hashable, Sendable, CustomStringConvertible {
+    /// A whole number.
     case int(Int)
+    /// A number with a fraction.
     case double(Double)
+    /// Text.
     case string(String)
+    /// `true` or `false`.
     case bool(Bool)
+    /// A list (`buffer`, `toArray`).
     case list([SpecValue])
 
     /// The label drawn on a marble.
@@ -32,7 +37,9 @@ public enum SpecValue: Hashable, Sendable, CustomStringConvertible {
 
 /// What a spec's streams carry: a value, or (in higher-order inputs) a named inner observable.
 public enum SpecItem: CustomStringConvertible {
+    /// A plain value.
     case value(SpecValue)
+    /// An inner observable, by its `inner NAME:` line.
     case inner(name: String, InnerStream)
 
     public var description: String {

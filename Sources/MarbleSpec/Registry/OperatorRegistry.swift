@@ -16,16 +16,23 @@ public struct OperatorDefinition: Sendable {
 
     /// One parameter.
     public struct Parameter: Sendable {
+        /// The argument label, or `nil` for a positional parameter.
         public var label: String?
+        /// What the argument must be: an expression over names, frames, a count, a value or a flag.
         public var kind: ParameterKind
+        /// Whether the argument may be left out.
         public var optional: Bool
+        /// The name usage messages show.
         public var name: String
     }
 
+    /// The name a spec's `operator:` line uses.
     public var name: String
+    /// One line for `marblegen operators`.
     public var summary: String
     /// How many inputs it takes.
     public var inputs: ClosedRange<Int>
+    /// The parameters, in order.
     public var parameters: [Parameter]
     /// Whether its (first) input carries inner observables.
     public var higherOrder: Bool

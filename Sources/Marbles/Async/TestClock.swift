@@ -14,7 +14,9 @@ public struct VirtualInstant: InstantProtocol, Sendable, CustomStringConvertible
     /// An instant at `offset`.
     public init(offset: Duration) { self.offset = offset }
 
+    /// The instant `duration` later.
     public func advanced(by duration: Duration) -> VirtualInstant { VirtualInstant(offset: offset + duration) }
+    /// The duration from this instant to `other`.
     public func duration(to other: VirtualInstant) -> Duration { other.offset - offset }
     public static func < (a: VirtualInstant, b: VirtualInstant) -> Bool { a.offset < b.offset }
     public var description: String { "\(offset)" }
@@ -28,7 +30,9 @@ public struct VirtualInstant: InstantProtocol, Sendable, CustomStringConvertible
 /// and `async let`s). A sleep from another thread (an unstructured `Task { }`, which runs on
 /// the global pool) is refused with `CancellationError` and fails the test with an explanation.
 public final class TestClock: Clock, @unchecked Sendable {
+    /// Instants are virtual offsets from the scheduler's start.
     public typealias Instant = VirtualInstant
+    /// Durations are Swift's.
     public typealias Duration = Swift.Duration
 
     private struct Sleeper {
@@ -64,11 +68,13 @@ public final class TestClock: Clock, @unchecked Sendable {
         return VirtualInstant(offset: .nanoseconds(lastNow.load(ordering: .relaxed)))
     }
 
+    /// One nanosecond: virtual time is exact.
     public var minimumResolution: Duration { .nanoseconds(1) }
 
     /// Sleeps and other clock use from threads other than the scheduler's.
     var foreignAccessCount: Int { lock.withLock { foreignSleeps } }
 
+    /// Parks the calling task until virtual time reaches `deadline`; `tolerance` is ignored (virtual time is exact). Throws `CancellationError` when the task is cancelled, or when called from a thread the scheduler does not own.
     public func sleep(until deadline: VirtualInstant, tolerance: Duration? = nil) async throws {
         guard executor.isOwnerThread, let scheduler else {
             lock.withLock { foreignSleeps += 1 }

@@ -17,16 +17,27 @@
 /// `[` … `]` is our extension (RxJS has no way to write same-frame events in consecutive frames);
 /// the printer uses it only where a `(` … `)` group would not fit before the next event.
 public enum MarbleSymbol: UInt8, CaseIterable, Sendable {
+    /// `-`: one frame passes.
     case frame = 0x2D  // -
+    /// ` `: ignored, for alignment.
     case space = 0x20
+    /// `|`: completion.
     case complete = 0x7C  // |
+    /// `#`: error.
     case error = 0x23  // #
+    /// `(`: opens a group of events at one frame.
     case groupOpen = 0x28  // (
+    /// `)`: closes a group.
     case groupClose = 0x29  // )
+    /// `[`: opens a compact group (one column per event, all at one frame).
     case compactOpen = 0x5B  // [
+    /// `]`: closes a compact group.
     case compactClose = 0x5D  // ]
+    /// `^`: frame 0 of a hot observable, or a subscription.
     case zero = 0x5E  // ^
+    /// `!`: an unsubscription.
     case unsubscribe = 0x21  // !
+    /// `'`: quotes a value of several characters.
     case quote = 0x27  // '
 
     /// The symbol as text.
