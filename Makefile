@@ -4,7 +4,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MARBLEGEN := .build/debug/marblegen
 
-.PHONY: diagrams test test-tsan check-diagrams lint deps bench fuzz stress stress-tsan clean
+.PHONY: diagrams test test-tsan check-diagrams lint docs deps bench fuzz stress stress-tsan clean
 
 deps:
 	@command -v $(SWIFT) >/dev/null || { echo "swift is not on PATH: install Swift 6 (https://swift.org/install)"; exit 2; }
@@ -54,9 +54,16 @@ check-diagrams: deps
 	$(MARBLEGEN) check diagrams
 	$(MARBLEGEN) check docs --format png
 
-# Formatting, from the checked-in .swift-format (swift-format ships with the toolchain).
+# Formatting, from the checked-in .swift-format (swift-format ships with the toolchain), and
+# no function in Sources over 60 lines.
 lint:
 	$(SWIFT) format lint --strict --configuration .swift-format -r Sources Tests Benchmarks/Sources Package.swift
+	python3 scripts/long-functions.py 60
+
+# The DocC catalogs of the library modules (.build/docs/*.doccarchive), without a DocC
+# warning, and every public declaration documented.
+docs: deps
+	SWIFT=$(SWIFT) bash scripts/docs.sh
 
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release MarblesBenchmarks

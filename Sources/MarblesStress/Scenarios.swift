@@ -97,6 +97,9 @@ extension Scenario {
         Scenario(name: "throttle", outcome: Outcome(increasing: true)) { q in
             q.range(100, on: 0).throttle(.microseconds(50), scheduler: q[1])
         },
+        Scenario(name: "interval + take", outcome: Outcome(count: 5, increasing: true, last: 4)) { q in
+            Observable<Int>.interval(.microseconds(100), scheduler: q[2]).take(5)
+        },
         Scenario(name: "delay", outcome: Outcome(count: 100, increasing: true)) { q in
             q.range(100, on: 0).delay(.microseconds(20), scheduler: q[1])
         },

@@ -37,6 +37,35 @@ struct ReliabilityTests {
         }
     }
 
+    /// Runs the first scheduled action inline, before `schedule` returns (a dispatch timer
+    /// firing while the scheduling thread is preempted), and queues the rest.
+    final class FiresBeforeReturning: Scheduler {
+        var now: Duration = .zero
+        var inlineLeft = 1
+        var queued: [() -> Void] = []
+        func schedule(_ action: @escaping () -> Void) -> any Disposable { schedule(after: .zero, action) }
+        func schedule(after delay: Duration, _ action: @escaping () -> Void) -> any Disposable {
+            let token = BooleanDisposable()
+            if inlineLeft > 0 {
+                inlineLeft -= 1
+                action()
+            } else {
+                queued.append { if !token.isDisposed { action() } }
+            }
+            return token
+        }
+    }
+
+    @Test("a periodic timer keeps ticking when a tick fires before its scheduling call returns (interval stalled under load)")
+    func periodicSurvivesEarlyTick() {
+        let scheduler = FiresBeforeReturning()
+        var ticks = 0
+        let timer = scheduler.schedulePeriodic(every: .milliseconds(2), startingAfter: .milliseconds(2)) { ticks += 1 }
+        for _ in 0..<3 where !scheduler.queued.isEmpty { scheduler.queued.removeFirst()() }
+        #expect(ticks == 4)
+        timer.dispose()
+    }
+
     /// A scheduler whose due timers fire newest first, as dispatch timers with leeway may.
     final class OutOfOrderTimers: Scheduler {
         var now: Duration = .zero

@@ -26,16 +26,19 @@ extension Scheduler {
     public func schedulePeriodic(every period: Duration, startingAfter: Duration, _ action: @escaping () -> Void) -> any Disposable {
         let slot = SerialDisposable()
         let start = now + startingAfter
-        var tick = 0
+        let tick = Locked(0)
         func next() {
-            let due = start + period * tick
-            slot.set(
-                schedule(after: max(due - now, .zero)) {
-                    if slot.isDisposed { return }
-                    action()
-                    tick += 1
-                    next()
-                })
+            let current = tick.withLock { $0 }
+            let scheduled = schedule(after: max(start + period * current - now, .zero)) {
+                if slot.isDisposed { return }
+                action()
+                tick.withLock { $0 += 1 }
+                next()
+            }
+            // The action may already have run (on another thread, or inline) and scheduled the
+            // next tick: only the current tick's action may take the slot, or this stale one
+            // would cancel its successor and the timer would stop.
+            tick.withLock { if $0 == current { slot.set(scheduled) } }
         }
         next()
         return slot

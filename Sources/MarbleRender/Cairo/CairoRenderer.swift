@@ -123,20 +123,33 @@ public struct CairoRenderer: Sendable {
         if alpha >= 1 { cairo_set_source_rgb(cr, c.r, c.g, c.b) } else { cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha) }
     }
 
+    private func strokeLine(_ cr: OpaquePointer, from: Point, to: Point, width: Double, dashed: Bool) {
+        cairo_set_line_width(cr, width)
+        cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT)
+        if dashed {
+            let dashes: [Double] = [5, 4]
+            cairo_set_dash(cr, dashes, 2, 0)
+        }
+        cairo_move_to(cr, from.x, from.y)
+        cairo_line_to(cr, to.x, to.y)
+        cairo_stroke(cr)
+        if dashed { cairo_set_dash(cr, nil, 0, 0) }
+    }
+
+    /// A circle, or a pill as wide as `width` for long labels.
+    private func pillPath(_ cr: OpaquePointer, center: Point, width: Double, radius: Double) {
+        let half = max(width / 2 - radius, 0)
+        cairo_new_path(cr)
+        cairo_arc(cr, center.x + half, center.y, radius, -Double.pi / 2, Double.pi / 2)
+        cairo_arc(cr, center.x - half, center.y, radius, Double.pi / 2, 3 * Double.pi / 2)
+        cairo_close_path(cr)
+    }
+
     private func draw(_ item: DrawItem, _ cr: OpaquePointer, _ theme: Theme) {
         switch item {
         case .line(let from, let to, let color, let width, let dashed, let opacity):
-            cairo_set_line_width(cr, width)
-            cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT)
-            if dashed {
-                let dashes: [Double] = [5, 4]
-                cairo_set_dash(cr, dashes, 2, 0)
-            }
             setColor(cr, theme, color, opacity)
-            cairo_move_to(cr, from.x, from.y)
-            cairo_line_to(cr, to.x, to.y)
-            cairo_stroke(cr)
-            if dashed { cairo_set_dash(cr, nil, 0, 0) }
+            strokeLine(cr, from: from, to: to, width: width, dashed: dashed)
         case .arrowHead(let tip, let from, let size, let color, let opacity):
             let angle = atan2(tip.y - from.y, tip.x - from.x)
             setColor(cr, theme, color, opacity)
@@ -146,11 +159,7 @@ public struct CairoRenderer: Sendable {
             cairo_close_path(cr)
             cairo_fill(cr)
         case .marble(let center, let width, let radius, let fill, let stroke, let label, let fontSize, let opacity):
-            let half = max(width / 2 - radius, 0)
-            cairo_new_path(cr)
-            cairo_arc(cr, center.x + half, center.y, radius, -Double.pi / 2, Double.pi / 2)
-            cairo_arc(cr, center.x - half, center.y, radius, Double.pi / 2, 3 * Double.pi / 2)
-            cairo_close_path(cr)
+            pillPath(cr, center: center, width: width, radius: radius)
             setColor(cr, theme, fill, opacity)
             cairo_fill_preserve(cr)
             cairo_set_line_width(cr, 2)
@@ -169,10 +178,10 @@ public struct CairoRenderer: Sendable {
             cairo_set_line_width(cr, 3)
             cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
             setColor(cr, theme, color, opacity)
-            cairo_move_to(cr, center.x - size, center.y - size)
-            cairo_line_to(cr, center.x + size, center.y + size)
-            cairo_move_to(cr, center.x + size, center.y - size)
-            cairo_line_to(cr, center.x - size, center.y + size)
+            for (dx, dy) in [(1.0, 1.0), (-1.0, 1.0)] {
+                cairo_move_to(cr, center.x - size * dx, center.y - size * dy)
+                cairo_line_to(cr, center.x + size * dx, center.y + size * dy)
+            }
             cairo_stroke(cr)
             cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT)
         case .rect(let origin, let width, let height, let fill, let stroke, let opacity):

@@ -1,5 +1,5 @@
 /// What an observable under test should emit; made by
-/// ``TestScheduler/expect(_:unsubscribe:fileID:filePath:line:column:)``, finished by one of
+/// `TestScheduler.expect(_:unsubscribe:)`, finished by one of
 /// `toBe`, `toEmit` or `toBeLike`. Nothing is compared until the run ends; a failure is
 /// reported at the line of that call.
 public final class MarbleExpectation {
@@ -19,7 +19,14 @@ public final class MarbleExpectation {
     /// stands for its timeline: an inner observable; a ``ValueMatcher`` matches by predicate).
     ///
     /// - Parameters:
+    ///   - diagram: the expected timeline, counted from the time of `expect`.
+    ///   - values: what each value key in `diagram` stands for.
+    ///   - error: the error `#` stands for (compared by type and description).
     ///   - areEqual: compares an expected value with an actual one, instead of `==`.
+    ///   - fileID: where a failure is reported (defaults to the call site).
+    ///   - filePath: where a failure is reported (defaults to the call site).
+    ///   - line: where a failure is reported (defaults to the call site).
+    ///   - column: where a failure is reported (defaults to the call site).
     public func toBe<Value>(
         _ diagram: String, values: [String: Value], error: any Error = MarbleError(), areEqual: ((Value, Value) -> Bool)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column

@@ -247,98 +247,106 @@ struct Scanner {
     }
 
     /// The next token; spaces, frames, groups and time progressions are applied to the cursor
-    /// here and also returned, so callers can reject them.
+    /// here and not returned: callers only see events and markers.
     mutating func next() throws(MarbleSyntaxError) -> Token? {
         if let overflowColumn { throw error(.timeOverflow, at: overflowColumn) }
         while index < bytes.count {
             let byte = bytes[index]
             let atTokenStart = index == 0 || bytes[index - 1] == MarbleSymbol.space.rawValue
             column += 1
-            let next = index + 1 < bytes.count ? bytes[index + 1] : 0
-            if byte >= 0x80 || next >= 0x80 || (byte == 0x0D && next == 0x0A) {
-                // A value of one grapheme cluster: non-ASCII, or ASCII joined with what
-                // follows (`e` + U+0301, `\r\n`). An ASCII symbol that stands alone keeps
-                // its meaning.
-                let start = diagram.utf8.index(diagram.utf8.startIndex, offsetBy: index)
-                let character = diagram[start...].first!
-                if byte >= 0x80 || character.utf8.count > 1 {
-                    index += character.utf8.count
-                    return Token(value: String(character), column: column)
-                }
-            }
-            if atTokenStart, byte >= 0x30 && byte <= 0x39, let typo = mistypedTimeProgression(at: index) {
-                throw error(.invalidTimeProgression(typo), at: column)
-            }
-            if atTokenStart, byte >= 0x30 && byte <= 0x39, let (length, nanos) = timeProgression(at: index) {
-                guard nanos >= 0 else {
-                    throw error(.timeProgressionTooLong(String(decoding: bytes[index..<index + length], as: UTF8.self)), at: column)
-                }
-                if groupStart != nil && groupIsCompact {
-                    throw error(.timeInCompactGroup, at: column)
-                }
-                advanceCursor(by: nanos)
-                column += length - 1
-                index += length
-                continue
-            }
+            if let cluster = clusterToken() { return cluster }
+            if atTokenStart, byte >= 0x30 && byte <= 0x39, try applyTimeProgression() { continue }
             index += 1
             guard let symbol = MarbleSymbol(rawValue: byte) else {
                 return Token(value: Self.asciiKeys[Int(byte)], column: column)
             }
-            // Time, spaces and groups are applied here and not returned: callers only see
-            // events and markers.
             switch symbol {
             case .space:
                 continue
             case .frame:
                 if groupStart != nil && groupIsCompact { throw error(.timeInCompactGroup, at: column) }
                 advanceCursor(by: frameNanos)
-                continue
-            case .groupOpen, .compactOpen:
-                if groupStart != nil { throw error(.nestedGroup, at: column) }
-                groupStart = cursor
-                groupIsCompact = symbol == .compactOpen
-                groupColumn = column
-                groupEvents = 0
-                if symbol == .groupOpen { advanceCursor(by: frameNanos) }
-                continue
-            case .groupClose, .compactClose:
-                guard let start = groupStart, groupIsCompact == (symbol == .compactClose) else {
-                    throw error(.unopenedGroup, at: column)
-                }
-                if groupEvents == 0 { throw error(.emptyGroup, at: groupColumn) }
-                groupStart = nil
-                if symbol == .compactClose { cursor = start }
-                advanceCursor(by: frameNanos)
-                continue
+            case .groupOpen, .compactOpen, .groupClose, .compactClose:
+                try applyGroup(symbol)
             case .quote:
-                let open = column
-                let textStart = index
-                var text: [UInt8] = []
-                var closed = false
-                defer { column = open + String(decoding: bytes[textStart..<index], as: UTF8.self).count }
-                while index < bytes.count {
-                    let b = bytes[index]
-                    index += 1
-                    if b == 0x5C, index < bytes.count {  // backslash escape
-                        text.append(bytes[index])
-                        index += 1
-                        continue
-                    }
-                    if b == MarbleSymbol.quote.rawValue {
-                        closed = true
-                        break
-                    }
-                    text.append(b)
-                }
-                if !closed { throw error(.unterminatedQuote, at: open) }
-                if text.isEmpty { throw error(.emptyQuote, at: open) }
-                return Token(value: String(decoding: text, as: UTF8.self), column: open)
+                return try quotedToken()
             default:
                 return Token(symbol: symbol, column: column)
             }
         }
         return nil
+    }
+
+    /// A value of one grapheme cluster at `index`: non-ASCII, or ASCII joined with what follows
+    /// (`e` + U+0301, `\r\n`); `nil` for an ASCII byte that stands alone and keeps its meaning.
+    private mutating func clusterToken() -> Token? {
+        let byte = bytes[index]
+        let next = index + 1 < bytes.count ? bytes[index + 1] : 0
+        guard byte >= 0x80 || next >= 0x80 || (byte == 0x0D && next == 0x0A) else { return nil }
+        let start = diagram.utf8.index(diagram.utf8.startIndex, offsetBy: index)
+        let character = diagram[start...].first!
+        guard byte >= 0x80 || character.utf8.count > 1 else { return nil }
+        index += character.utf8.count
+        return Token(value: String(character), column: column)
+    }
+
+    /// Applies a time progression (`10ms`) starting at `index`; false when there is none. A
+    /// digit-led token ending in letters that is not one (`10xs`) is an error.
+    private mutating func applyTimeProgression() throws(MarbleSyntaxError) -> Bool {
+        if let typo = mistypedTimeProgression(at: index) { throw error(.invalidTimeProgression(typo), at: column) }
+        guard let (length, nanos) = timeProgression(at: index) else { return false }
+        guard nanos >= 0 else {
+            throw error(.timeProgressionTooLong(String(decoding: bytes[index..<index + length], as: UTF8.self)), at: column)
+        }
+        if groupStart != nil && groupIsCompact { throw error(.timeInCompactGroup, at: column) }
+        advanceCursor(by: nanos)
+        column += length - 1
+        index += length
+        return true
+    }
+
+    /// `(` and `[` open a group (a `(` group takes one frame); `)` and `]` close it.
+    private mutating func applyGroup(_ symbol: MarbleSymbol) throws(MarbleSyntaxError) {
+        if symbol == .groupOpen || symbol == .compactOpen {
+            if groupStart != nil { throw error(.nestedGroup, at: column) }
+            groupStart = cursor
+            groupIsCompact = symbol == .compactOpen
+            groupColumn = column
+            groupEvents = 0
+            if symbol == .groupOpen { advanceCursor(by: frameNanos) }
+            return
+        }
+        guard let start = groupStart, groupIsCompact == (symbol == .compactClose) else { throw error(.unopenedGroup, at: column) }
+        if groupEvents == 0 { throw error(.emptyGroup, at: groupColumn) }
+        groupStart = nil
+        if symbol == .compactClose { cursor = start }
+        advanceCursor(by: frameNanos)
+    }
+
+    /// A `'quoted value'` whose opening quote was just read; `\` escapes the next byte.
+    private mutating func quotedToken() throws(MarbleSyntaxError) -> Token {
+        let open = column
+        let textStart = index
+        var text: [UInt8] = []
+        var closed = false
+        defer { column = open + String(decoding: bytes[textStart..<index], as: UTF8.self).count }
+        while index < bytes.count {
+            let b = bytes[index]
+            index += 1
+            if b == 0x5C, index < bytes.count {
+                text.append(bytes[index])
+                index += 1
+                continue
+            }
+            if b == MarbleSymbol.quote.rawValue {
+                closed = true
+                break
+            }
+            text.append(b)
+        }
+        if !closed { throw error(.unterminatedQuote, at: open) }
+        if text.isEmpty { throw error(.emptyQuote, at: open) }
+        return Token(value: String(decoding: text, as: UTF8.self), column: open)
     }
 
     /// Fails on an unclosed group.

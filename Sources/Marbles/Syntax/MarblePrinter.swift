@@ -9,7 +9,7 @@ public struct MarblePrinter: Sendable {
     public let frame: Duration
     /// The longest gap written with dashes.
     public var maxDashes: Int = 80
-    private let frameNanos: Int64
+    let frameNanos: Int64
 
     /// Creates a printer; one frame is 1 ms unless told otherwise.
     public init(frame: Duration = .milliseconds(1)) {
@@ -96,79 +96,47 @@ extension MarblePrinter {
     public func printAligned<Value>(_ lines: [[Recorded<Event<Value>>]], label: (Value) -> String) -> (
         texts: [String], columns: [(time: Duration, column: Int)]
     ) {
-        let sortedLines = lines.map { events in
-            events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
-        }
-        let times = Array(Set(sortedLines.joined().map { VirtualTimeScheduler.nanos($0.time) })).sorted()
-        var outs = [[Character]](repeating: [], count: lines.count)
-        var cursors = [Int64](repeating: 0, count: lines.count)
-        var positions = [Int](repeating: 0, count: lines.count)
+        var state = AlignedLines(lines)
+        let times = Array(Set(lines.joined().map { VirtualTimeScheduler.nanos($0.time) })).sorted()
         var columns: [(Duration, Int)] = []
-        // After its `|` or `#` a line is padded with spaces: dashes would read as time going on.
-        var ended = [Bool](repeating: false, count: lines.count)
         for time in times {
-            var gaps: [[Character]] = []
-            for line in lines.indices {
-                if ended[line] {
-                    gaps.append([])
-                    continue
-                }
-                let gap = time &- cursors[line]
-                var text: [Character] = []
-                if gap > 0 {
-                    if gap % frameNanos == 0 && gap / frameNanos <= maxDashes {
-                        text = Array(repeating: "-", count: Int(gap / frameNanos))
-                    } else {
-                        if let last = outs[line].last, last != " " { text.append(" ") }
-                        text.append(contentsOf: Self.formatDuration(gap))
-                        text.append(" ")
-                    }
-                    cursors[line] = time
-                }
-                gaps.append(text)
-            }
-            let column = lines.indices.map { outs[$0].count + gaps[$0].count }.max() ?? 0
-            for line in lines.indices {
-                let padding = column - outs[line].count - gaps[line].count
-                // Padding goes before a dash run, after a time progression (whose leading space
-                // must stay next to it).
-                if gaps[line].first == " " || (gaps[line].last == " " && !gaps[line].isEmpty) {
-                    outs[line].append(contentsOf: gaps[line])
-                    outs[line].append(contentsOf: repeatElement(" ", count: padding))
-                } else {
-                    outs[line].append(contentsOf: repeatElement(" ", count: padding))
-                    outs[line].append(contentsOf: gaps[line])
-                }
-            }
+            let gaps = lines.indices.map { state.gap(line: $0, to: time, printer: self) }
+            let column = lines.indices.map { state.outs[$0].count + gaps[$0].count }.max() ?? 0
+            for line in lines.indices { state.append(gaps[line], line: line, paddedTo: column) }
             columns.append((.nanoseconds(time), column))
-            for line in lines.indices {
-                let events = sortedLines[line]
-                var j = positions[line]
-                while j < events.count, VirtualTimeScheduler.nanos(events[j].time) == time { j += 1 }
-                let group = events[positions[line]..<j]
-                guard !group.isEmpty else { continue }
-                var tokens = group.map { token($0.value, label: label) }
-                if group.contains(where: { $0.value.isTerminal }) { ended[line] = true }
-                if tokens.count == 1 {
-                    if readsAsTimeProgression(tokens[0], after: outs[line].last, next: events[j...].first, at: time, label: label) {
-                        tokens[0] = "'\(tokens[0])'"
-                    }
-                    outs[line].append(contentsOf: tokens[0])
-                    cursors[line] = time.addingReportingOverflow(frameNanos).overflow ? .max : time + frameNanos
-                } else {
-                    let (width, o1) = Int64(tokens.count + 2).multipliedReportingOverflow(by: frameNanos)
-                    let next = j < events.count ? VirtualTimeScheduler.nanos(events[j].time) : Int64.max
-                    let (end, o2) = time.addingReportingOverflow(width)
-                    let fits = !o1 && !o2 && end <= next
-                    outs[line].append(fits ? "(" : "[")
-                    for t in tokens { outs[line].append(contentsOf: t) }
-                    outs[line].append(fits ? ")" : "]")
-                    cursors[line] = fits ? end : (time.addingReportingOverflow(frameNanos).overflow ? .max : time + frameNanos)
-                }
-                positions[line] = j
-            }
+            for line in lines.indices { appendEvents(at: time, line: line, to: &state, label: label) }
         }
-        return (outs.map { String($0) }, columns)
+        return (state.outs.map { String($0) }, columns)
+    }
+
+    /// The events of one line at `time`: one token, or a group (`(ab)` when the frames it
+    /// takes are free, else the compact `[ab]`).
+    private func appendEvents<Value>(at time: Int64, line: Int, to state: inout AlignedLines<Value>, label: (Value) -> String) {
+        let events = state.sortedLines[line]
+        var j = state.positions[line]
+        while j < events.count, VirtualTimeScheduler.nanos(events[j].time) == time { j += 1 }
+        let group = events[state.positions[line]..<j]
+        guard !group.isEmpty else { return }
+        var tokens = group.map { token($0.value, label: label) }
+        if group.contains(where: { $0.value.isTerminal }) { state.ended[line] = true }
+        let oneFrameLater = time.addingReportingOverflow(frameNanos).overflow ? Int64.max : time + frameNanos
+        if tokens.count == 1 {
+            if readsAsTimeProgression(tokens[0], after: state.outs[line].last, next: events[j...].first, at: time, label: label) {
+                tokens[0] = "'\(tokens[0])'"
+            }
+            state.outs[line].append(contentsOf: tokens[0])
+            state.cursors[line] = oneFrameLater
+        } else {
+            let (width, o1) = Int64(tokens.count + 2).multipliedReportingOverflow(by: frameNanos)
+            let next = j < events.count ? VirtualTimeScheduler.nanos(events[j].time) : Int64.max
+            let (end, o2) = time.addingReportingOverflow(width)
+            let fits = !o1 && !o2 && end <= next
+            state.outs[line].append(fits ? "(" : "[")
+            for t in tokens { state.outs[line].append(contentsOf: t) }
+            state.outs[line].append(fits ? ")" : "]")
+            state.cursors[line] = fits ? end : oneFrameLater
+        }
+        state.positions[line] = j
     }
 
     /// Whether a one-digit value at the start of a token, followed at once by a value that
@@ -183,5 +151,54 @@ extension MarblePrinter {
         }
         guard let first = self.token(next.value, label: label).first else { return false }
         return (first.isASCII && (first.isLetter || first.isNumber)) || first == "."
+    }
+}
+
+/// The lines being printed by `printAligned`, with where each one is in time and in its events.
+private struct AlignedLines<Value> {
+    let sortedLines: [[Recorded<Event<Value>>]]
+    var outs: [[Character]]
+    var cursors: [Int64]
+    var positions: [Int]
+    /// After its `|` or `#` a line is padded with spaces: dashes would read as time going on.
+    var ended: [Bool]
+
+    init(_ lines: [[Recorded<Event<Value>>]]) {
+        sortedLines = lines.map { events in
+            events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        }
+        outs = Array(repeating: [], count: lines.count)
+        cursors = Array(repeating: 0, count: lines.count)
+        positions = Array(repeating: 0, count: lines.count)
+        ended = Array(repeating: false, count: lines.count)
+    }
+
+    /// The text that brings a line from its cursor to `time`: dashes, or a time progression.
+    mutating func gap(line: Int, to time: Int64, printer: MarblePrinter) -> [Character] {
+        if ended[line] { return [] }
+        let gap = time &- cursors[line]
+        guard gap > 0 else { return [] }
+        cursors[line] = time
+        if gap % printer.frameNanos == 0 && gap / printer.frameNanos <= printer.maxDashes {
+            return Array(repeating: "-", count: Int(gap / printer.frameNanos))
+        }
+        var text: [Character] = []
+        if let last = outs[line].last, last != " " { text.append(" ") }
+        text.append(contentsOf: MarblePrinter.formatDuration(gap))
+        text.append(" ")
+        return text
+    }
+
+    /// Appends a gap, padded with spaces so the next event starts at `column`: before a dash
+    /// run, after a time progression (whose leading space must stay next to it).
+    mutating func append(_ gap: [Character], line: Int, paddedTo column: Int) {
+        let padding = column - outs[line].count - gap.count
+        if gap.first == " " || (gap.last == " " && !gap.isEmpty) {
+            outs[line].append(contentsOf: gap)
+            outs[line].append(contentsOf: repeatElement(" ", count: padding))
+        } else {
+            outs[line].append(contentsOf: repeatElement(" ", count: padding))
+            outs[line].append(contentsOf: gap)
+        }
     }
 }

@@ -13,7 +13,7 @@ extension TestScheduler {
             observable, unsubscribe: unsubscribe, at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
-    /// ``expect(_:unsubscribe:fileID:filePath:line:column:)`` at a location given as a value.
+    /// `expect(_:unsubscribe:)` at a location given as a value.
     public func expect<O: ObservableType>(_ observable: O, unsubscribe: String? = nil, at location: MarbleSourceLocation)
         -> MarbleExpectation
     {

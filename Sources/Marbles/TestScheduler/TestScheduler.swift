@@ -14,7 +14,7 @@
 /// Its surface, by role:
 /// - test observables: ``cold(_:values:error:fileID:filePath:line:column:)``,
 ///   ``hot(_:values:error:fileID:filePath:line:column:)``, ``time(_:fileID:filePath:line:column:)``;
-/// - expectations: ``expect(_:unsubscribe:fileID:filePath:line:column:)`` and
+/// - expectations: `expect(_:unsubscribe:)` and
 ///   ``expect(subscriptions:fileID:filePath:line:column:)``, each followed by `toBe`;
 ///   ``record(_:)`` for custom checks;
 /// - running: ``run(fileID:filePath:line:column:_:)``, ``flush(fileID:filePath:line:column:)``,

@@ -14,10 +14,7 @@ extension ObservableType {
         typealias Result = Inner.Element
         return Observable.composite { downstream, resources in
             let gate = Gate(downstream)
-            var active = 0
-            var outerDone = false
-            var waiting: [Observable<Result>] = []
-            var waitingHead = 0
+            var slots = Slots<Observable<Result>>(limit: limit)
 
             // Subscribes inner observables one at a time, without recursion, on whichever
             // thread is already subscribing one: a synchronous completion that frees a slot for
@@ -32,19 +29,9 @@ extension ObservableType {
                         guard case .completed = event else { return gate.send(event) }
                         resources.remove(key)
                         let successor: Observable<Result>? = gate.locked {
-                            if waitingHead < waiting.count {
-                                defer {
-                                    waitingHead += 1
-                                    if waitingHead > 32 && waitingHead * 2 > waiting.count {
-                                        waiting.removeFirst(waitingHead)
-                                        waitingHead = 0
-                                    }
-                                }
-                                return waiting[waitingHead]
-                            }
-                            active -= 1
-                            if active == 0 && outerDone { gate.emit(.completed) }
-                            return nil
+                            let next = slots.release()
+                            if slots.isFinished { gate.emit(.completed) }
+                            return next
                         }
                         if let successor { starter.withLock { $0 }?.run(successor) }
                     })
@@ -61,21 +48,13 @@ extension ObservableType {
                             gate.send(.error(error))
                             return
                         }
-                        let startNow: Bool = gate.locked {
-                            if active < limit {
-                                active += 1
-                                return true
-                            }
-                            waiting.append(inner)
-                            return false
-                        }
-                        if startNow { start(inner) }
+                        if gate.locked({ slots.admit(inner) }) { start(inner) }
                     case .error(let error):
                         gate.send(.error(error))
                     case .completed:
                         gate.locked {
-                            outerDone = true
-                            if active == 0 { gate.emit(.completed) }
+                            slots.outerDone = true
+                            if slots.isFinished { gate.emit(.completed) }
                         }
                     }
                 })
@@ -86,4 +65,35 @@ extension ObservableType {
     public func concatMap<Inner: ObservableType>(_ selector: @escaping (Element) throws -> Inner) -> Observable<Inner.Element> {
         flatMap(maxConcurrent: 1, selector)
     }
+}
+
+/// flatMap's bookkeeping, touched only under its gate's lock: how many inners run, which wait.
+struct Slots<Inner> {
+    let limit: Int
+    private(set) var active = 0
+    private var waiting = FIFOQueue<Inner>()
+    /// The source has completed.
+    var outerDone = false
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Whether `inner` may start now; otherwise it waits its turn.
+    mutating func admit(_ inner: Inner) -> Bool {
+        guard active < limit else {
+            waiting.append(inner)
+            return false
+        }
+        active += 1
+        return true
+    }
+
+    /// An inner completed: the next waiting one takes its slot, if any.
+    mutating func release() -> Inner? {
+        if let next = waiting.popFirst() { return next }
+        active -= 1
+        return nil
+    }
+
+    /// Nothing runs, nothing waits, and the source is done.
+    var isFinished: Bool { outerDone && active == 0 }
 }

@@ -7,8 +7,7 @@ extension ObservableType {
             // One timer at a time over a queue in arrival order: values leave in the order they
             // came, even on a scheduler whose timers may fire out of order (dispatch's leeway).
             let gate = Gate(downstream)
-            var queue: [(due: Duration, value: Element)] = []
-            var head = 0
+            var queue = FIFOQueue<(due: Duration, value: Element)>()
             var generation = 0
             var timerRunning = false
             var sourceDone = false
@@ -23,19 +22,17 @@ extension ObservableType {
             func fire() {
                 let next: (Duration, Int)? = gate.locked {
                     let now = scheduler.now
-                    while head < queue.count, queue[head].due <= now {
-                        gate.emit(.next(queue[head].value))
-                        head += 1
+                    while let next = queue.first, next.due <= now {
+                        gate.emit(.next(next.value))
+                        _ = queue.popFirst()
                     }
-                    if head == queue.count {
-                        queue.removeAll(keepingCapacity: true)
-                        head = 0
+                    guard let next = queue.first else {
                         timerRunning = false
                         if sourceDone { gate.emit(.completed) }
                         return nil
                     }
                     generation += 1
-                    return (queue[head].due - now, generation)
+                    return (next.due - now, generation)
                 }
                 if let (delay, current) = next { start(after: delay, generation: current) }
             }

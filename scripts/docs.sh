@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds the DocC archive of each library module into .build/docs (make docs) and fails on any
+# DocC warning or on undocumented public API (scripts/doc-coverage.py).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SWIFT=${SWIFT:-swift}
+DOCC=${DOCC:-$(command -v docc || echo "$(dirname "$(command -v "$SWIFT")")/docc")}
+"$SWIFT" package dump-symbol-graph --minimum-access-level public >/dev/null
+graphs=$(find .build -maxdepth 3 -type d -name symbolgraph | head -1)
+python3 scripts/doc-coverage.py "$graphs" | grep -v '^undocumented' || { python3 scripts/doc-coverage.py "$graphs" | grep '^undocumented'; exit 1; }
+status=0
+mkdir -p .build/docs
+for entry in MarbleCore:Sources/Core Marbles:Sources/Marbles MarblesTesting:Sources/MarblesTesting \
+    MarbleSpec:Sources/MarbleSpec MarbleRender:Sources/MarbleRender; do
+    module=${entry%%:*}
+    folder=${entry#*:}
+    work=$(mktemp -d)
+    cp "$graphs/$module".symbols.json "$work/"
+    cp "$graphs/$module"@*.symbols.json "$work/" 2>/dev/null || true
+    log=$("$DOCC" convert "$folder/$module.docc" --additional-symbol-graph-dir "$work" \
+        --fallback-display-name "$module" --fallback-bundle-identifier "org.marbles.$module" \
+        --output-path ".build/docs/$module.doccarchive" 2>&1) || { printf '%s\n' "$log"; status=1; }
+    warnings=$(printf '%s\n' "$log" | grep -cE 'warning:|error:' || true)
+    echo "$module: .build/docs/$module.doccarchive ($warnings warnings)"
+    if [ "$warnings" != 0 ]; then printf '%s\n' "$log" | grep -E -A3 'warning:|error:'; status=1; fi
+    rm -rf "$work"
+done
+exit $status
