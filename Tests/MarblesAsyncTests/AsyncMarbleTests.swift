@@ -335,21 +335,3 @@ final class TerminationFlag: @unchecked Sendable {
     func set() { lock.withLock { value = true } }
     var isSet: Bool { lock.withLock { value } }
 }
-
-/// The README's async example, verbatim.
-@Suite("README async example")
-struct ReadmeAsyncExample {
-    @Test func debouncesOnVirtualTime() {
-        let scheduler = TestScheduler()
-        scheduler.run {
-            let input = scheduler.cold("a-b---c-|", values: ["a": 1, "b": 2, "c": 3])
-            scheduler.expect(input.values.map { $0 * 10 }).toBe("a-b---c-|", values: ["a": 10, "b": 20, "c": 30])
-
-            let values = input.values
-            scheduler.expect(emitting: Int.self) { emit in
-                // Your operator, written with a task group (no Task { }), sleeping on scheduler.clock.
-                try await debounce(values, for: .milliseconds(2), clock: scheduler.clock, emit: emit)
-            }.toBe("----b---(c|)", values: ["b": 2, "c": 3])
-        }
-    }
-}
