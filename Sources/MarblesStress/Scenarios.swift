@@ -100,6 +100,9 @@ extension Scenario {
         Scenario(name: "interval + take", outcome: Outcome(count: 5, increasing: true, last: 4)) { q in
             Observable<Int>.interval(.microseconds(100), scheduler: q[2]).take(5)
         },
+        Scenario(name: "delaySubscription", outcome: Outcome(count: 20, increasing: true)) { q in
+            q.range(20, on: 0).delaySubscription(.microseconds(20), scheduler: q[1])
+        },
         Scenario(name: "delay", outcome: Outcome(count: 100, increasing: true)) { q in
             q.range(100, on: 0).delay(.microseconds(20), scheduler: q[1])
         },

@@ -66,6 +66,24 @@ struct ReliabilityTests {
         timer.dispose()
     }
 
+    @Test("interval and delaySubscription survive a first timer that fires before its scheduling call returns")
+    func timersSurviveEarlyFirstTick() {
+        let scheduler = FiresBeforeReturning()
+        var ticks: [Int] = []
+        let interval = Observable<Int>.interval(.milliseconds(2), scheduler: scheduler).subscribe(onNext: { ticks.append($0) })
+        for _ in 0..<2 where !scheduler.queued.isEmpty { scheduler.queued.removeFirst()() }
+        #expect(ticks == [0, 1, 2])
+        interval.dispose()
+
+        let late = FiresBeforeReturning()
+        let subject = PublishSubject<Int>()
+        var received: [Int] = []
+        let subscription = subject.delaySubscription(.milliseconds(2), scheduler: late).subscribe(onNext: { received.append($0) })
+        subject.onNext(7)
+        #expect(received == [7])
+        subscription.dispose()
+    }
+
     /// A scheduler whose due timers fire newest first, as dispatch timers with leeway may.
     final class OutOfOrderTimers: Scheduler {
         var now: Duration = .zero

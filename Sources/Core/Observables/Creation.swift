@@ -57,18 +57,13 @@ extension Observable {
     where Element: FixedWidthInteger {
         Observable { observer in
             if let period {
+                // One periodic schedule from the first due time: a first tick that fires before
+                // its scheduling call returns cannot cancel the ticks after it.
                 var count: Element = 0
-                let first = SerialDisposable()
-                observer.setUpstream(first)
-                first.set(
-                    scheduler.schedule(after: dueTime) {
+                observer.setUpstream(
+                    scheduler.schedulePeriodic(every: period, startingAfter: dueTime) {
                         observer.onNext(count)
                         count &+= 1
-                        first.set(
-                            scheduler.schedulePeriodic(every: period, startingAfter: period) {
-                                observer.onNext(count)
-                                count &+= 1
-                            })
                     })
             } else {
                 observer.setUpstream(

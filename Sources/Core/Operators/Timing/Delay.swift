@@ -64,13 +64,12 @@ extension ObservableType {
     /// Subscribes to the source only after `dueTime`.
     public func delaySubscription(_ dueTime: Duration, scheduler: any Scheduler) -> Observable<Element> {
         let source = asObservable()
-        return Observable { downstream in
-            let slot = SerialDisposable()
-            downstream.setUpstream(slot)
-            slot.set(
-                scheduler.schedule(after: dueTime) {
-                    slot.set(source.subscribe(downstream.on))
-                })
+        return Observable.composite { downstream, resources in
+            // Separate slots: the timer may fire before `schedule` returns, and storing its
+            // token must not dispose the subscription the timer already made.
+            let subscription = SingleAssignmentDisposable()
+            resources.insert(subscription)
+            resources.insert(scheduler.schedule(after: dueTime) { subscription.set(source.subscribe(downstream.on)) })
         }
     }
 }
