@@ -230,6 +230,21 @@ public enum OperatorRegistry {
         def("last", "emits the last value at completion (errors when empty)") { c in c.source.last() },
         def("elementAt", "emits the value at an index", [count("index")]) { c in c.source.elementAt(try c.count(0)) },
         def("ignoreElements", "keeps only completion or error") { c in c.source.ignoreElements() },
+        def("skipLast", "drops the last count values (emits each once count newer ones arrived)", [count()]) { c in
+            c.source.skipLast(try c.count(0))
+        },
+        def("endWith", "emits a value after the source completes", [value()]) { c in
+            c.source.endWith(.value(try c.constant(0)))
+        },
+        def("throwIfEmpty", "fails a source that completes without a value") { c in c.source.throwIfEmpty() },
+        def("count", "emits how many values the source had, at completion") { c in c.source.count().map { .value(.int($0)) } },
+        def("isEmpty", "emits false at the first value, or true at an empty completion") { c in
+            c.source.isEmpty().map { .value(.bool($0)) }
+        },
+        def("every", "emits false at the first value failing the expression, or true at completion", [fn("x")]) { c in
+            let f = c.function(0)!
+            return c.source.every { try f([try plain($0)]).truthy }.map { .value(.bool($0)) }
+        },
         def("ifEmpty", "emits a default when the source completes empty", [value("default")]) { c in
             c.source.ifEmpty(default: .value(try c.constant(0)))
         },

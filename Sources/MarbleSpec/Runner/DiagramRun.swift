@@ -125,8 +125,12 @@ struct DiagramRun {
     ) throws(SpecError) -> (model: TimelineModel, mismatches: [MarbleMismatch], message: String)? {
         guard let expected = spec.expected else { return nil }
         let expectedEvents = try parse(expected, kind: .expected)
+        // A spec's `#` names no error: any error the operator sends matches it.
         let erase = { (events: [Recorded<Event<SpecItem>>]) in
-            events.map { Recorded(time: $0.time, value: $0.value.map { RecordedValue.plain($0.description) }) }
+            events.map { recorded -> Recorded<Event<RecordedValue>> in
+                if case .error = recorded.value { return Recorded(time: recorded.time, value: .error(MarbleError())) }
+                return Recorded(time: recorded.time, value: recorded.value.map { RecordedValue.plain($0.description) })
+            }
         }
         let comparison = MarbleComparison(expected: erase(expectedEvents), actual: erase(outputEvents), frame: scheduler.frame)
         guard !comparison.matches else { return nil }

@@ -25,4 +25,9 @@ extension ObservableType {
             }
         }
     }
+
+    /// RxSwift 6's spelling of ``elementAt(_:defaultValue:)``.
+    public func element(at index: Int, defaultValue: Element? = nil) -> Observable<Element> {
+        elementAt(index, defaultValue: defaultValue)
+    }
 }

@@ -1,0 +1,25 @@
+extension ObservableType {
+    /// Drops the last `count` values: each value is emitted once `count` newer ones have
+    /// arrived, so the output lags the source by `count` values (RxJS `skipLast`). Completion
+    /// and errors pass at once; the held values are dropped.
+    public func skipLast(_ count: Int) -> Observable<Element> {
+        guard count > 0 else { return asObservable() }
+        return lift { observer in
+            var ring: [Element] = []
+            var oldest = 0
+            return { event in
+                switch event {
+                case .next(let value):
+                    if ring.count < count {
+                        ring.append(value)
+                        return
+                    }
+                    observer.onNext(ring[oldest])
+                    ring[oldest] = value
+                    oldest = (oldest + 1) % count
+                case .error, .completed: observer.on(event)
+                }
+            }
+        }
+    }
+}

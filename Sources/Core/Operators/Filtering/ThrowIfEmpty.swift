@@ -1,0 +1,19 @@
+extension ObservableType {
+    /// Passes the source through, but fails with `error` (default ``RxError/noElements``) when
+    /// it completes without a value (RxJS `throwIfEmpty`).
+    public func throwIfEmpty(_ error: @autoclosure @escaping () -> any Error = RxError.noElements) -> Observable<Element> {
+        lift { observer in
+            var sawValue = false
+            return { event in
+                switch event {
+                case .next:
+                    sawValue = true
+                    observer.on(event)
+                case .error: observer.on(event)
+                case .completed:
+                    if sawValue { observer.onCompleted() } else { observer.onError(error()) }
+                }
+            }
+        }
+    }
+}
