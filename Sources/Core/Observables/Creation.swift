@@ -88,7 +88,7 @@ extension Observable where Element: BinaryInteger {
     public static func range(start: Element, count: Int) -> Observable<Element> {
         Observable { observer in
             var value = start
-            for _ in 0..<max(count, 0) {
+            for _ in 0..<Swift.max(count, 0) {
                 if observer.isDisposed { return }
                 observer.onNext(value)
                 value += 1

@@ -230,6 +230,23 @@ public enum OperatorRegistry {
         def("last", "emits the last value at completion (errors when empty)") { c in c.source.last() },
         def("elementAt", "emits the value at an index", [count("index")]) { c in c.source.elementAt(try c.count(0)) },
         def("ignoreElements", "keeps only completion or error") { c in c.source.ignoreElements() },
+        def("min", "emits the smallest value at completion") { c in
+            c.source.map { OrderedSpecValue(value: try plain($0)) }.min().map { .value($0.value) }
+        },
+        def("max", "emits the largest value at completion") { c in
+            c.source.map { OrderedSpecValue(value: try plain($0)) }.max().map { .value($0.value) }
+        },
+        def("timestamp", "replaces each value by the frame it arrived at") { c in
+            let frame = c.scheduler.frame
+            return c.source.timestamp(scheduler: c.scheduler).map { .value(.int(Int($0.time / frame))) }
+        },
+        def("timeInterval", "replaces each value by the frames since the previous one") { c in
+            let frame = c.scheduler.frame
+            return c.source.timeInterval(scheduler: c.scheduler).map { .value(.int(Int($0.interval / frame))) }
+        },
+        def("enumerated", "pairs each value with its index") { c in
+            c.source.enumerated().map { .value(.string("\($0.index)\($0.element)")) }
+        },
         def("skipLast", "drops the last count values (emits each once count newer ones arrived)", [count()]) { c in
             c.source.skipLast(try c.count(0))
         },
@@ -324,7 +341,9 @@ public enum OperatorRegistry {
         def("catchAndReturn", "ends with a value after an error", [value()]) { c in
             c.source.catchAndReturn(.value(try c.constant(0)))
         },
-        def("retry", "resubscribes after an error, count times", [count()]) { c in c.source.retry(try c.count(0)) },
+        def("retry", "resubscribes after an error, count times (every time without a count)", [count(optional: true)]) { c in
+            c.arguments[0] == nil ? c.source.retry() : c.source.retry(try c.count(0))
+        },
     ]
 
     /// The closest name, for "did you mean".
@@ -348,5 +367,23 @@ public enum OperatorRegistry {
             }
         }
         return a.isEmpty ? b.count : row[b.count]
+    }
+}
+
+/// Orders spec values for `min` and `max`: numbers by value, anything else by its text.
+struct OrderedSpecValue: Comparable {
+    var value: SpecValue
+
+    private var number: Double? {
+        switch value {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        default: return nil
+        }
+    }
+
+    static func < (a: OrderedSpecValue, b: OrderedSpecValue) -> Bool {
+        if let x = a.number, let y = b.number { return x < y }
+        return a.value.description < b.value.description
     }
 }

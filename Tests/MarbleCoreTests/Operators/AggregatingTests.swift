@@ -93,3 +93,66 @@ struct AggregatingTests {
         }
     }
 }
+
+@Suite("Accumulating, indexing and timing values")
+struct AccumulatingTests {
+    @Test("min and max emit at completion; empty just completes; errors pass at once")
+    func minMax() {
+        marbles { s in
+            let values = ["1": 1, "2": 2, "5": 5, "7": 7]
+            s.expect(s.hot("--5--1--7--2--|", values: values).min()).toBe("--------------(1|)", values: values)
+            s.expect(s.hot("--5--1--7--2--|", values: values).max()).toBe("--------------(7|)", values: values)
+            s.expect(s.hot("-----|", values: values).max()).toBe("-----|", values: values)
+            s.expect(s.hot("--5--#", values: values).min()).toBe("-----#", values: values)
+            let e1 = s.hot("--5--1--|", values: values)
+            s.expect(e1.min(), unsubscribe: "^---!").toBe("----", values: values)
+            s.expect(subscriptions: e1.subscriptions).toBe("^---!")
+        }
+    }
+
+    @Test("scan(into:) emits each accumulation, mutating the state in place")
+    func scanInto() {
+        marbles { s in
+            s.expect(s.hot("--a--b--c--|").scan(into: "") { $0 += $1 }).toBe("--x--y--z--|", values: ["x": "a", "y": "ab", "z": "abc"])
+            s.expect(s.hot("--a--b--|").scan(into: "") { _, _ in throw TestError() }).toBe("--#", error: TestError())
+            s.expect(s.hot("--a--#").scan(into: "") { $0 += $1 }).toBe("--a--#")
+        }
+    }
+
+    @Test("enumerated counts from 0 for every subscription")
+    func enumerated() {
+        marbles { s in
+            let e1 = s.cold("--a--b--|")
+            let indexed = e1.enumerated().map { "\($0.index)\($0.element)" }
+            s.expect(indexed).toBe("--x--y--|", values: ["x": "0a", "y": "1b"])
+            s.expect(indexed.delaySubscription(.milliseconds(3), scheduler: s)).toBe("-----x--y--|", values: ["x": "0a", "y": "1b"])
+            s.expect(s.hot("--a--#").enumerated().map { "\($0.index)" }).toBe("--0--#")
+        }
+    }
+
+    @Test("retry() resubscribes after every error until the source completes")
+    func retryForever() {
+        marbles { s in
+            var attempts = 0
+            let flaky = Observable<String>.deferred {
+                attempts += 1
+                return attempts < 4 ? s.cold("-a#") : s.cold("-b|")
+            }
+            s.expect(flaky.retry()).toBe("-a-a-a-b|")
+            let e1 = s.cold("--a--#")
+            s.expect(e1.retry(), unsubscribe: "^-------!").toBe("--a----a")
+            s.expect(subscriptions: e1.subscriptions).toBe(["^----!", "-----^--!"])
+        }
+    }
+
+    @Test("timestamp and timeInterval read the scheduler's clock")
+    func timestampAndInterval() {
+        marbles { s in
+            let e1 = s.hot("--a---b-c|")
+            s.expect(e1.timestamp(scheduler: s).map { "\(Int($0.time / s.frame))" }).toBe(
+                "--x---y-z|", values: ["x": "2", "y": "6", "z": "8"])
+            s.expect(e1.timeInterval(scheduler: s).map { "\(Int($0.interval / s.frame))" })
+                .toBe("--x---y-z|", values: ["x": "2", "y": "4", "z": "2"])
+        }
+    }
+}

@@ -5,6 +5,13 @@ extension ObservableType {
         retrying { _, attempt in attempt <= maxRetries }
     }
 
+    /// On error, resubscribes every time, without limit (RxSwift `retry()`); only a
+    /// completion, or unsubscribing, ends it. Under a virtual-time driver a source that fails
+    /// at once ends at the step limit instead of spinning.
+    public func retry() -> Observable<Element> {
+        retrying { _, _ in true }
+    }
+
     /// On error, resubscribes for as long as `shouldRetry(error, attempt)` says so (`attempt`
     /// counts from 1). Synchronous failures are retried in a loop, not by recursion; under a
     /// virtual-time driver the loop spends its step budget, so `retry(Int.max)` of a source that

@@ -1,0 +1,27 @@
+// Inside extensions of ObservableType, write `Swift.min`/`Swift.max` for the global functions:
+// these members shadow them there.
+extension ObservableType where Element: Comparable {
+    /// Emits the smallest value when the source completes (the first of equals), then
+    /// completes; an empty source just completes (RxJS `min`).
+    public func min() -> Observable<Element> { extreme(by: <) }
+
+    /// Emits the largest value when the source completes (the first of equals), then
+    /// completes; an empty source just completes (RxJS `max`).
+    public func max() -> Observable<Element> { extreme(by: >) }
+
+    private func extreme(by isBetter: @escaping (Element, Element) -> Bool) -> Observable<Element> {
+        lift { observer in
+            var best: Element?
+            return { event in
+                switch event {
+                case .next(let value):
+                    if best.map({ isBetter(value, $0) }) ?? true { best = value }
+                case .error(let error): observer.onError(error)
+                case .completed:
+                    if let best { observer.onNext(best) }
+                    observer.onCompleted()
+                }
+            }
+        }
+    }
+}

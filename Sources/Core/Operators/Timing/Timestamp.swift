@@ -1,0 +1,42 @@
+/// A value and the scheduler time it arrived at.
+public struct Timestamped<Value> {
+    /// The value.
+    public var value: Value
+    /// When it arrived, on the scheduler's clock.
+    public var time: Duration
+}
+
+extension Timestamped: Equatable where Value: Equatable {}
+extension Timestamped: Sendable where Value: Sendable {}
+
+/// A value and the time since the previous one (or since the subscription, for the first).
+public struct TimeIntervalled<Value> {
+    /// The value.
+    public var value: Value
+    /// The time since the previous value or the subscription.
+    public var interval: Duration
+}
+
+extension TimeIntervalled: Equatable where Value: Equatable {}
+extension TimeIntervalled: Sendable where Value: Sendable {}
+
+extension ObservableType {
+    /// Attaches to each value the time it arrived on `scheduler`'s clock (RxJS `timestamp`).
+    public func timestamp(scheduler: any Scheduler) -> Observable<Timestamped<Element>> {
+        map { Timestamped(value: $0, time: scheduler.now) }
+    }
+
+    /// Attaches to each value the time since the previous value, or since the subscription
+    /// for the first (RxJS `timeInterval`).
+    public func timeInterval(scheduler: any Scheduler) -> Observable<TimeIntervalled<Element>> {
+        let source = asObservable()
+        return Observable.deferred {
+            var last = scheduler.now
+            return source.map { value in
+                let now = scheduler.now
+                defer { last = now }
+                return TimeIntervalled(value: value, interval: now - last)
+            }
+        }
+    }
+}

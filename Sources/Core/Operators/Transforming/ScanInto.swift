@@ -1,0 +1,20 @@
+extension ObservableType {
+    /// Emits each intermediate accumulation, the accumulator updating the state in place
+    /// (RxSwift `scan(into:accumulator:)`): no copy of a collection state per value.
+    public func scan<State>(into seed: State, accumulator: @escaping (inout State, Element) throws -> Void) -> Observable<State> {
+        lift { observer in
+            var state = seed
+            return { event in
+                switch event {
+                case .next(let value):
+                    do {
+                        try accumulator(&state, value)
+                        observer.onNext(state)
+                    } catch { observer.onError(error) }
+                case .error(let error): observer.onError(error)
+                case .completed: observer.onCompleted()
+                }
+            }
+        }
+    }
+}
