@@ -87,6 +87,8 @@ public enum RxError: Error, Equatable, Sendable, CustomStringConvertible {
     case stepLimitExceeded(steps: Int, now: Duration)
     /// `switchCase` got a key that matches no case, and it has no default.
     case noCase(key: String)
+    /// `single()` saw a second value.
+    case moreThanOneElement
 
     /// The error in words.
     public var description: String {
@@ -99,6 +101,7 @@ public enum RxError: Error, Equatable, Sendable, CustomStringConvertible {
             return "virtual time scheduler ran \(steps) steps and is still busy at \(now): "
                 + "a source that never settles (an interval without take, a retry loop?)"
         case .noCase(let key): return "no case for key \(key) and no default"
+        case .moreThanOneElement: return "sequence contains more than one element"
         }
     }
 }

@@ -230,6 +230,9 @@ public enum OperatorRegistry {
         def("last", "emits the last value at completion (errors when empty)") { c in c.source.last() },
         def("elementAt", "emits the value at an index", [count("index")]) { c in c.source.elementAt(try c.count(0)) },
         def("ignoreElements", "keeps only completion or error") { c in c.source.ignoreElements() },
+        def("distinct", "drops values seen before") { c in c.source.distinct(by: { try plain($0) }) },
+        def("single", "emits the only value at completion; a second value or none is an error") { c in c.source.single() },
+        def("repeat", "subscribes to the source count times in a row", [count()]) { c in c.source.repeat(try c.count(0)) },
         def("min", "emits the smallest value at completion") { c in
             c.source.map { OrderedSpecValue(value: try plain($0)) }.min().map { .value($0.value) }
         },

@@ -156,3 +156,57 @@ struct AccumulatingTests {
         }
     }
 }
+
+@Suite("distinct, repeat, single, finalize")
+struct DistinctRepeatSingleTests {
+    @Test("distinct drops values seen before; a key selector and a flush notifier (RxJS distinct)")
+    func distinct() {
+        marbles { s in
+            s.expect(s.hot("--a--b--a--c--b--|").distinct()).toBe("--a--b-----c-----|")
+            s.expect(s.hot("--a--A--b--B--|").distinct(by: { $0.lowercased() })).toBe("--a-----b-----|")
+            let flush = s.hot("---------x")
+            s.expect(s.hot("--a--b--a--a--b--|").distinct(by: { $0 }, flushes: flush)).toBe("--a--b-----a--b--|")
+            s.expect(s.hot("--a--a--#").distinct()).toBe("--a-----#")
+            s.expect(s.hot("--a--b--|").distinct(by: { _ -> String in throw TestError() })).toBe("--#", error: TestError())
+            let e1 = s.hot("--a--b--c--|")
+            s.expect(e1.distinct(), unsubscribe: "^----!").toBe("--a--")
+            s.expect(subscriptions: e1.subscriptions).toBe("^----!")
+        }
+    }
+
+    @Test("repeat subscribes count times in a row; an error ends it")
+    func repeatCount() {
+        marbles { s in
+            let e1 = s.cold("--a-|")
+            s.expect(e1.repeat(3)).toBe("--a---a---a-|")
+            s.expect(subscriptions: e1.subscriptions).toBe(["^---!", "----^---!", "--------^---!"])
+            s.expect(s.cold("--a-#").repeat(3)).toBe("--a-#")
+            s.expect(s.cold("--a-|").repeat(0)).toBe("|")
+        }
+    }
+
+    @Test("single: the only value at completion; a second value or none is an error")
+    func single() {
+        marbles { s in
+            s.expect(s.hot("--a-----|").single()).toBe("--------(a|)")
+            let e1 = s.hot("--a--b--|")
+            s.expect(e1.single()).toBe("-----#", error: RxError.moreThanOneElement)
+            s.expect(subscriptions: e1.subscriptions).toBe("^----!")
+            s.expect(s.hot("-----|").single()).toBe("-----#", error: RxError.noElements)
+            s.expect(s.hot("--#").single()).toBe("--#")
+        }
+    }
+
+    @Test("finalize runs once after completion, error or unsubscription")
+    func finalize() {
+        for (diagram, unsubscribe) in [("--a--|", nil), ("--a--#", nil), ("--a-----", "^--!")] as [(String, String?)] {
+            var log: [String] = []
+            marbles { s in
+                let source = s.hot(diagram).do(
+                    onNext: { log.append($0) }, onError: { _ in log.append("error") }, onCompleted: { log.append("done") })
+                _ = s.expect(source.finalize { log.append("finally") }, unsubscribe: unsubscribe)
+            }
+            #expect(log.last == "finally" && log.filter { $0 == "finally" }.count == 1, "\(diagram): \(log)")
+        }
+    }
+}
