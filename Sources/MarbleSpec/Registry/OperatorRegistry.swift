@@ -233,6 +233,10 @@ public enum OperatorRegistry {
         def("distinct", "drops values seen before") { c in c.source.distinct(by: { try plain($0) }) },
         def("single", "emits the only value at completion; a second value or none is an error") { c in c.source.single() },
         def("repeat", "subscribes to the source count times in a row", [count()]) { c in c.source.repeat(try c.count(0)) },
+        def("takeFor", "emits values for a duration, then completes", [frames()]) { c in
+            c.source.take(for: try c.frames(0), scheduler: c.scheduler)
+        },
+        def("skipFor", "drops values for a duration", [frames()]) { c in c.source.skip(for: try c.frames(0), scheduler: c.scheduler) },
         def("min", "emits the smallest value at completion") { c in
             c.source.map { OrderedSpecValue(value: try plain($0)) }.min().map { .value($0.value) }
         },

@@ -210,3 +210,27 @@ struct DistinctRepeatSingleTests {
         }
     }
 }
+
+@Suite("take(for:) and skip(for:)")
+struct TakeSkipForTests {
+    @Test("take(for:) completes when the time is up and unsubscribes the source")
+    func takeFor() {
+        marbles { s in
+            let e1 = s.hot("--a--b--c--d--|")
+            s.expect(e1.take(for: .milliseconds(7), scheduler: s)).toBe("--a--b-|")
+            s.expect(subscriptions: e1.subscriptions).toBe("^------!")
+            s.expect(s.hot("--a--#").take(for: .milliseconds(8), scheduler: s)).toBe("--a--#")
+            s.expect(s.hot("--a--|").take(for: .milliseconds(8), scheduler: s)).toBe("--a--|")
+        }
+    }
+
+    @Test("skip(for:) drops values until the time is up")
+    func skipFor() {
+        marbles { s in
+            let e1 = s.hot("--a--b--c--d--|")
+            s.expect(e1.skip(for: .milliseconds(7), scheduler: s)).toBe("--------c--d--|")
+            s.expect(s.hot("--a--#").skip(for: .milliseconds(8), scheduler: s)).toBe("-----#")
+            s.expect(e1.skip(for: .milliseconds(7), scheduler: s), unsubscribe: "^---------!").toBe("--------c-")
+        }
+    }
+}

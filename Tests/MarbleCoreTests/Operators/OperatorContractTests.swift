@@ -47,6 +47,8 @@ struct OperatorContractTests {
         Op(name: "repeat") { o, _ in o.repeat(2) },
         Op(name: "single") { o, _ in o.filter { _ in false }.single() },
         Op(name: "finalize") { o, _ in o.finalize {} },
+        Op(name: "take(for:)") { o, s in o.take(for: .milliseconds(50), scheduler: s) },
+        Op(name: "skip(for:)") { o, s in o.skip(for: .milliseconds(1), scheduler: s) },
         Op(name: "max") { o, _ in o.max() },
         Op(name: "scan(into:)") { o, _ in o.scan(into: "") { $0 += $1 } },
         Op(name: "enumerated") { o, _ in o.enumerated().map(\.element) },
