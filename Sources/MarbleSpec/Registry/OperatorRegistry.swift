@@ -237,6 +237,12 @@ public enum OperatorRegistry {
             c.source.take(for: try c.frames(0), scheduler: c.scheduler)
         },
         def("skipFor", "drops values for a duration", [frames()]) { c in c.source.skip(for: try c.frames(0), scheduler: c.scheduler) },
+        def("bufferCount", "emits arrays of count values, a new one every skip values", [count(), count("skip")]) { c in
+            let n = try c.count(0)
+            let skip = try c.count(1)
+            guard n > 0, skip > 0 else { throw EvaluationError("bufferCount needs a positive count and skip") }
+            return c.source.buffer(count: n, skip: skip).map { .value(.list(try $0.map(plain))) }
+        },
         def("min", "emits the smallest value at completion") { c in
             c.source.map { OrderedSpecValue(value: try plain($0)) }.min().map { .value($0.value) }
         },
@@ -301,6 +307,9 @@ public enum OperatorRegistry {
         },
         def("flatMapFirst", "ignores new inner observables while one is active (RxJS exhaustMap)", higherOrder: true) { c in
             c.source.flatMapFirst { try innerObservable($0) }
+        },
+        def("forkJoin", "emits every input's last value when all have completed", inputs: 2...8) { c in
+            Observable.forkJoin(c.inputs).map { .value(.list(try $0.map(plain))) }
         },
         def("combineLatest", "combines the latest value of every input", inputs: 2...8, [optionalCombiner()]) { c in
             let combine = combiner(c)

@@ -234,3 +234,45 @@ struct TakeSkipForTests {
         }
     }
 }
+
+@Suite("forkJoin, AsyncSubject, buffer(count:skip:)")
+struct ForkJoinAsyncSubjectBufferTests {
+    @Test("forkJoin emits the last values when the last source completes (RxJS 7 forkJoin)")
+    func forkJoin() {
+        marbles { s in
+            let a = s.hot("--a--b---|")
+            let b = s.hot("---x--y--------|")
+            s.expect(Observable.forkJoin([a, b]).map { $0.joined() }).toBe("---------------(r|)", values: ["r": "by"])
+            s.expect(subscriptions: a.subscriptions).toBe("^--------!")
+            s.expect(subscriptions: b.subscriptions).toBe("^--------------!")
+            s.expect(Observable.forkJoin([s.hot("--a--|"), s.hot("----|")]).map { $0.joined() }).toBe("----|")
+            s.expect(Observable.forkJoin([s.hot("--a--|"), s.hot("---#")]).map { $0.joined() }).toBe("---#")
+            s.expect(Observable.forkJoin([Observable<String>]()).map { $0.joined() }).toBe("|")
+        }
+    }
+
+    @Test("AsyncSubject gives the last value and completion to every subscriber, late ones too")
+    func asyncSubject() {
+        marbles { s in
+            let subject = AsyncSubject<String>()
+            let source = s.hot("--a--b--|")
+            _ = s.record(source.do(onNext: subject.onNext, onCompleted: subject.onCompleted))
+            s.expect(subject).toBe("--------(b|)")
+            s.expect(subject.asObservable().delaySubscription(.milliseconds(10), scheduler: s)).toBe("----------(b|)")
+            let failing = AsyncSubject<String>()
+            _ = s.record(s.hot("--a--#").do(onNext: failing.onNext, onError: failing.onError))
+            s.expect(failing).toBe("-----#")
+        }
+    }
+
+    @Test("buffer(count:skip:) overlaps or skips, and flushes open buffers at completion (RxJS bufferCount)")
+    func bufferCountSkip() {
+        marbles { s in
+            let e1 = s.hot("--a--b--c--d--e--|")
+            s.expect(e1.buffer(count: 3, skip: 1).map { $0.joined() })
+                .toBe("--------x--y--z--(uv|)", values: ["x": "abc", "y": "bcd", "z": "cde", "u": "de", "v": "e"])
+            s.expect(e1.buffer(count: 2, skip: 3).map { $0.joined() }).toBe("-----x--------y--|", values: ["x": "ab", "y": "de"])
+            s.expect(s.hot("--a--#").buffer(count: 2, skip: 1).map { $0.joined() }).toBe("-----#")
+        }
+    }
+}

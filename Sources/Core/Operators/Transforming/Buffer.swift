@@ -22,6 +22,33 @@ extension ObservableType {
         }
     }
 
+    /// Emits arrays of `count` values, starting a new array every `skip` values (RxJS
+    /// `bufferCount(count, every)`): overlapping when `skip < count`, with gaps when larger.
+    /// On completion every open, non-empty array is emitted, oldest first.
+    public func buffer(count: Int, skip: Int) -> Observable<[Element]> {
+        precondition(count > 0 && skip > 0, "buffer(count:skip:) needs a positive count and skip")
+        return lift { observer in
+            var open: [[Element]] = []
+            var seen = 0
+            return { event in
+                switch event {
+                case .next(let value):
+                    if seen % skip == 0 { open.append([]) }
+                    seen += 1
+                    for i in open.indices { open[i].append(value) }
+                    if let first = open.first, first.count == count {
+                        open.removeFirst()
+                        observer.onNext(first)
+                    }
+                case .error(let error): observer.onError(error)
+                case .completed:
+                    for buffer in open where !buffer.isEmpty { observer.onNext(buffer) }
+                    observer.onCompleted()
+                }
+            }
+        }
+    }
+
     /// Emits the values collected in each `timeSpan` window (an empty array for a silent
     /// window, as RxJS's `bufferTime`), or earlier once `count` values are collected, which
     /// starts a new window. On completion the current buffer is emitted, then completion.
