@@ -243,6 +243,11 @@ public enum OperatorRegistry {
             guard n > 0, skip > 0 else { throw EvaluationError("bufferCount needs a positive count and skip") }
             return c.source.buffer(count: n, skip: skip).map { .value(.list(try $0.map(plain))) }
         },
+        def("sampleTime", "emits the latest new value every period", [frames("period")]) { c in
+            let period = try c.frames(0)
+            guard period > .zero else { throw EvaluationError("sampleTime's period must be at least 1 frame") }
+            return c.source.sample(every: period, scheduler: c.scheduler)
+        },
         def("min", "emits the smallest value at completion") { c in
             c.source.map { OrderedSpecValue(value: try plain($0)) }.min().map { .value($0.value) }
         },

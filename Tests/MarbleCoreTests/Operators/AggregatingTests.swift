@@ -276,3 +276,17 @@ struct ForkJoinAsyncSubjectBufferTests {
         }
     }
 }
+
+@Suite("sample(every:)")
+struct SampleTimeTests {
+    @Test("sample(every:) emits the latest new value at each period (RxJS sampleTime)")
+    func sampleTime() {
+        marbles { s in
+            let e1 = s.hot("-a-b---c-d-|")
+            s.expect(e1.sample(every: .milliseconds(4), scheduler: s)).toBe("----b---c--|")
+            s.expect(subscriptions: e1.subscriptions).toBe(["^----------!", "^------!"])
+            s.expect(s.hot("-a-b-#").sample(every: .milliseconds(4), scheduler: s)).toBe("----b#")
+            s.expect(e1.sample(every: .milliseconds(4), scheduler: s), unsubscribe: "^------!").toBe("----b--")
+        }
+    }
+}

@@ -48,6 +48,7 @@ struct OperatorContractTests {
         Op(name: "single") { o, _ in o.filter { _ in false }.single() },
         Op(name: "finalize") { o, _ in o.finalize {} },
         Op(name: "take(for:)") { o, s in o.take(for: .milliseconds(50), scheduler: s) },
+        Op(name: "sample(every:)") { o, s in o.sample(every: .milliseconds(1), scheduler: s) },
         Op(name: "buffer(count:skip:)") { o, _ in o.buffer(count: 3, skip: 1).map { $0.joined() } },
         Op(name: "forkJoin") { o, s in Observable.forkJoin([o.asObservable(), s.hot("x").asObservable()]).map { $0.joined() } },
         Op(name: "skip(for:)") { o, s in o.skip(for: .milliseconds(1), scheduler: s) },
