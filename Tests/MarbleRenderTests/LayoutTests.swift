@@ -22,6 +22,19 @@ struct LayoutTests {
         #expect(list.items.contains { if case .text("map(x)", _, _, _, _, _) = $0 { return true } else { return false } })
     }
 
+    @Test("a short diagram is widened so its operator's label fits inside the box")
+    func labelFitsBox() throws {
+        let layout = DiagramLayout()
+        let list = layout.layout(try model("operator: generate(1, x < 20, x * 2)"))
+        let box = list.items.compactMap { item -> (x: Double, width: Double)? in
+            if case .rect(let origin, let width, _, .boxFill, _, _) = item { return (origin.x, width) }
+            return nil
+        }.first
+        let label = ApproximateTextMeasurer().width(of: "generate(1, x < 20, x * 2)", size: layout.fontSize * 1.05)
+        #expect((box?.width ?? 0) >= label)
+        #expect(list.width >= (box.map { $0.x + $0.width } ?? .infinity))
+    }
+
     @Test("long labels widen marbles into capsules")
     func capsules() throws {
         let list = DiagramLayout().layout(try model("input: -a-b|\nvalues: a = \"a long label\"\noperator: map(x)"))

@@ -24,8 +24,11 @@ struct LayoutPass {
         let gutter = showNames ? (rows.map { layout.measurer.width(of: $0.name, size: nameSize) }.max() ?? 0) + 16 : 0
         let x0 = layout.padding + gutter
         self.x0 = x0
-        lineEnd = x0 + (max(model.frames, 1) + 2) * layout.frameWidth
-        width = (x0 + (max(model.frames, 1) + 2) * layout.frameWidth + layout.padding).rounded(.up)
+        // Wide enough for the operator's label: a short diagram must not cut its box's text.
+        let label = model.operatorLabel.map { layout.measurer.width(of: $0, size: layout.fontSize * 1.05) + layout.frameWidth } ?? 0
+        let lineEnd = Swift.max(x0 + (max(model.frames, 1) + 2) * layout.frameWidth, x0 + label)
+        self.lineEnd = lineEnd
+        width = (lineEnd + layout.padding).rounded(.up)
     }
 
     var radius: Double { layout.radius }

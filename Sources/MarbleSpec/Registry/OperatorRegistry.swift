@@ -313,6 +313,16 @@ public enum OperatorRegistry {
         def("flatMapFirst", "ignores new inner observables while one is active (RxJS exhaustMap)", higherOrder: true) { c in
             c.source.flatMapFirst { try innerObservable($0) }
         },
+        def(
+            "generate", "emits a state, then the next one, while the condition holds", inputs: 0...0,
+            [value("initial"), fn("x", name: "condition"), fn("x", name: "iterate")]
+        ) { c in
+            let condition = c.function(1)!
+            let iterate = c.function(2)!
+            return Observable.generate(
+                initialState: try c.constant(0), condition: { try condition([$0]).truthy }, iterate: { try iterate([$0]) }
+            ).map { .value($0) }
+        },
         def("forkJoin", "emits every input's last value when all have completed", inputs: 2...8) { c in
             Observable.forkJoin(c.inputs).map { .value(.list(try $0.map(plain))) }
         },

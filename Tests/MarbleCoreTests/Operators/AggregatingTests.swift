@@ -290,3 +290,20 @@ struct SampleTimeTests {
         }
     }
 }
+
+@Suite("generate")
+struct GenerateTests {
+    @Test("generate runs the loop at subscription; errors end it; take stops it")
+    func generate() {
+        marbles { s in
+            let numbers = ["0": 0, "1": 1, "2": 2, "3": 3]
+            let counting = Observable.generate(initialState: 0, condition: { $0 < 4 }, iterate: { $0 + 1 })
+            s.expect(counting).toBe("(0123|)", values: numbers)
+            s.expect(Observable.generate(initialState: 0, condition: { _ in true }, iterate: { $0 + 1 }).take(2)).toBe(
+                "(01|)", values: numbers)
+            s.expect(Observable.generate(initialState: 0, condition: { $0 < 4 }, iterate: { _ in throw TestError() }))
+                .toBe("(0#)", values: numbers, error: TestError())
+            s.expect(counting.delaySubscription(.milliseconds(3), scheduler: s)).toBe("---(0123|)", values: numbers)
+        }
+    }
+}
