@@ -310,6 +310,15 @@ public enum OperatorRegistry {
         def("switchLatest", "mirrors the latest inner observable", higherOrder: true) { c in
             c.source.flatMapLatest { try innerObservable($0) }
         },
+        def("exhaustAll", "mirrors an inner observable, ignoring those arriving while it runs", higherOrder: true) { c in
+            c.source.map { try innerObservable($0) }.exhaustAll()
+        },
+        def("combineLatestAll", "combines the inner observables once the outer one completes", higherOrder: true) { c in
+            c.source.map { try innerObservable($0) }.combineLatestAll().map { .value(.list(try $0.map(plain))) }
+        },
+        def("zipAll", "zips the inner observables once the outer one completes", higherOrder: true) { c in
+            c.source.map { try innerObservable($0) }.zipAll().map { .value(.list(try $0.map(plain))) }
+        },
         def("flatMapFirst", "ignores new inner observables while one is active (RxJS exhaustMap)", higherOrder: true) { c in
             c.source.flatMapFirst { try innerObservable($0) }
         },

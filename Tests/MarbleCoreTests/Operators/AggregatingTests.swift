@@ -307,3 +307,32 @@ struct GenerateTests {
         }
     }
 }
+
+@Suite("exhaustAll, combineLatestAll, zipAll")
+struct FlattenAllTests {
+    @Test("exhaustAll ignores inners that arrive while one runs")
+    func exhaustAll() {
+        marbles { s in
+            let x = s.cold("--a--b|")
+            let y = s.cold("--c|")
+            let z = s.cold("--d|")
+            let outer = s.hot("-x--y-----z---|", values: ["x": x, "y": y, "z": z])
+            s.expect(outer.exhaustAll()).toBe("---a--b-----d-|")
+            s.expect(subscriptions: y.subscriptions).toBe([String]())
+            s.expect(subscriptions: z.subscriptions).toBe("----------^--!")
+        }
+    }
+
+    @Test("combineLatestAll and zipAll subscribe when the outer completes")
+    func combineAndZipAll() {
+        marbles { s in
+            let x = s.cold("-a--b|")
+            let y = s.cold("--1-2--|")
+            let outer = s.hot("-x-y-|", values: ["x": x, "y": y])
+            s.expect(outer.combineLatestAll().map { $0.joined() }).toBe("-------p-[qr]--|", values: ["p": "a1", "q": "b1", "r": "b2"])
+            s.expect(outer.zipAll().map { $0.joined() }).toBe("-------p-q|", values: ["p": "a1", "q": "b2"])
+            s.expect(s.hot("---|", values: [String: ColdObservable<String>]()).zipAll().map { $0.joined() }).toBe("---|")
+            s.expect(s.hot("-x-#", values: ["x": x]).combineLatestAll().map { $0.joined() }).toBe("---#")
+        }
+    }
+}
