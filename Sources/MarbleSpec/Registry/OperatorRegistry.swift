@@ -243,6 +243,9 @@ public enum OperatorRegistry {
             guard n > 0, skip > 0 else { throw EvaluationError("bufferCount needs a positive count and skip") }
             return c.source.buffer(count: n, skip: skip).map { .value(.list(try $0.map(plain))) }
         },
+        def("auditTime", "after a value, waits, then emits the latest value", [frames()]) { c in
+            c.source.audit(try c.frames(0), scheduler: c.scheduler)
+        },
         def("sampleTime", "emits the latest new value every period", [frames("period")]) { c in
             let period = try c.frames(0)
             guard period > .zero else { throw EvaluationError("sampleTime's period must be at least 1 frame") }

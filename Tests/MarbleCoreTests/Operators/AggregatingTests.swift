@@ -336,3 +336,19 @@ struct FlattenAllTests {
         }
     }
 }
+
+@Suite("audit")
+struct AuditTests {
+    @Test("audit emits the latest value when each wait ends (RxJS 7 auditTime)")
+    func audit() {
+        marbles { s in
+            let e1 = s.hot("-a-x-y----b---x-cy-z----|")
+            s.expect(e1.audit(.milliseconds(5), scheduler: s)).toBe("------y--------x-----z--|")
+            s.expect(s.hot("-a-b|").audit(.milliseconds(5), scheduler: s)).toBe("------(b|)")
+            s.expect(s.hot("-a-b#").audit(.milliseconds(5), scheduler: s)).toBe("----#")
+            let e2 = s.hot("-a-b--c--|")
+            s.expect(e2.audit(.milliseconds(3), scheduler: s), unsubscribe: "^----!").toBe("----b")
+            s.expect(subscriptions: e2.subscriptions).toBe("^----!")
+        }
+    }
+}

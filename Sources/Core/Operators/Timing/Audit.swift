@@ -1,0 +1,46 @@
+extension ObservableType {
+    /// At a value, waits `duration`, then emits the latest value seen meanwhile (RxJS 7
+    /// `auditTime`): the trailing edge only, unlike ``throttle(_:latest:scheduler:)``. A
+    /// completion during the wait waits for it, emits the value, then completes; an error
+    /// passes at once.
+    public func audit(_ duration: Duration, scheduler: any Scheduler) -> Observable<Element> {
+        let source = asObservable()
+        return Observable.composite { downstream, resources in
+            let gate = Gate(downstream)
+            let timer = SerialDisposable()
+            resources.insert(timer)
+            var latest: Element?
+            var window = 0
+            var waiting = false
+            var sourceDone = false
+            resources.insert(
+                source.subscribe { event in
+                    let opened: Int? = gate.locked {
+                        switch event {
+                        case .next(let value):
+                            latest = value
+                            guard !waiting else { return nil }
+                            waiting = true
+                            window += 1
+                            return window
+                        case .error(let error):
+                            gate.emit(.error(error))
+                        case .completed:
+                            sourceDone = true
+                            if !waiting { gate.emit(.completed) }
+                        }
+                        return nil
+                    }
+                    guard let current = opened else { return }
+                    gate.scheduleTimer(on: scheduler, after: duration, in: timer, isCurrent: { current == window }) {
+                        gate.locked {
+                            waiting = false
+                            if let value = latest { gate.emit(.next(value)) }
+                            latest = nil
+                            if sourceDone { gate.emit(.completed) }
+                        }
+                    }
+                })
+        }
+    }
+}
