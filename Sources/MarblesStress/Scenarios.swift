@@ -94,6 +94,9 @@ extension Scenario {
         Scenario(name: "debounce", outcome: Outcome(increasing: true, last: 99)) { q in
             q.range(100, on: 0).debounce(.microseconds(50), scheduler: q[1])
         },
+        Scenario(name: "audit", outcome: Outcome(increasing: true, last: 99)) { q in
+            q.range(100, on: 0).audit(.microseconds(50), scheduler: q[1])
+        },
         Scenario(name: "throttle", outcome: Outcome(increasing: true)) { q in
             q.range(100, on: 0).throttle(.microseconds(50), scheduler: q[1])
         },
