@@ -232,7 +232,9 @@ public enum OperatorRegistry {
         def("ignoreElements", "keeps only completion or error") { c in c.source.ignoreElements() },
         def("distinct", "drops values seen before") { c in c.source.distinct(by: { try plain($0) }) },
         def("single", "emits the only value at completion; a second value or none is an error") { c in c.source.single() },
-        def("repeat", "subscribes to the source count times in a row", [count()]) { c in c.source.repeat(try c.count(0)) },
+        def("repeat", "subscribes to the source count times in a row (without end without a count)", [count(optional: true)]) { c in
+            c.arguments[0] == nil ? c.source.repeat() : c.source.repeat(try c.count(0))
+        },
         def("takeFor", "emits values for a duration, then completes", [frames()]) { c in
             c.source.take(for: try c.frames(0), scheduler: c.scheduler)
         },

@@ -352,3 +352,34 @@ struct AuditTests {
         }
     }
 }
+
+@Suite("repeat(), debug, reduce(mapResult:)")
+struct RepeatDebugReduceTests {
+    @Test("repeat() resubscribes at every completion until unsubscribed; an error ends it")
+    func repeatForever() {
+        marbles { s in
+            let e1 = s.cold("--a|")
+            s.expect(e1.repeat(), unsubscribe: "^--------!").toBe("--a--a--a")
+            s.expect(subscriptions: e1.subscriptions).toBe(["^--!", "---^--!", "------^--!"])
+            s.expect(s.cold("--a#").repeat()).toBe("--a#")
+        }
+    }
+
+    @Test("debug prints subscription, events and disposal, and passes everything on")
+    func debug() {
+        var lines: [String] = []
+        marbles { s in
+            s.expect(s.hot("--a--|").debug("src") { lines.append($0) }).toBe("--a--|")
+        }
+        #expect(lines == ["src -> subscribed", "src -> next(a)", "src -> completed", "src -> disposed"])
+    }
+
+    @Test("reduce with mapResult maps the final state")
+    func reduceMapResult() {
+        marbles { s in
+            s.expect(s.hot("--a--b--|").reduce("", accumulator: { $0 + $1 }, mapResult: { $0.uppercased() })).toBe(
+                "--------(x|)", values: ["x": "AB"])
+            s.expect(s.hot("--a--#").reduce("", accumulator: { $0 + $1 }, mapResult: { $0 })).toBe("-----#")
+        }
+    }
+}

@@ -50,6 +50,8 @@ struct OperatorContractTests {
         Op(name: "take(for:)") { o, s in o.take(for: .milliseconds(50), scheduler: s) },
         Op(name: "sample(every:)") { o, s in o.sample(every: .milliseconds(1), scheduler: s) },
         Op(name: "audit") { o, s in o.audit(.milliseconds(1), scheduler: s) },
+        Op(name: "debug") { o, _ in o.debug("contract") { _ in } },
+        Op(name: "reduce(mapResult:)") { o, _ in o.reduce("", accumulator: { $0 + $1 }, mapResult: { $0 }) },
         Op(name: "exhaustAll") { o, s in o.map { _ in s.cold("x|") }.exhaustAll() },
         Op(name: "combineLatestAll") { o, s in o.map { _ in s.cold("x|") }.combineLatestAll().map { $0.joined() } },
         Op(name: "zipAll") { o, s in o.map { _ in s.cold("x|") }.zipAll().map { $0.joined() } },

@@ -15,4 +15,12 @@ extension ObservableType {
             }
         }
     }
+
+    /// ``reduce(_:accumulator:)`` whose final state goes through `mapResult` (RxSwift
+    /// `reduce(_:accumulator:mapResult:)`).
+    public func reduce<State, Result>(
+        _ seed: State, accumulator: @escaping (State, Element) throws -> State, mapResult: @escaping (State) throws -> Result
+    ) -> Observable<Result> {
+        reduce(seed, accumulator: accumulator).map(mapResult)
+    }
 }
