@@ -337,6 +337,12 @@ public enum OperatorRegistry {
                 initialState: try c.constant(0), condition: { try condition([$0]).truthy }, iterate: { try iterate([$0]) }
             ).map { .value($0) }
         },
+        def("bufferNotifier", "emits what the first input collected whenever the second emits (RxJS buffer)", inputs: 2...2) { c in
+            c.inputs[0].buffer(c.inputs[1]).map { .value(.list(try $0.map(plain))) }
+        },
+        def("sequenceEqual", "emits whether both inputs emit the same values in order", inputs: 2...2) { c in
+            c.inputs[0].map { try plain($0) }.sequenceEqual(c.inputs[1].map { try plain($0) }).map { .value(.bool($0)) }
+        },
         def("forkJoin", "emits every input's last value when all have completed", inputs: 2...8) { c in
             Observable.forkJoin(c.inputs).map { .value(.list(try $0.map(plain))) }
         },

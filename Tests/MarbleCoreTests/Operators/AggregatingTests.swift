@@ -383,3 +383,36 @@ struct RepeatDebugReduceTests {
         }
     }
 }
+
+@Suite("buffer(boundary), sequenceEqual")
+struct BufferBoundarySequenceEqualTests {
+    @Test("buffer(boundary) emits what was collected at each boundary, the rest at completion (RxJS 7 buffer)")
+    func bufferBoundary() {
+        marbles { s in
+            let e1 = s.hot("-a-b-c-d-e-f-|")
+            let boundary = s.hot("----x---x-x--------x")
+            s.expect(e1.buffer(boundary).map { $0.joined() }).toBe("----x---y-z--(w|)", values: ["x": "ab", "y": "cd", "z": "e", "w": "f"])
+            s.expect(s.hot("-a--b#").buffer(s.hot("---x")).map { $0.joined() }).toBe("---x-#", values: ["x": "a"])
+            s.expect(s.hot("-a---").buffer(s.hot("--#")).map { $0.joined() }).toBe("--#", values: [String: String]())
+            let e2 = s.hot("-a--b-c-|")
+            s.expect(e2.buffer(s.hot("---x")).map { $0.joined() }, unsubscribe: "^----!").toBe("---x-", values: ["x": "a"])
+            s.expect(subscriptions: e2.subscriptions).toBe("^----!")
+        }
+    }
+
+    @Test("sequenceEqual: false at the first difference, true when both end alike (RxJS sequenceEqual)")
+    func sequenceEqual() {
+        marbles { s in
+            let f = ["f": false]
+            let t = ["t": true]
+            s.expect(s.hot("-a--b--c-|").sequenceEqual(s.hot("--a-b-c---|"))).toBe("----------(t|)", values: t)
+            s.expect(s.hot("-a--b--c-|").sequenceEqual(s.hot("--a-x-c---|"))).toBe("----(f|)", values: f)
+            s.expect(s.hot("-a--b-|").sequenceEqual(s.hot("--a-b-c---|"))).toBe("------(f|)", values: f)
+            s.expect(s.hot("-a--b--c-|").sequenceEqual(s.hot("--a-b-|"))).toBe("-------(f|)", values: f)
+            s.expect(s.hot("-a--#").sequenceEqual(s.hot("--a-b-|"))).toBe("----#", values: f)
+            let e1 = s.hot("-a--b--c-|")
+            s.expect(e1.sequenceEqual(s.hot("-a--b--c-|")), unsubscribe: "^---!").toBe("----", values: t)
+            s.expect(subscriptions: e1.subscriptions).toBe("^---!")
+        }
+    }
+}

@@ -51,6 +51,8 @@ struct OperatorContractTests {
         Op(name: "sample(every:)") { o, s in o.sample(every: .milliseconds(1), scheduler: s) },
         Op(name: "audit") { o, s in o.audit(.milliseconds(1), scheduler: s) },
         Op(name: "debug") { o, _ in o.debug("contract") { _ in } },
+        Op(name: "buffer(boundary)") { o, s in o.buffer(s.hot("-----x")).map { $0.joined() } },
+        Op(name: "sequenceEqual") { o, s in o.sequenceEqual(s.hot("a")).map { "\($0)" } },
         Op(name: "reduce(mapResult:)") { o, _ in o.reduce("", accumulator: { $0 + $1 }, mapResult: { $0 }) },
         Op(name: "exhaustAll") { o, s in o.map { _ in s.cold("x|") }.exhaustAll() },
         Op(name: "combineLatestAll") { o, s in o.map { _ in s.cold("x|") }.combineLatestAll().map { $0.joined() } },
