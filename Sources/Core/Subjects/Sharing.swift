@@ -7,6 +7,8 @@ public final class ConnectableObservable<Element>: ObservableType, @unchecked Se
     private let lock = Lock()
     private var subject: (any SubjectType<Element>)?
     private var connection: SingleAssignmentDisposable?
+    /// A kept subject whose source has ended: it replays its end, so reconnecting is pointless.
+    private var keptSubjectEnded = false
 
     init(source: Observable<Element>, resetsSubject: Bool, makeSubject: @escaping () -> any SubjectType<Element>) {
         self.source = source
@@ -33,7 +35,8 @@ public final class ConnectableObservable<Element>: ObservableType, @unchecked Se
     /// twice returns the same connection.
     @discardableResult
     public func connect() -> any Disposable {
-        let (connection, isNew, subject): (SingleAssignmentDisposable, Bool, any SubjectType<Element>) = lock.withLock {
+        let connectionState: (SingleAssignmentDisposable, Bool, any SubjectType<Element>)? = lock.withLock {
+            if keptSubjectEnded { return nil }
             if let existing = self.connection, let shared = self.subject { return (existing, false, shared) }
             let fresh = SingleAssignmentDisposable()
             self.connection = fresh
@@ -41,6 +44,7 @@ public final class ConnectableObservable<Element>: ObservableType, @unchecked Se
             self.subject = shared
             return (fresh, true, shared)
         }
+        guard let (connection, isNew, subject) = connectionState else { return Disposables.create() }
         guard isNew else { return connection }
         // A terminated or disposed connection resets, so the next subscriber starts over
         // (RxSwift's `.whileConnected`, RxJS `share()`'s resets).
@@ -54,7 +58,10 @@ public final class ConnectableObservable<Element>: ObservableType, @unchecked Se
         }
         connection.set(
             source.subscribe { event in
-                if event.isTerminal { reset() }
+                if event.isTerminal {
+                    if !self.resetsSubject { self.lock.withLock { self.keptSubjectEnded = true } }
+                    reset()
+                }
                 subject.on(event)
             })
         return AnonymousDisposable {
@@ -132,8 +139,28 @@ extension ObservableType {
     /// values to late ones; the source is subscribed with the first subscriber and released
     /// with the last, and a later subscriber starts a fresh connection.
     public func share(replay: Int = 0) -> Observable<Element> {
-        multicast { () -> any SubjectType<Element> in
-            replay == 0 ? PublishSubject<Element>() : ReplaySubject<Element>(bufferSize: replay)
-        }.refCount()
+        share(replay: replay, scope: .whileConnected)
     }
+
+    /// ``share(replay:)`` with the subject's lifetime chosen (RxSwift `share(replay:scope:)`):
+    /// `.whileConnected` starts afresh after the source ends or everyone left; `.forever` keeps
+    /// one subject, so a subscriber arriving after the source ended gets its replay and its
+    /// terminal event, and the source is not subscribed again.
+    public func share(replay: Int, scope: SubjectLifetimeScope) -> Observable<Element> {
+        let make = { () -> any SubjectType<Element> in
+            replay == 0 ? PublishSubject<Element>() : ReplaySubject<Element>(bufferSize: replay)
+        }
+        switch scope {
+        case .whileConnected: return multicast(make).refCount()
+        case .forever: return ConnectableObservable(source: asObservable(), resetsSubject: false, makeSubject: make).refCount()
+        }
+    }
+}
+
+/// How long ``ObservableType/share(replay:scope:)`` keeps its subject.
+public enum SubjectLifetimeScope: Sendable {
+    /// A new subject for every connection (RxSwift's default).
+    case whileConnected
+    /// One subject for the observable's whole life.
+    case forever
 }

@@ -416,3 +416,28 @@ struct BufferBoundarySequenceEqualTests {
         }
     }
 }
+
+@Suite("share(replay:scope:)")
+struct ShareScopeTests {
+    @Test("forever keeps the subject: a late subscriber gets the replay and the end, the source is not resubscribed")
+    func forever() {
+        marbles { s in
+            let e1 = s.cold("-a-b|")
+            let shared = e1.share(replay: 1, scope: .forever)
+            s.expect(shared).toBe("-a-b|")
+            s.expect(shared.delaySubscription(.milliseconds(6), scheduler: s)).toBe("------(b|)")
+            s.expect(subscriptions: e1.subscriptions).toBe("^---!")
+        }
+    }
+
+    @Test("whileConnected starts afresh after the source ended")
+    func whileConnected() {
+        marbles { s in
+            let e1 = s.cold("-a-b|")
+            let shared = e1.share(replay: 1, scope: .whileConnected)
+            s.expect(shared).toBe("-a-b|")
+            s.expect(shared.delaySubscription(.milliseconds(6), scheduler: s)).toBe("-------a-b|")
+            s.expect(subscriptions: e1.subscriptions).toBe(["^---!", "------^---!"])
+        }
+    }
+}
