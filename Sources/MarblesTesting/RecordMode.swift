@@ -16,8 +16,11 @@ import MarbleCore
 /// concatenations are never rewritten.
 public enum RecordMode {
     /// Whether `MARBLES_RECORD` is `1`, `true` or `yes`.
-    public static var isOn: Bool {
-        guard let value = ProcessInfo.processInfo.environment["MARBLES_RECORD"]?.lowercased() else { return false }
+    public static var isOn: Bool { isOn(ProcessInfo.processInfo.environment["MARBLES_RECORD"]) }
+
+    /// Whether a `MARBLES_RECORD` value turns record mode on.
+    static func isOn(_ value: String?) -> Bool {
+        guard let value = value?.lowercased() else { return false }
         return ["1", "true", "yes"].contains(value)
     }
 

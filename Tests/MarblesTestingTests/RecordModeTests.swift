@@ -143,9 +143,10 @@ struct RecordModeTests {
         #expect(String(decoding: rewritten, as: UTF8.self) == #"x.toBe("--'a\"b'|", values: v)"#)
     }
 
-    @Test("MARBLES_RECORD turns it on; the default scheduler leaves it off")
+    @Test("MARBLES_RECORD=1, true or yes turns it on; anything else, or unset, leaves it off")
     func environment() {
-        #expect(RecordMode.isOn == (ProcessInfo.processInfo.environment["MARBLES_RECORD"] == "1"))
-        #expect(TestScheduler().recordDiagram == nil || RecordMode.isOn)
+        for value in ["1", "true", "YES"] { #expect(RecordMode.isOn(value), "\(value)") }
+        for value in [nil, "", "0", "false", "no", "record"] { #expect(!RecordMode.isOn(value), "\(value ?? "unset")") }
+        #expect((TestScheduler().recordDiagram != nil) == RecordMode.isOn)
     }
 }

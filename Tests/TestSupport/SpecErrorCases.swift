@@ -53,5 +53,6 @@ public enum SpecErrorCases {
         Case(spec: "input 1b: -a|", line: 1, column: 7, message: "'1b' is not an input name: start with a letter"),
         Case(spec: "operator: interval(0)", line: 1, column: 11, message: "interval's period must be at least 1 frame"),
         Case(spec: "input: #\noperator: retry(1000000000)", line: 2, column: 11, message: "does not settle in virtual time"),
+        Case(spec: "operator: generate(0, true, x + 1)", line: 1, column: 11, message: "generate looped synchronously"),
     ]
 }

@@ -35,6 +35,9 @@ package enum RunawayGuard {
         return try body()
     }
 
+    /// Whether a budget is installed on this thread.
+    package static var isInstalled: Bool { pthread_getspecific(key) != nil }
+
     /// Spends one step of this thread's budget for the loop named `loop`.
     /// - Returns: `false` when the budget is exhausted: the caller must stop looping.
     package static func spend(_ loop: @autoclosure () -> String) -> Bool {

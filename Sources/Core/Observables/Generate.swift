@@ -10,7 +10,8 @@ extension Observable {
             var state = initialState
             do {
                 while try condition(state) {
-                    if observer.isDisposed { return }
+                    // A condition that always holds ends at a virtual-time driver's step limit.
+                    if observer.isDisposed || !RunawayGuard.spend("generate") { return }
                     observer.onNext(state)
                     state = try iterate(state)
                 }

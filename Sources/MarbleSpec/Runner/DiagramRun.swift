@@ -1,7 +1,7 @@
 /// One run of a spec, stage by stage: streams, output, comparison, models, extent.
 struct DiagramRun {
     let spec: DiagramSpec
-    let scheduler = TestScheduler(frame: .milliseconds(1), stepLimit: 200_000, reporter: CollectingReporter())
+    let scheduler = TestScheduler(frame: .milliseconds(1), stepLimit: 20_000, reporter: CollectingReporter())
     var inners: [String: InnerStream] = [:]
     var inputObservables: [Observable<SpecItem>] = []
     var inputMessages: [[Recorded<Event<SpecItem>>]] = []
@@ -86,10 +86,7 @@ struct DiagramRun {
     /// Work that never lets time pass (`interval(0)`, a loop of immediate resubscriptions) stops at
     /// the step limit; the spec is wrong, not the drawing.
     func checkSettled(_ call: DiagramSpec.Call) throws(SpecError) {
-        guard let failure = (scheduler.reporter as? CollectingReporter)?.failures.first else { return }
-        let firstLine = failure.message.split(separator: "\n").first.map(String.init) ?? failure.message
-        // The harness's advice (an unsubscription diagram) is for tests; a spec just ends sooner.
-        let reason = firstLine.components(separatedBy: ": a source that never ends").first ?? firstLine
+        guard let reason = scheduler.runawayReason else { return }
         throw error(line: call.line, column: call.column, "'\(call.text)' does not settle in virtual time: \(reason)")
     }
 

@@ -83,8 +83,10 @@ extension TestScheduler {
         let recording = Recording<O.Element>()
         let origin = now
         // Weak: a recording the test drops stops collecting, and its subscription ends with the run.
-        let subscription = observable.asObservable().subscribe { [unowned self, weak recording] event in
-            recording?.events.append(Recorded(time: self.now - origin, value: event))
+        let subscription = underStepLimit {
+            observable.asObservable().subscribe { [unowned self, weak recording] event in
+                recording?.events.append(Recorded(time: self.now - origin, value: event))
+            }
         }
         recording.subscription = subscription
         harnessSubscriptions.append(subscription)

@@ -51,7 +51,9 @@ extension TestScheduler {
     /// ``flush(fileID:filePath:line:column:)`` at a location given as a value.
     public func flush(at location: MarbleSourceLocation) {
         setUpHot()
-        if let runaway = drive(until: maxFrames.map { now + frame * $0 }) {
+        runawayReason = pendingRunaway ?? drive(until: maxFrames.map { now + frame * $0 })
+        pendingRunaway = nil
+        if let runaway = runawayReason {
             virtual.cancelAll()
             let dropped = checks.count
             checks.removeAll()
@@ -94,6 +96,17 @@ extension TestScheduler {
         let pending = hotToSetUp
         hotToSetUp = []
         for setUp in pending { setUp() }
+    }
+
+    /// Runs `body` (a subscription made outside a flush) under the step limit, so that a source
+    /// looping synchronously as it is subscribed (`generate` whose condition always holds)
+    /// stops there and the next flush reports it. Inside a flush the flush's budget applies.
+    func underStepLimit<T>(_ body: () -> T) -> T {
+        if RunawayGuard.isInstalled { return body() }
+        let budget = RunawayGuard.Budget(limit: virtual.stepLimit)
+        let result = RunawayGuard.withBudget(budget, body)
+        if budget.exhausted, pendingRunaway == nil { pendingRunaway = budget.loopDescription }
+        return result
     }
 
     /// Runs virtual time and the executor's jobs in turn: all jobs until idle, then the next

@@ -56,6 +56,10 @@ public final class TestScheduler: Scheduler {
     var createdInputs: [ExpectationOutcome.Input] = []
     /// Expectations whose `toBe` was called and that have not been checked yet.
     var checks: [PendingCheck] = []
+    /// Why the latest flush stopped early (runaway work at the step limit), if it did.
+    package internal(set) var runawayReason: String?
+    /// A runaway loop found while subscribing outside a flush (``record(_:)``), reported by the next flush.
+    var pendingRunaway: String?
     /// Subscriptions the harness made (expectations, recordings, inner timelines); `run`
     /// disposes them when it ends, then checks that every test observable was unsubscribed.
     var harnessSubscriptions: [any Disposable] = []

@@ -182,6 +182,8 @@ struct DistinctRepeatSingleTests {
             s.expect(subscriptions: e1.subscriptions).toBe(["^---!", "----^---!", "--------^---!"])
             s.expect(s.cold("--a-#").repeat(3)).toBe("--a-#")
             s.expect(s.cold("--a-|").repeat(0)).toBe("|")
+            // Constant memory: no array of Int.max passes is built.
+            s.expect(s.cold("--a|").repeat(Int.max), unsubscribe: "^-----!").toBe("--a--a")
         }
     }
 
@@ -305,6 +307,28 @@ struct GenerateTests {
                 .toBe("(0#)", values: numbers, error: TestError())
             s.expect(counting.delaySubscription(.milliseconds(3), scheduler: s)).toBe("---(0123|)", values: numbers)
         }
+    }
+
+    @Test("a condition that always holds ends at the test scheduler's step limit, with one failure")
+    func endlessGenerate() {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(stepLimit: 1_000, reporter: reporter)
+        scheduler.run {
+            _ = scheduler.expect(Observable.generate(initialState: 0, condition: { _ in true }, iterate: { $0 + 1 }))
+        }
+        #expect(reporter.failures.count == 1)
+        #expect(reporter.failures.first?.message.contains("generate looped synchronously 1000 times") == true)
+    }
+
+    @Test("an endless generate recorded outside a flush stops at the step limit; the next flush reports it")
+    func endlessGenerateRecorded() {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(stepLimit: 1_000, reporter: reporter)
+        let recording = scheduler.record(Observable.generate(initialState: 0, condition: { _ in true }, iterate: { $0 + 1 }))
+        scheduler.flush()
+        #expect(recording.events.count == 1_000)
+        #expect(reporter.failures.count == 1)
+        #expect(reporter.failures.first?.message.contains("generate looped synchronously 1000 times") == true)
     }
 }
 

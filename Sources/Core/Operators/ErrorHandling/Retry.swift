@@ -16,7 +16,7 @@ extension ObservableType {
     /// counts from 1). Synchronous failures are retried in a loop, not by recursion; under a
     /// virtual-time driver the loop spends its step budget, so `retry(Int.max)` of a source that
     /// fails at once ends (with that error) instead of spinning.
-    func retrying(_ shouldRetry: @escaping (any Error, Int) -> Bool) -> Observable<Element> {
+    func retrying(loop: String = "retry", _ shouldRetry: @escaping (any Error, Int) -> Bool) -> Observable<Element> {
         let source = asObservable()
         return Observable { downstream in
             let slot = SerialDisposable()
@@ -26,7 +26,7 @@ extension ObservableType {
             let box = Locked<Trampoline<(any Error)?>?>(nil)
             let trampoline = Trampoline<(any Error)?> { lastError in
                 guard !downstream.isDisposed else { return }
-                guard RunawayGuard.spend("retry") else { return downstream.onError(lastError ?? RxError.noElements) }
+                guard RunawayGuard.spend(loop) else { return downstream.onError(lastError ?? RxError.noElements) }
                 slot.set(
                     source.subscribe { event in
                         if case .error(let error) = event {

@@ -9,32 +9,31 @@ extension ObservableType {
             let gate = Gate(downstream)
             let timer = SerialDisposable()
             resources.insert(timer)
+            // A wait is running exactly while a value is held.
             var latest: Element?
             var window = 0
-            var waiting = false
             var sourceDone = false
             resources.insert(
                 source.subscribe { event in
                     let opened: Int? = gate.locked {
                         switch event {
                         case .next(let value):
+                            let waiting = latest != nil
                             latest = value
                             guard !waiting else { return nil }
-                            waiting = true
                             window += 1
                             return window
                         case .error(let error):
                             gate.emit(.error(error))
                         case .completed:
                             sourceDone = true
-                            if !waiting { gate.emit(.completed) }
+                            if latest == nil { gate.emit(.completed) }
                         }
                         return nil
                     }
                     guard let current = opened else { return }
                     gate.scheduleTimer(on: scheduler, after: duration, in: timer, isCurrent: { current == window }) {
                         gate.locked {
-                            waiting = false
                             if let value = latest { gate.emit(.next(value)) }
                             latest = nil
                             if sourceDone { gate.emit(.completed) }

@@ -6,10 +6,10 @@ extension ObservableType {
         return Observable.composite { downstream, resources in
             // One timer at a time over a queue in arrival order: values leave in the order they
             // came, even on a scheduler whose timers may fire out of order (dispatch's leeway).
+            // A timer is pending exactly while the queue is not empty.
             let gate = Gate(downstream)
             var queue = FIFOQueue<(due: Duration, value: Element)>()
             var generation = 0
-            var timerRunning = false
             var sourceDone = false
             let timer = SerialDisposable()
             resources.insert(timer)
@@ -27,7 +27,6 @@ extension ObservableType {
                         _ = queue.popFirst()
                     }
                     guard let next = queue.first else {
-                        timerRunning = false
                         if sourceDone { gate.emit(.completed) }
                         return nil
                     }
@@ -42,9 +41,9 @@ extension ObservableType {
                     switch event {
                     case .next(let value):
                         let current: Int? = gate.locked {
+                            let wasEmpty = queue.isEmpty
                             queue.append((scheduler.now + dueTime, value))
-                            guard !timerRunning else { return nil }
-                            timerRunning = true
+                            guard wasEmpty else { return nil }
                             generation += 1
                             return generation
                         }
@@ -54,7 +53,7 @@ extension ObservableType {
                     case .completed:
                         gate.locked {
                             sourceDone = true
-                            if !timerRunning { gate.emit(.completed) }
+                            if queue.isEmpty { gate.emit(.completed) }
                         }
                     }
                 })
