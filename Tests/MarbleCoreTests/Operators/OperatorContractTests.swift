@@ -94,6 +94,25 @@ struct OperatorContractTests {
         Op(name: "subscribe(on:)") { o, s in o.subscribe(on: s) },
         Op(name: "share") { o, _ in o.share() },
         Op(name: "share(replay:)") { o, _ in o.share(replay: 2) },
+        Op(name: "mergeScan") { o, s in o.mergeScan("") { acc, x in s.cold("-v|", values: ["v": acc + x]) } },
+        Op(name: "switchScan") { o, s in o.switchScan("") { acc, x in s.cold("-v|", values: ["v": acc + x]) } },
+        Op(name: "expand") { o, _ in o.expand { _ in Observable<String>.empty() } },
+        Op(name: "delayWhen") { o, s in o.delayWhen { _ in s.cold("-x") } },
+        Op(name: "delay(until:)") { o, s in o.delay(until: .milliseconds(2), scheduler: s) },
+        Op(name: "throttle(leading:trailing:)") { o, s in o.throttle(.milliseconds(1), leading: false, trailing: true, scheduler: s) },
+        Op(name: "withUnretained") { o, _ in o.withUnretained(ContractObject.shared) { $1 } },
+        Op(name: "then") { o, s in o.then { s.cold("x|") } },
+        Op(name: "take(untilReplacedBy:)") { o, s in o.take(untilReplacedBy: s.hot("--------------x")) },
+        Op(name: "contains") { o, _ in o.contains("zz").map { "\($0)" } },
+        Op(name: "combinePrevious") { o, _ in o.combinePrevious("s") { $0 + $1 } },
+        Op(name: "window(count:)") { o, _ in o.window(count: 2).flatMap { $0 } },
+        Op(name: "window(timeSpan:)") { o, s in o.window(timeSpan: .milliseconds(2), scheduler: s).flatMap { $0 } },
+        Op(name: "window(boundary)") { o, s in o.window(s.hot("--x--x")).flatMap { $0 } },
+        Op(name: "window(toggle:)") { o, s in o.window(toggle: s.hot("x-x-x")) { _ in s.cold("--x") }.flatMap { $0 } },
+        Op(name: "window(closing:)") { o, s in o.window(closing: { s.cold("--x") }).flatMap { $0 } },
+        Op(name: "groupBy") { o, _ in o.groupBy { $0 }.flatMap { $0 } },
+        Op(name: "partition") { o, _ in o.partition { _ in true }.matching },
+        Op(name: "using") { o, _ in Observable.using({ SerialDisposable() }, observableFactory: { _ in o.asObservable() }) },
     ]
 
     @Test("unsubscribing the output unsubscribes the source at that frame", arguments: operators)
@@ -116,4 +135,9 @@ struct OperatorContractTests {
             #expect(last?.value.error is MarbleError, "\(recording.events)")
         }
     }
+}
+
+/// An object that outlives the contract sweep, for `withUnretained`.
+final class ContractObject: Sendable {
+    static let shared = ContractObject()
 }

@@ -63,3 +63,13 @@ extension ObservableType {
         Observable.combineLatest(self, other, resultSelector: resultSelector)
     }
 }
+
+extension Observable {
+    /// The latest values of every observable in `sources`, combined by `resultSelector`, each
+    /// time any of them emits once all have (RxSwift `combineLatest(_:resultSelector:)`).
+    public static func combineLatest<S: ObservableType>(
+        _ sources: [S], resultSelector: @escaping ([S.Element]) throws -> Element
+    ) -> Observable<Element> {
+        Observable<S.Element>.combineLatest(sources).map(resultSelector)
+    }
+}

@@ -77,3 +77,13 @@ extension ObservableType {
         Observable.zip(self, other, resultSelector: resultSelector)
     }
 }
+
+extension Observable {
+    /// The n-th values of every observable in `sources`, combined by `resultSelector` (RxSwift
+    /// `zip(_:resultSelector:)`).
+    public static func zip<S: ObservableType>(
+        _ sources: [S], resultSelector: @escaping ([S.Element]) throws -> Element
+    ) -> Observable<Element> {
+        Observable<S.Element>.zip(sources).map(resultSelector)
+    }
+}

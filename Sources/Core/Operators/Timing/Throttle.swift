@@ -5,6 +5,19 @@ extension ObservableType {
     /// inside it when it was scheduled before the window's timer. Completion waits for a
     /// pending trailing value.
     public func throttle(_ dueTime: Duration, latest: Bool = true, scheduler: any Scheduler) -> Observable<Element> {
+        throttle(dueTime, leading: true, trailing: latest, scheduler: scheduler)
+    }
+
+    /// Throttles with RxJS `throttleTime`'s configuration: a value outside a window opens one
+    /// of `dueTime`, and is emitted at once when `leading`; when the window ends, the last value
+    /// seen in it is emitted if `trailing`, which opens the next window. With neither, nothing
+    /// is emitted. Completion waits for a pending trailing value; an error passes at once.
+    ///
+    /// ```
+    /// source:                    -a-b-c----d----|
+    /// leading: false, trailing:  ----c---------d|    (dueTime 3)
+    /// ```
+    public func throttle(_ dueTime: Duration, leading: Bool, trailing: Bool, scheduler: any Scheduler) -> Observable<Element> {
         let source = asObservable()
         return Observable.composite { downstream, resources in
             let gate = Gate(downstream)
@@ -15,15 +28,18 @@ extension ObservableType {
             var pending: Element?
             var sourceDone = false
 
+            // Under the lock: returns the window to open.
+            func startWindow() -> Int {
+                throttling = true
+                window += 1
+                return window
+            }
             // Under the lock: emits the pending value and returns the window to open, if any.
             func send() -> Int? {
                 guard let value = pending else { return nil }
                 pending = nil
                 gate.emit(.next(value))
-                if sourceDone { return nil }
-                throttling = true
-                window += 1
-                return window
+                return sourceDone ? nil : startWindow()
             }
             // Outside the lock: schedulers may run actions synchronously.
             func open(_ opened: Int?) {
@@ -33,7 +49,7 @@ extension ObservableType {
                         gate.locked {
                             guard current == window else { return nil }
                             throttling = false
-                            guard latest else { return nil }
+                            guard trailing else { return nil }
                             let next = send()
                             if sourceDone { gate.emit(.completed) }
                             return next
@@ -48,12 +64,13 @@ extension ObservableType {
                             switch event {
                             case .next(let value):
                                 pending = value
-                                return throttling ? nil : send()
+                                if throttling { return nil }
+                                return leading ? send() : startWindow()
                             case .error(let error):
                                 gate.emit(.error(error))
                             case .completed:
                                 sourceDone = true
-                                if !(latest && pending != nil && throttling) { gate.emit(.completed) }
+                                if !(trailing && pending != nil && throttling) { gate.emit(.completed) }
                             }
                             return nil
                         })
