@@ -82,6 +82,26 @@ struct LayoutTests {
         #expect(marbles(list).contains { $0.label == "3" && $0.opacity < 1 })
     }
 
+    @Test("inners that run at the same time get lanes of their own; ones that follow each other share a lane")
+    func innerLanes() throws {
+        let y = { (list: DisplayList, label: String) in try #require(self.marbles(list).first { $0.label == label }).center.y }
+        let overlapping = DiagramLayout().layout(try model("input: -x-y------|\ninner x: ---1|\ninner y: -2|\noperator: flatMap"))
+        // y starts while x runs: its first marble sits a lane below x's, though it comes earlier in x's slope.
+        #expect(try y(overlapping, "2") - y(overlapping, "1") > DiagramLayout().radius * 2)
+        let sequential = DiagramLayout().layout(try model("input: -x---y----|\ninner x: -1|\ninner y: -2|\noperator: flatMap"))
+        #expect(try y(sequential, "1") == y(sequential, "2"))
+    }
+
+    @Test("windows an operator emits are drawn as inner timelines of the output, below its marbles")
+    func outputInners() throws {
+        let m = try model("input: -a-b-c-|\noperator: windowCount(2)")
+        #expect(m.output.inners.count == 2)
+        let list = DiagramLayout().layout(m)
+        let window = try #require(marbles(list).first { $0.label == "A" })
+        let firstValueInWindow = try #require(marbles(list).last { $0.label == "a" })
+        #expect(firstValueInWindow.center.y - window.center.y >= DiagramLayout().radius * 2)
+    }
+
     @Test("differing frames are highlighted on output and expected")
     func highlights() throws {
         let m = try model("input: --1--2--|\noperator: map(x * 10)\nexpected: --a--b--|\nvalues: a = 10, b = 21")

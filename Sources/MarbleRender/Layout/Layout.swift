@@ -1,7 +1,8 @@
 /// Turns a `DiagramModel` into a ``DisplayList``: pure geometry, no Cairo.
 ///
 /// Top to bottom: each input timeline (its inner observables as slanted timelines from
-/// their subscription points), the operator box, the output timeline, and, when it differs,
+/// their subscription points), the operator box, the output timeline (with the observables it
+/// emitted, such as windows, drawn the same way), and, when it differs,
 /// the expected timeline, with the differing frames highlighted on both.
 public struct DiagramLayout {
     /// Points per frame.
@@ -36,7 +37,8 @@ public struct DiagramLayout {
         for t in [model.output] + [model.expected].compactMap({ $0 }) {
             let h = pass.rowHeight(t)
             pass.drawTimeline(t, centerY: y + h / 2)
-            y += h
+            pass.drawInners(t, parentY: y + h / 2)
+            y += h + pass.innerBand(t)
         }
         let height = (y + padding * 0.6).rounded(.up)
         let background = DrawItem.rect(origin: Point(0, 0), width: pass.width, height: height, fill: .background, stroke: nil, opacity: 1)

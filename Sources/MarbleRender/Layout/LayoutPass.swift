@@ -43,7 +43,36 @@ struct LayoutPass {
         return max(radius * 2 + 26, Double(stacked) * radius * 1.9 + 20)
     }
 
-    func innerBand(_ t: TimelineModel) -> Double { t.inners.isEmpty ? 0 : radius * 4 + 10 }
+    /// The height of one lane of inner timelines.
+    var laneHeight: Double { radius * 4 + 10 }
+
+    func innerBand(_ t: TimelineModel) -> Double {
+        t.inners.isEmpty ? 0 : Double(innerLanes(t).count) * laneHeight + innerLift(t)
+    }
+
+    /// Inners that run at the same time get lanes of their own, one below the other, so they
+    /// never cross: each inner takes the first lane whose previous inner has ended.
+    func innerLanes(_ t: TimelineModel) -> (lane: [Int], count: Int) {
+        var laneEnds: [Double] = []
+        var lanes: [Int] = []
+        for inner in t.inners {
+            let end = inner.start + (inner.events.map(\.frame).max() ?? 0)
+            if let free = laneEnds.firstIndex(where: { $0 <= inner.start }) {
+                laneEnds[free] = end
+                lanes.append(free)
+            } else {
+                laneEnds.append(end)
+                lanes.append(laneEnds.count - 1)
+            }
+        }
+        return (lanes, laneEnds.count)
+    }
+
+    /// How far below the parent the inners start: a marble lower when an inner has an event at
+    /// its own start (a window's first value), which would otherwise sit on the parent's marble.
+    func innerLift(_ t: TimelineModel) -> Double {
+        t.inners.contains { inner in inner.events.contains { $0.frame == 0 && $0.isValue } } ? radius + 2 : 0
+    }
 
     /// A marble's width: round for short labels, a pill for long ones.
     func marbleWidth(_ label: String) -> Double { max(radius * 2, layout.measurer.width(of: label, size: fontSize) + radius * 1.1) }
@@ -104,11 +133,19 @@ struct LayoutPass {
     /// Inner observables as slanted lines from their subscription points, faded after an
     /// early unsubscription.
     mutating func drawInners(_ t: TimelineModel, parentY: Double) {
-        let drop = innerBand(t) + radius * 0.5
-        for inner in t.inners {
+        let drop = laneHeight + radius * 0.5
+        let lanes = innerLanes(t).lane
+        let lift = innerLift(t)
+        for (index, inner) in t.inners.enumerated() {
             let length = (inner.events.map(\.frame).max() ?? 0) + 1
             let startX = x(inner.start)
-            let startY = parentY + radius + 2
+            let startY = parentY + radius + 2 + lift + Double(lanes[index]) * laneHeight
+            if startY > parentY + radius + 2 {
+                timelineItems.append(
+                    .line(
+                        from: Point(startX, parentY + radius + 2), to: Point(startX, startY), color: .line, width: 1.5, dashed: false,
+                        opacity: 1))
+            }
             let slope = (drop - radius) / max(length * frameWidth, frameWidth)
             let cellCenter = self.x
             let point = { (f: Double) in Point(cellCenter(inner.start + f), startY + slope * (cellCenter(inner.start + f) - startX)) }

@@ -50,13 +50,16 @@ public enum SpecItem: CustomStringConvertible {
     }
 }
 
-/// An inner observable of a higher-order input, named in the spec; it logs its subscriptions
-/// so the renderer can fade what an operator unsubscribed from.
+/// An inner observable of a higher-order input, named in the spec, or one an operator emitted
+/// (named by the operator); it logs its subscriptions so the renderer can fade what an operator
+/// unsubscribed from.
 public final class InnerStream {
     let name: String
     let observable: Observable<SpecItem>
     let subscriptions: () -> [SubscriptionLog]
-    let messages: [Recorded<Event<SpecItem>>]
+    /// Its events relative to its start: parsed for an `inner` line, recorded as they happen for
+    /// one an operator emitted (a window, a group).
+    var messages: [Recorded<Event<SpecItem>>]
 
     init(
         name: String, observable: Observable<SpecItem>, messages: [Recorded<Event<SpecItem>>],

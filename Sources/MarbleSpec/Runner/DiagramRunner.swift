@@ -14,6 +14,7 @@ public enum DiagramRunner {
         try run.makeStreams()
         let (outputEvents, operatorLabel) = try run.computeOutput()
         var output = timeline(spec.actual == nil ? "output" : "actual", outputEvents, frame: run.scheduler.frame)
+        output.inners = innerTimelines(outputEvents, frame: run.scheduler.frame)
         let comparison = try run.compareWithExpected(outputEvents, output: &output)
         let inputs = run.inputModels()
         let frames = try run.frameCount(inputs + [output] + [comparison?.model].compactMap { $0 })
