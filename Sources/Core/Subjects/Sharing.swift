@@ -72,6 +72,18 @@ public final class ConnectableObservable<Element>: ObservableType, @unchecked Se
 
     private var isConnected: Bool { lock.withLock { connection != nil } }
 
+    /// Connects when the first subscriber arrives and stays connected, whoever leaves (RxJava
+    /// `autoConnect`; with a replaying subject, ReactiveCocoa's `replayLazily`). The connection
+    /// ends only when the source terminates.
+    public func autoconnect() -> Observable<Element> {
+        let shared = asObservable()
+        return Observable.create { [self] observer in
+            let subscription = shared.subscribe(observer.on)
+            self.connect()
+            return subscription
+        }
+    }
+
     /// Connects when the first subscriber arrives and disconnects when the last one leaves.
     public func refCount() -> Observable<Element> {
         let lock = Lock()

@@ -263,8 +263,19 @@ public enum OperatorRegistry {
             def("ignoreElements", "keeps only completion or error") { c in c.source.ignoreElements() },
             def("distinct", "drops values seen before") { c in c.source.distinct(by: { try plain($0) }) },
             def("single", "emits the only value at completion; a second value or none is an error") { c in c.source.single() },
-            def("repeat", "subscribes to the source count times in a row (without end without a count)", [count(optional: true)]) { c in
-                c.arguments[0] == nil ? c.source.repeat() : c.source.repeat(try c.count(0))
+            def(
+                "repeat", "subscribes to the source count times in a row (without end without a count), after a delay if given",
+                [count(optional: true), frames("delay", label: "delay", optional: true)]
+            ) { c in
+                let count = c.arguments[0] == nil ? nil : try c.count(0)
+                if c.arguments[1] != nil { return c.source.repeat(count, delay: try c.frames(1), scheduler: c.scheduler) }
+                return count.map { c.source.repeat($0) } ?? c.source.repeat()
+            },
+            def("asMaybe", "emits the value, if any, at completion; a second value is an error") { c in
+                c.source.asMaybe().asObservable()
+            },
+            def("asCompletable", "drops the values, keeping completion and error") { c in
+                c.source.asCompletable().asObservable().map { _ -> SpecItem in }
             },
             def("takeFor", "emits values for a duration, then completes", [frames()]) { c in
                 c.source.take(for: try c.frames(0), scheduler: c.scheduler)

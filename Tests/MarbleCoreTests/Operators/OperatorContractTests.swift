@@ -4,6 +4,7 @@ import Testing
 
 /// The contract every single-source operator keeps, swept over the operator set: an
 /// unsubscription reaches the source at once, and a source error passes straight through.
+/// (`autoconnect()` is the one exception by design: it stays connected; its own test says so.)
 @Suite("Operator contract")
 struct OperatorContractTests {
     struct Op: Sendable, CustomTestStringConvertible {
@@ -112,6 +113,10 @@ struct OperatorContractTests {
         Op(name: "window(closing:)") { o, s in o.window(closing: { s.cold("--x") }).flatMap { $0 } },
         Op(name: "groupBy") { o, _ in o.groupBy { $0 }.flatMap { $0 } },
         Op(name: "partition") { o, _ in o.partition { _ in true }.matching },
+        Op(name: "asSingle") { o, _ in o.filter { $0 == "a" }.asSingle().asObservable() },
+        Op(name: "asMaybe") { o, _ in o.filter { $0 == "a" }.asMaybe().asObservable() },
+        Op(name: "asCompletable") { o, _ in o.asCompletable().asObservable().map { _ -> String in } },
+        Op(name: "repeat(delay:)") { o, s in o.repeat(2, delay: .milliseconds(1), scheduler: s) },
         Op(name: "using") { o, _ in Observable.using({ SerialDisposable() }, observableFactory: { _ in o.asObservable() }) },
     ]
 

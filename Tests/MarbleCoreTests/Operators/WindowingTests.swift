@@ -226,6 +226,17 @@ struct UtilityOperatorTests {
         }
     }
 
+    @Test("autoconnect connects at the first subscriber and stays connected (ReactiveCocoa replayLazily with a replaying subject)")
+    func replayLazily() {
+        marbles { s in
+            let e1 = s.hot("-a-b-c--------d|")
+            let replayed = e1.multicast(ReplaySubject(bufferSize: .max)).autoconnect()
+            s.expect(s.cold("--x|").flatMap { _ in replayed }, unsubscribe: "^--!").toBe("---")
+            s.expect(s.cold("-------x|").flatMap { _ in replayed }).toBe("-------(bc)---d|")
+            s.expect(subscriptions: e1.subscriptions).toBe("--^------------!")
+        }
+    }
+
     @Test("combineLatest and zip of a collection take a result selector (RxSwift)")
     func collectionSelectors() {
         marbles { s in

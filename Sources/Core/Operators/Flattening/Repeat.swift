@@ -17,6 +17,28 @@ extension ObservableType {
         repeating { _ in true }
     }
 
+    /// Subscribes to the source `count` times (without end when `nil`), waiting `delay` on
+    /// `scheduler` after each completion before the next (RxJS `repeat({ count, delay })`).
+    /// The last pass's completion completes at once; an error ends it at once.
+    public func `repeat`(_ count: Int? = nil, delay: Duration, scheduler: any Scheduler) -> Observable<Element> {
+        if let count, count <= 0 { return .empty() }
+        let source = asObservable()
+        let passes = Observable.deferred {
+            // Per subscription: the first pass starts at once, later ones after the delay.
+            let started = Locked(false)
+            return Observable.deferred { () -> Observable<Element> in
+                guard
+                    started.withLock({ started in
+                        defer { started = true }
+                        return started
+                    })
+                else { return source }
+                return Observable<Int>.timer(delay, scheduler: scheduler).flatMap { _ in source }
+            }.repeating { pass in count.map { pass < $0 } ?? true }
+        }
+        return passes
+    }
+
     /// Resubscribes after the `pass`-th completion (counting from 1) while `again(pass)`.
     private func repeating(_ again: @escaping (Int) -> Bool) -> Observable<Element> {
         Observable.concat(asObservable(), Observable.error(RepeatPass()))
