@@ -30,7 +30,11 @@ let package = Package(
         .target(name: "MarbleCore", path: "Sources/Core", swiftSettings: strict),
 
         // Marble language, TestScheduler, recordings and comparison; no test-framework import.
-        .target(name: "Marbles", dependencies: ["MarbleCore"], swiftSettings: strict),
+        // The Swift runtime's global-enqueue hook, for async tests of code that starts `Task { }`.
+        .target(
+            name: "CConcurrencyHooks", path: "Sources/CConcurrencyHooks",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "Marbles", dependencies: ["MarbleCore", "CConcurrencyHooks"], swiftSettings: strict),
 
         // Assertions reported through Swift Testing or XCTest.
         .target(name: "MarblesTesting", dependencies: ["Marbles", "MarbleSpec"], swiftSettings: strict),

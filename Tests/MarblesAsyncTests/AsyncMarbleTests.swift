@@ -193,17 +193,6 @@ struct AsyncMarbleTests {
         #expect(recordings.first?.isEmpty == false)
     }
 
-    @Test("swift-async-algorithms' debounce and merge start unstructured tasks: refused with an explanation")
-    func refusedOperators() {
-        for build in [Refused.debounce, .merge] {
-            let (scheduler, reporter) = collecting()
-            scheduler.run { build.expectation(on: scheduler).toBe("----b---(c|)", values: ["b": 2, "c": 3]) }
-            let messages = reporter.failures.map(\.message).joined(separator: "\n")
-            #expect(messages.contains("Task { }"), "\(build): \(messages)")
-            #expect(messages.contains("structured concurrency"), "\(build): \(messages)")
-        }
-    }
-
     @Test("an async sequence that never settles hits the step limit with a clear failure")
     func neverSettles() {
         let reporter = CollectingReporter()
@@ -293,23 +282,6 @@ enum Scenario: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .zip: return scheduler.expect(emitting: [Int].self) { emit in try await MarblesAsyncTests.zip([values, others], emit: emit) }
         case .throttle: return scheduler.expect(values._throttle(for: .milliseconds(3), clock: clock, latest: true))
         case .handWritten: return scheduler.expect(RunningSum(base: values))
-        }
-    }
-}
-
-enum Refused: CustomStringConvertible {
-    case debounce, merge
-
-    var description: String { self == .debounce ? "debounce" : "merge" }
-
-    func expectation(on scheduler: TestScheduler) -> MarbleExpectation {
-        let input = scheduler.cold("a-b---c-|", values: ["a": 1, "b": 2, "c": 3])
-        switch self {
-        case .debounce:
-            return scheduler.expect(input.values.debounce(for: .milliseconds(2), clock: scheduler.clock))
-        case .merge:
-            let other = scheduler.cold("-x--|", values: ["x": 9])
-            return scheduler.expect(AsyncAlgorithms.merge(input.values, other.values))
         }
     }
 }

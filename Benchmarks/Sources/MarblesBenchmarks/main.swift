@@ -298,3 +298,67 @@ if section("render") {
     report("PDF", pdf, "ms", baseline: runAndLayout, baselineName: "run+layout")
     report("PNG 2×", png, "ms", baseline: runAndLayout, baselineName: "run+layout")
 }
+
+// MARK: The async driver: cost per virtual-time step, fixed cost of one async test
+
+if section("async") {
+    let steps = 1_000
+    print("== async driver: \(steps) sleeps of 1 frame each (ns/step), and one short test (µs/test)")
+    func sleeps(on clock: TestClock, _ emit: (Int) -> Void) async throws {
+        for i in 0..<steps {
+            try await clock.sleep(for: .milliseconds(1))
+            emit(i)
+        }
+    }
+    // Baseline: the synchronous driver stepping the same number of virtual instants.
+    let synchronous = median(runs) {
+        measure {
+            let scheduler = TestScheduler(reporter: CollectingReporter())
+            scheduler.run { blackHole(scheduler.record(Observable<Int>.interval(.milliseconds(1), scheduler: scheduler).take(steps))) }
+        }
+    }
+    let structured = median(runs) {
+        measure {
+            let scheduler = TestScheduler(reporter: CollectingReporter())
+            let clock = scheduler.clock
+            scheduler.run { _ = scheduler.expect(emitting: Int.self) { emit in try await sleeps(on: clock) { emit($0) } } }
+        }
+    }
+    let unstructured = median(runs) {
+        measure {
+            let scheduler = TestScheduler(reporter: CollectingReporter())
+            let subject = PublishSubject<Int>()
+            let clock = scheduler.clock
+            scheduler.run {
+                blackHole(scheduler.record(subject))
+                Task { try await sleeps(on: clock) { subject.onNext($0) } }
+            }
+        }
+    }
+    let base = ns(synchronous, per: steps)
+    report("synchronous driver, interval (baseline)", base, "ns/step")
+    report("async, structured task (expect(emitting:))", ns(structured, per: steps), "ns/step", baseline: base, baselineName: "sync")
+    report("async, Task { } through the enqueue hook", ns(unstructured, per: steps), "ns/step", baseline: base, baselineName: "sync")
+
+    let tests = quick ? 200 : 1_000
+    let syncTest = median(runs) {
+        measure {
+            for _ in 0..<tests {
+                let scheduler = TestScheduler(reporter: CollectingReporter())
+                scheduler.run { scheduler.expect(scheduler.cold("-a|").map { $0 }).toBe("-a|") }
+            }
+        }
+    }
+    let asyncTest = median(runs) {
+        measure {
+            for _ in 0..<tests {
+                let scheduler = TestScheduler(reporter: CollectingReporter())
+                scheduler.run { scheduler.expect(scheduler.cold("-a|").values.map { $0 }).toBe("-a|") }
+            }
+        }
+    }
+    report("one observable marble test (baseline)", ns(syncTest, per: tests) / 1e3, "µs/test")
+    report(
+        "one async marble test (values → map)", ns(asyncTest, per: tests) / 1e3, "µs/test",
+        baseline: ns(syncTest, per: tests) / 1e3, baselineName: "observable")
+}

@@ -68,10 +68,11 @@ extension TestScheduler {
     /// }
     /// ```
     ///
-    /// Deterministic for sequences whose work stays in structured tasks. Work started with
-    /// `Task { }` or `Task.detached` (swift-async-algorithms' `debounce` and `merge` do so
-    /// internally) runs on the global pool; when it reaches the scheduler's clock or executor
-    /// the test fails and says so.
+    /// Deterministic for structured tasks and for `Task { }`/`Task.detached` started while the
+    /// scheduler drives (swift-async-algorithms' `debounce` and `merge` start such tasks
+    /// internally): the runtime's global-enqueue hook routes them onto the scheduler's executor.
+    /// Work that hops to another executor (a `DispatchQueue`, `MainActor`) and reaches the
+    /// scheduler's clock or executor from there fails the test and says so.
     public func expect<S: AsyncSequence>(
         _ sequence: S, unsubscribe: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
@@ -135,25 +136,6 @@ extension TestScheduler {
         return expectation
     }
 
-    /// Runs virtual time and the executor's jobs in turn: all jobs until idle, then the next
-    /// virtual action, so each wake-up runs to completion before the next one.
-    /// - Returns: `false` when the step limit was reached.
-    func drive(until limit: Duration?) -> Bool {
-        executor.adoptCurrentThread()
-        var steps = 0
-        while true {
-            steps += executor.runUntilIdle(limit: virtual.stepLimit - steps + 1)
-            if steps > virtual.stepLimit { return false }
-            guard let due = virtual.nextDueTime else { break }
-            if let limit, due > limit { break }
-            virtual.step()
-            steps += 1
-            if asyncClock != nil { clock.publish(now) }
-        }
-        if let limit { try? virtual.advance(to: limit) }
-        return true
-    }
-
     /// After a flush: cancels async work still running (as at an unsubscription), wakes
     /// parked sleepers, and reports work that escaped to other threads.
     func finishAsyncRuns(location: MarbleSourceLocation) {
@@ -174,10 +156,10 @@ extension TestScheduler {
                 MarbleFailure(
                     message: """
                         the async sequence under test was still suspended when nothing was left to run on the test \
-                        scheduler: it waits either for work on another thread (an unstructured Task { } or Task.detached, \
-                        as swift-async-algorithms' debounce and merge start; use structured concurrency instead: \
-                        withTaskGroup, async let) or for an input that never ends (add an unsubscription diagram, \
-                        e.g. expect(sequence, unsubscribe: "-----!"), to cancel it on purpose)
+                        scheduler: it waits either for work outside the test scheduler (a DispatchQueue, MainActor or an \
+                        actor with its own executor, or Task.sleep on a system clock instead of scheduler.clock) or for an \
+                        input that never ends (add an unsubscription diagram, e.g. expect(sequence, unsubscribe: "-----!"), \
+                        to cancel it on purpose)
                         """,
                     location: stalled.location))
         }
@@ -188,10 +170,10 @@ extension TestScheduler {
                     message: """
                         async work reached the test scheduler from another thread (\(executor.foreignEnqueueCount) job(s) \
                         enqueued, \(asyncClock?.foreignAccessCount ?? 0) clock use(s), \(executor.foreignEmissionCount) emission(s) \
-                        off its thread): something started an unstructured Task { } or Task.detached, which runs on the global \
-                        pool, so its timing is racy and cannot be tested on virtual time. Use structured concurrency instead \
-                        (withTaskGroup / withThrowingTaskGroup, async let) or operators that do not start tasks \
-                        (swift-async-algorithms' debounce and merge do; _throttle, chunks, removeDuplicates, adjacentPairs do not)
+                        off its thread): some of it ran outside the test scheduler (on a DispatchQueue, on MainActor or an \
+                        actor with its own executor, or in a task started before the scheduler ran), so its timing is racy \
+                        and cannot be tested on virtual time. Keep the code under test on the scheduler: give it \
+                        scheduler.clock, avoid hops to other queues, and inject MainActor work as a closure
                         """,
                     location: unfinished.first?.location ?? location))
         }

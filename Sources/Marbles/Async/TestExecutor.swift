@@ -37,6 +37,11 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// Queues a job the global-enqueue hook routed here (a `Task { }` started on the driver thread).
+    func enqueueRouted(_ job: UnownedJob) {
+        lock.withLock { jobs.append(job) }
+    }
+
     /// Jobs enqueued from other threads so far.
     var foreignEnqueueCount: Int { lock.withLock { foreignEnqueues } }
 

@@ -11,7 +11,8 @@ extension TestScheduler {
         _ body: () throws -> Result
     ) rethrows -> Result {
         let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        let result = try body()
+        // Tasks the body starts (`Task { }` in a view model) run on this scheduler's executor.
+        let result = try GlobalEnqueueHook.routing(to: executor) { try body() }
         flush(at: location)
         checkReleased(at: location)
         return result
@@ -118,19 +119,21 @@ extension TestScheduler {
         executor.adoptCurrentThread()
         let limitText = "the test scheduler ran \(virtual.stepLimit) steps and work was still due"
         let budget = RunawayGuard.Budget(limit: virtual.stepLimit)
-        return RunawayGuard.withBudget(budget) { () -> String? in
-            while true {
-                budget.used += executor.runUntilIdle(limit: virtual.stepLimit - budget.used + 1)
-                if budget.exhausted { return budget.loopDescription ?? limitText }
-                guard let due = virtual.nextDueTime else { break }
-                if let limit, due > limit { break }
-                virtual.step()
-                budget.used += 1
-                if budget.exhausted { return budget.loopDescription ?? limitText }
-                if asyncClock != nil { clock.publish(now) }
+        return GlobalEnqueueHook.routing(to: executor) {
+            RunawayGuard.withBudget(budget) { () -> String? in
+                while true {
+                    budget.used += executor.runUntilIdle(limit: virtual.stepLimit - budget.used + 1)
+                    if budget.exhausted { return budget.loopDescription ?? limitText }
+                    guard let due = virtual.nextDueTime else { break }
+                    if let limit, due > limit { break }
+                    virtual.step()
+                    budget.used += 1
+                    if budget.exhausted { return budget.loopDescription ?? limitText }
+                    if asyncClock != nil { clock.publish(now) }
+                }
+                if let limit { try? virtual.advance(to: limit) }
+                return nil
             }
-            if let limit { try? virtual.advance(to: limit) }
-            return nil
         }
     }
 }
