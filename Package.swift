@@ -18,12 +18,15 @@ let package = Package(
         .library(name: "MarblesTesting", targets: ["MarblesTesting"]),
         .library(name: "MarbleSpec", targets: ["MarbleSpec"]),
         .library(name: "MarbleRender", targets: ["MarbleRender"]),
+        .library(name: "MarblesCombine", targets: ["MarblesCombine"]),
         .executable(name: "marblegen", targets: ["marblegen"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // Test-only: async marble tests of swift-async-algorithms operators.
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
+        // Combine where Apple ships it, OpenCombine elsewhere (MarblesCombine only).
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         // Engine: no dependencies.
@@ -38,6 +41,15 @@ let package = Package(
 
         // Assertions reported through Swift Testing or XCTest.
         .target(name: "MarblesTesting", dependencies: ["Marbles", "MarbleSpec"], swiftSettings: strict),
+
+        // Marble tests for Combine publishers: TestScheduler as a Combine scheduler, test publishers, bridges.
+        .target(
+            name: "MarblesCombine",
+            dependencies: [
+                "Marbles",
+                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux, .windows, .android])),
+            ],
+            swiftSettings: strict),
 
         // The diagram spec format: parse, write, operator registry, runner, diagram model. No Cairo.
         .target(name: "MarbleSpec", dependencies: ["MarbleCore", "Marbles"], swiftSettings: strict),
@@ -76,6 +88,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "MarbleSpecTests", dependencies: ["MarbleSpec", "MarblesTesting", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MarblesCombineTests", dependencies: ["MarblesCombine", "MarblesTesting"], swiftSettings: strict),
         // Imports Testing, XCTest and Foundation beside ours: no public name may clash.
         .testTarget(name: "NameClashTests", dependencies: ["MarblesTesting", "MarbleRender"], swiftSettings: strict),
         .testTarget(

@@ -11,13 +11,18 @@ let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingL
 let package = Package(
     name: "MarblesBenchmarks",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(path: "..")],
+    dependencies: [
+        .package(path: ".."),
+        // The peer for the Combine scheduler benchmark.
+        .package(url: "https://github.com/pointfreeco/combine-schedulers", exact: "1.2.2"),
+    ],
     targets: [
         .executableTarget(
             name: "MarblesBenchmarks",
             dependencies: [
                 .product(name: "MarbleCore", package: root), .product(name: "Marbles", package: root),
-                .product(name: "MarbleRender", package: root),
+                .product(name: "MarbleRender", package: root), .product(name: "MarblesCombine", package: root),
+                .product(name: "CombineSchedulers", package: "combine-schedulers"),
             ],
             path: "Sources/MarblesBenchmarks"),
     ]

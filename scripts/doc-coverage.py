@@ -8,7 +8,7 @@ exits 1 unless coverage is 100%.
 """
 import glob, json, os, sys
 
-MODULES = ["MarbleCore", "Marbles", "MarblesTesting", "MarbleSpec", "MarbleRender"]
+MODULES = ["MarbleCore", "Marbles", "MarblesTesting", "MarbleSpec", "MarbleRender", "MarblesCombine"]
 folder = sys.argv[1] if len(sys.argv) > 1 else ".build/x86_64-unknown-linux-gnu/symbolgraph"
 
 total = documented = 0

@@ -1,6 +1,8 @@
+import CombineSchedulers
 import MarbleCore
 import MarbleRender
 import Marbles
+import MarblesCombine
 
 // A plain timing harness: each benchmark runs its baseline in the same process, takes the
 // median of several runs, and prints the ratio. Release builds only.
@@ -300,6 +302,53 @@ if section("render") {
 }
 
 // MARK: The async driver: cost per virtual-time step, fixed cost of one async test
+
+// MARK: Combine schedulers: ours against combine-schedulers' TestScheduler
+
+if section("combine") {
+    print("== Combine scheduler: schedule N actions at random virtual times, then run them all (ns/action)")
+    typealias Instant = CombineTestScheduler.VirtualInstant
+    func times(_ n: Int) -> [Duration] {
+        var random = SplitMix(state: 42)
+        return (0..<n).map { _ in .microseconds(Int(random.next() % 1_000_000)) }
+    }
+    func ours(_ n: Int) -> Double {
+        let due = times(n)
+        return ns(
+            median(runs) {
+                measure {
+                    let scheduler = Marbles.TestScheduler(reporter: CollectingReporter())
+                    let combine = scheduler.combine
+                    var ran = 0
+                    for t in due { combine.schedule(after: Instant(t)) { ran += 1 } }
+                    scheduler.flush()
+                    precondition(ran == n)
+                }
+            }, per: n)
+    }
+    func peer(_ n: Int) -> Double {
+        let due = times(n)
+        return ns(
+            median(quick ? 1 : 3) {
+                measure {
+                    let scheduler = CombineSchedulers.TestScheduler<Instant, Never>(now: Instant(.zero))
+                    var ran = 0
+                    for t in due { scheduler.schedule(after: Instant(t)) { ran += 1 } }
+                    scheduler.run()
+                    precondition(ran == n)
+                }
+            }, per: n)
+    }
+    for n in quick ? [1_000] : [1_000, 10_000] {
+        let mine = ours(n)
+        report("Marbles scheduler.combine, N = \(n) (baseline)", mine, "ns/action")
+        report("combine-schedulers TestScheduler, N = \(n)", peer(n), "ns/action", baseline: mine, baselineName: "Marbles")
+    }
+    if !quick {
+        report("Marbles scheduler.combine, N = 100000", ours(100_000), "ns/action")
+        print("   (combine-schedulers at N = 100000 is left out: it re-sorts its array on every step, quadratic, half an hour here)")
+    }
+}
 
 // Top-level code runs on MainActor, and closures formed there would hop to the main queue,
 // outside the test scheduler: the async benchmarks run in a nonisolated function.

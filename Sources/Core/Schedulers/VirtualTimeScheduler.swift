@@ -82,8 +82,13 @@ public final class VirtualTimeScheduler: Scheduler {
 
     /// Drops every waiting action.
     public func cancelAll() {
-        heap.removeAll()
+        // Dropped actions are released after the heap is emptied, not during: releasing one may
+        // run a deinit that cancels another action of this scheduler (a Combine timer's
+        // `AnyCancellable`), which must not find the heap mid-change.
+        let dropped = heap
+        heap = BinaryHeap()
         cancelled.removeAll()
+        withExtendedLifetime(dropped) {}
     }
 
     @inline(__always)
@@ -102,8 +107,10 @@ public final class VirtualTimeScheduler: Scheduler {
     }
 
     private func compactCancelled() {
-        heap = BinaryHeap(heap.storage.filter { !cancelled.contains($0.sequence) })
+        let old = heap
+        heap = BinaryHeap(old.storage.filter { !cancelled.contains($0.sequence) })
         cancelled.removeAll(keepingCapacity: true)
+        withExtendedLifetime(old) {}  // released after the change, as in cancelAll
     }
 
     private func dropCancelledHead() {

@@ -102,4 +102,20 @@ struct VirtualTimeSchedulerTests {
         #expect(values.map(\.0) == [0, 1, 2])
         #expect(values.map(\.1) == [.seconds(1), .seconds(2), .seconds(3)])
     }
+
+    @Test("cancelAll survives an action whose release cancels another action (a Combine timer's deinit)")
+    func cancelAllReentrantRelease() {
+        final class CancelsOnDeinit {
+            let other: any Disposable
+            init(_ other: any Disposable) { self.other = other }
+            deinit { other.dispose() }
+        }
+        let scheduler = VirtualTimeScheduler()
+        let other = scheduler.schedule(after: .seconds(2)) {}
+        var holder: CancelsOnDeinit? = CancelsOnDeinit(other)
+        scheduler.schedule(after: .seconds(1)) { [holder] in _ = holder }
+        holder = nil
+        scheduler.cancelAll()
+        #expect(scheduler.nextDueTime == nil)
+    }
 }
