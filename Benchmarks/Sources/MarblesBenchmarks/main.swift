@@ -303,6 +303,46 @@ if section("render") {
 
 // MARK: The async driver: cost per virtual-time step, fixed cost of one async test
 
+// MARK: A subject driven in a loop → map → filter → scan
+
+if section("subject") {
+    let n = opaque(quick ? 100_000 : 1_000_000)
+    print("== subject driven in a loop → map → filter → scan, \(n) events (ns/event)")
+    let closures = median(runs) {
+        measure {
+            var acc = 0
+            let stages = makeStages { v in acc &+= v }
+            for i in 0..<n { stages(i) }
+            blackHole(acc)
+        }
+    }
+    let subject = median(runs) {
+        measure {
+            var last = 0
+            let input = PublishSubject<Int>()
+            let subscription = input.map { $0 &* 3 }.filter { $0 & 1 == 0 }.scan(0) { $0 &+ $1 }.subscribe(onNext: { last = $0 })
+            for i in 0..<n { input.onNext(i) }
+            subscription.dispose()
+            precondition(n < 2 || last != 0)
+            blackHole(last)
+        }
+    }
+    let passthrough = median(runs) {
+        measure {
+            var last = 0
+            let input = PassthroughSubject<Int, Never>()
+            let cancellable = input.map { $0 &* 3 }.filter { $0 & 1 == 0 }.scan(0) { $0 &+ $1 }.sink { last = $0 }
+            for i in 0..<n { input.send(i) }
+            cancellable.cancel()
+            blackHole(last)
+        }
+    }
+    let closuresNs = ns(closures, per: n)
+    report("hand-chained closures (baseline)", closuresNs, "ns/event")
+    report("OpenCombine PassthroughSubject chain", ns(passthrough, per: n), "ns/event", baseline: closuresNs, baselineName: "closures")
+    report("MarbleCore PublishSubject chain", ns(subject, per: n), "ns/event", baseline: closuresNs, baselineName: "closures")
+}
+
 // MARK: Combine schedulers: ours against combine-schedulers' TestScheduler
 
 if section("combine") {

@@ -25,12 +25,16 @@ package struct BinaryHeap<Element: Comparable> {
     /// - Complexity: O(log n)
     package mutating func insert(_ element: Element) {
         storage.append(element)
-        var child = storage.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            if !(storage[child] < storage[parent]) { break }
-            storage.swapAt(child, parent)
-            child = parent
+        // A hole moves up: each level moves one parent down, and the element is written once.
+        storage.withUnsafeMutableBufferPointer { heap in
+            var child = heap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                if !(element < heap[parent]) { break }
+                heap[child] = heap[parent]
+                child = parent
+            }
+            heap[child] = element
         }
     }
 
@@ -45,17 +49,22 @@ package struct BinaryHeap<Element: Comparable> {
     }
 
     private mutating func siftDown(_ start: Int) {
-        var parent = start
-        let n = storage.count
-        while true {
-            let left = 2 * parent + 1
-            if left >= n { break }
-            let right = left + 1
-            var smallest = left
-            if right < n && storage[right] < storage[left] { smallest = right }
-            if !(storage[smallest] < storage[parent]) { break }
-            storage.swapAt(smallest, parent)
-            parent = smallest
+        // A hole moves down: each level moves the smaller child up; the element is written once.
+        storage.withUnsafeMutableBufferPointer { heap in
+            let n = heap.count
+            let element = heap[start]
+            var parent = start
+            while true {
+                let left = 2 * parent + 1
+                if left >= n { break }
+                let right = left + 1
+                var smallest = left
+                if right < n && heap[right] < heap[left] { smallest = right }
+                if !(heap[smallest] < element) { break }
+                heap[parent] = heap[smallest]
+                parent = smallest
+            }
+            heap[parent] = element
         }
     }
 

@@ -6,11 +6,13 @@
 /// delivered after the replay, never before it or at the same time.
 final class SubjectCore<Element>: @unchecked Sendable {
     let lock = Lock()
-    private var observers: [(key: UInt64, observer: Gate<Element>)] = []
+    // Parallel arrays: `send` takes `gates` as is (a buffer retain, no per-event copy or map).
+    private var keys: [UInt64] = []
+    private var gates: [Gate<Element>] = []
     private var nextKey: UInt64 = 0
     private(set) var terminal: Event<Element>?
 
-    var hasObservers: Bool { lock.withLock { !observers.isEmpty } }
+    var hasObservers: Bool { lock.withLock { !gates.isEmpty } }
 
     /// Adds `observer` unless the subject has terminated; `replay` runs under the lock and
     /// returns events to deliver first (for behavior and replay subjects).
@@ -24,7 +26,8 @@ final class SubjectCore<Element>: @unchecked Sendable {
             }
             gate.enqueue(replayed)
             nextKey += 1
-            observers.append((nextKey, gate))
+            keys.append(nextKey)
+            gates.append(gate)
             return nextKey
         }
         if let key {
@@ -34,7 +37,11 @@ final class SubjectCore<Element>: @unchecked Sendable {
     }
 
     private func remove(_ key: UInt64) {
-        lock.withLock { observers.removeAll { $0.key == key } }
+        lock.withLock {
+            guard let index = keys.firstIndex(of: key) else { return }
+            keys.remove(at: index)
+            gates.remove(at: index)
+        }
     }
 
     /// Sends `event` to every current observer; `record` runs under the lock first.
@@ -42,10 +49,11 @@ final class SubjectCore<Element>: @unchecked Sendable {
         let targets: [Gate<Element>] = lock.withLock {
             if terminal != nil { return [] }
             record(event)
-            let targets = observers.map(\.observer)
+            let targets = gates
             if event.isTerminal {
                 terminal = event
-                observers = []
+                keys = []
+                gates = []
             }
             return targets
         }
