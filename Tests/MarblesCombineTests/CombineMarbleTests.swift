@@ -46,7 +46,23 @@ struct CombineMarbleTests {
         }
     }
 
-    @Test("zip pairs by index")
+    @Test("receive(on:) and subscribe(on:) hop onto the marble clock without moving time; autoconnect connects at the first subscriber")
+    func threadingAndAutoconnect() {
+        marbles { s in
+            let c = s.combine
+            let e1 = s.hotPublisher("-a-b-|")
+            s.expect(e1.receive(on: c)).toBe("-a-b-|")
+            let e2 = s.coldPublisher("-a-b-|")
+            s.expect(e2.subscribe(on: c)).toBe("-a-b-|")
+            s.expect(subscriptions: e2.subscriptions).toBe("^----!")
+            let e3 = s.coldPublisher("-a-b-|")
+            let connected = e3.makeConnectable().autoconnect()
+            s.expect(connected).toBe("-a-b-|")
+            s.expect(subscriptions: e3.subscriptions).toBe("^----!")
+        }
+    }
+
+    @Test("zip pairs by index (OpenCombine 0.14 has no merge, combineLatest or collect(.byTime) to test)")
     func combining() {
         marbles { s in
             let a = s.hotPublisher("--a--b-----c--|")
