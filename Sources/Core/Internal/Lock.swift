@@ -10,6 +10,7 @@
 ///
 /// `Synchronization.Mutex` would do, but ThreadSanitizer on Linux cannot see its futex and
 /// reports false races; pthread mutexes are visible to it.
+@usableFromInline
 package final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
@@ -25,8 +26,8 @@ package final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    @inline(__always) package func lock() { pthread_mutex_lock(mutex) }
-    @inline(__always) package func unlock() { pthread_mutex_unlock(mutex) }
+    @usableFromInline @inline(__always) package func lock() { pthread_mutex_lock(mutex) }
+    @usableFromInline @inline(__always) package func unlock() { pthread_mutex_unlock(mutex) }
 
     @inline(__always)
     package func withLock<R>(_ body: () throws -> R) rethrows -> R {

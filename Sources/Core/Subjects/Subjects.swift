@@ -4,13 +4,14 @@
 /// Each observer sits behind a ``Gate``: what a new subscriber is replayed is queued in its
 /// gate before any sender can see it, so a value sent meanwhile on another thread is
 /// delivered after the replay, never before it or at the same time.
+@usableFromInline
 final class SubjectCore<Element>: @unchecked Sendable {
-    let lock = Lock()
+    @usableFromInline let lock = Lock()
     // Parallel arrays: `send` takes `gates` as is (a buffer retain, no per-event copy or map).
     private var keys: [UInt64] = []
-    private var gates: [Gate<Element>] = []
+    @usableFromInline var gates: [Gate<Element>] = []
     private var nextKey: UInt64 = 0
-    private(set) var terminal: Event<Element>?
+    @usableFromInline var terminal: Event<Element>?
 
     var hasObservers: Bool { lock.withLock { !gates.isEmpty } }
 
@@ -45,26 +46,29 @@ final class SubjectCore<Element>: @unchecked Sendable {
     }
 
     /// Sends `event` to every current observer; `record` runs under the lock first.
+    @inlinable
     func send(_ event: Event<Element>, record: (Event<Element>) -> Void = { _ in }) {
-        let targets: [Gate<Element>] = lock.withLock {
-            if terminal != nil { return [] }
-            record(event)
-            let targets = gates
-            if event.isTerminal {
-                terminal = event
-                keys = []
-                gates = []
-            }
-            return targets
-        }
+        lock.lock()
+        if terminal != nil { return lock.unlock() }
+        record(event)
+        let targets = gates
+        if event.isTerminal { end(with: event) }
+        lock.unlock()
         for gate in targets { gate.send(event) }
+    }
+
+    /// Under the lock: keeps the terminal event and drops every observer.
+    @usableFromInline func end(with event: Event<Element>) {
+        terminal = event
+        keys = []
+        gates = []
     }
 }
 
 /// A hot stream that forwards what it is sent to its current subscribers. A late subscriber
 /// after termination receives the terminal event only.
 public final class PublishSubject<Element>: ObservableType, ObserverType, @unchecked Sendable {
-    private let core = SubjectCore<Element>()
+    @usableFromInline let core = SubjectCore<Element>()
 
     /// Creates a subject with no subscribers.
     public init() {}
@@ -72,7 +76,7 @@ public final class PublishSubject<Element>: ObservableType, ObserverType, @unche
     /// Whether anybody is subscribed.
     public var hasObservers: Bool { core.hasObservers }
 
-    public func on(_ event: Event<Element>) { core.send(event) }
+    @inlinable public func on(_ event: Event<Element>) { core.send(event) }
 
     public func asObservable() -> Observable<Element> {
         Observable { [core] observer in core.add(observer) { [] } }
