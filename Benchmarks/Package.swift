@@ -15,6 +15,8 @@ let package = Package(
         .package(path: ".."),
         // The peer for the Combine scheduler benchmark.
         .package(url: "https://github.com/pointfreeco/combine-schedulers", exact: "1.2.2"),
+        // swift-collections' Heap: the bare-heap peer for the scheduler benchmark.
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         .executableTarget(
@@ -23,6 +25,7 @@ let package = Package(
                 .product(name: "MarbleCore", package: root), .product(name: "Marbles", package: root),
                 .product(name: "MarbleRender", package: root), .product(name: "MarblesCombine", package: root),
                 .product(name: "CombineSchedulers", package: "combine-schedulers"),
+                .product(name: "HeapModule", package: "swift-collections"),
             ],
             path: "Sources/MarblesBenchmarks"),
     ]

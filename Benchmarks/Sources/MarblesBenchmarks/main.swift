@@ -1,4 +1,5 @@
 import CombineSchedulers
+import HeapModule
 import MarbleCore
 import MarbleRender
 import Marbles
@@ -181,6 +182,15 @@ struct BareHeap {
     }
 }
 
+/// An entry for swift-collections' `Heap`, ordered as the scheduler orders actions.
+struct HeapEntry: Comparable {
+    let due: Int64
+    let seq: UInt64
+    let action: () -> Void
+    static func < (a: HeapEntry, b: HeapEntry) -> Bool { a.due < b.due || (a.due == b.due && a.seq < b.seq) }
+    static func == (a: HeapEntry, b: HeapEntry) -> Bool { a.due == b.due && a.seq == b.seq }
+}
+
 for n in [10_000, 100_000, 1_000_000] where section("scheduler") {
     print("== schedule + run \(n) actions at random virtual times (ns/action)")
     var rng = SplitMix(state: 42)
@@ -198,6 +208,19 @@ for n in [10_000, 100_000, 1_000_000] where section("scheduler") {
             blackHole(count)
         }
     }
+    let collections = median(runs) {
+        measure {
+            var heap = Heap<HeapEntry>()
+            var count = 0
+            var seq: UInt64 = 0
+            for d in dues {
+                seq += 1
+                heap.insert(HeapEntry(due: d, seq: seq, action: { count &+= 1 }))
+            }
+            while let e = heap.popMin() { e.action() }
+            blackHole(count)
+        }
+    }
     let virtual = median(runs) {
         measure {
             let scheduler = VirtualTimeScheduler()
@@ -209,6 +232,7 @@ for n in [10_000, 100_000, 1_000_000] where section("scheduler") {
     }
     let bareNs = ns(bare, per: n)
     report("bare binary heap (baseline)", bareNs, "ns/action")
+    report("swift-collections Heap", ns(collections, per: n), "ns/action", baseline: bareNs, baselineName: "bare heap")
     report("VirtualTimeScheduler", ns(virtual, per: n), "ns/action", baseline: bareNs, baselineName: "bare heap")
 }
 
