@@ -49,6 +49,22 @@ struct CommandTests {
         #expect(svg.contains("width=\"") && svg.contains("px\""))
     }
 
+    @Test("SVG carries a <title> and a <desc> that tells the events in words, escaped")
+    func accessibleSVG() throws {
+        let path = writeSpec("title: a < b & \"c\"\ninput: -a-b|\noperator: map(x + x)")
+        var generator = Marblegen()
+        generator.formats = [.svg]
+        let out = temporaryFolder()
+        _ = generator.render([path], outputDirectory: out)
+        let svg = String(decoding: FileManager.default.contents(atPath: "\(out)/spec.svg")!, as: UTF8.self)
+        let lines = svg.split(separator: "\n").map(String.init)
+        #expect(lines[2] == "<title>a &lt; b &amp; &quot;c&quot;</title>")
+        #expect(
+            lines[3]
+                == "<desc>source: a at frame 1, b at frame 3, completes at frame 4. Operator: map(x + x). "
+                + "output: aa at frame 1, bb at frame 3, completes at frame 4.</desc>")
+    }
+
     @Test("a spec's style theme wins over the command line's theme")
     func styleThemeWins() throws {
         let fixed = writeSpec(spec + "\nstyle: theme = light")

@@ -101,7 +101,7 @@ public struct CairoRenderer: Sendable {
             withExtendedLifetime(sink) { cairo_surface_finish(surface) }
             try check(cairo_surface_status(surface))
         }
-        if format == .svg { return SVGPostProcessor.process(sink.bytes, autoTheme: autoTheme) }
+        if format == .svg { return SVGPostProcessor.process(sink.bytes, autoTheme: autoTheme, title: list.title, summary: list.summary) }
         return sink.bytes
     }
 

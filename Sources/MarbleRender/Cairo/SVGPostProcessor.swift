@@ -7,11 +7,36 @@
 /// becomes `var(--marbles-…)`, and a `<style>` defines those properties for light readers and,
 /// under `prefers-color-scheme: dark`, for dark ones.
 enum SVGPostProcessor {
-    static func process(_ bytes: [UInt8], autoTheme: Bool) -> [UInt8] {
+    static func process(_ bytes: [UInt8], autoTheme: Bool, title: String = "", summary: String = "") -> [UInt8] {
         var text = String(decoding: bytes, as: UTF8.self)
         text = renumberSurfaces(text)
         if autoTheme { text = themed(text) }
+        text = described(text, title: title, summary: summary)
         return Array(text.utf8)
+    }
+
+    /// Adds `<title>` and `<desc>` as the root element's first children (text in Cairo's SVG is
+    /// glyph outlines, which nobody can search or read aloud).
+    static func described(_ text: String, title: String, summary: String) -> String {
+        guard !title.isEmpty || !summary.isEmpty else { return text }
+        guard let svgOpen = text.range(of: "<svg"), let tagEnd = text[svgOpen.upperBound...].firstIndex(of: ">") else { return text }
+        let insertion = text.index(after: tagEnd)
+        let elements = "\n<title>\(escaped(title))</title>\n<desc>\(escaped(summary))</desc>"
+        return String(text[..<insertion]) + elements + String(text[insertion...])
+    }
+
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.append(character)
+            }
+        }
+        return out
     }
 
     static func renumberSurfaces(_ text: String) -> String {

@@ -42,6 +42,11 @@ public struct DisplayList: Equatable, Sendable {
     public var height: Double
     /// What to draw, back to front.
     public var items: [DrawItem]
+    /// The diagram's title, for an SVG's `<title>`.
+    public var title: String = ""
+    /// The diagram in words (each timeline's events and frames), for an SVG's `<desc>`: what a
+    /// screen reader reads and a search finds.
+    public var summary: String = ""
 }
 
 /// Measures text for layout: the advance width of `text` at `size` pixels.

@@ -42,6 +42,36 @@ public struct DiagramLayout {
         }
         let height = (y + padding * 0.6).rounded(.up)
         let background = DrawItem.rect(origin: Point(0, 0), width: pass.width, height: height, fill: .background, stroke: nil, opacity: 1)
-        return DisplayList(width: pass.width, height: height, items: [background] + pass.boxItems + pass.timelineItems)
+        return DisplayList(
+            width: pass.width, height: height, items: [background] + pass.boxItems + pass.timelineItems, title: model.title,
+            summary: Self.summary(of: model))
+    }
+
+    /// The diagram in words: one sentence per timeline, the operator between inputs and output.
+    static func summary(of model: DiagramModel) -> String {
+        func frame(_ f: Double) -> String { f == f.rounded() ? "\(Int(f))" : "\(f)" }
+        func words(_ events: [TimelineEvent]) -> String {
+            let parts = events.map { event -> String in
+                switch event.kind {
+                case .value(let label): return "\(label) at frame \(frame(event.frame))"
+                case .complete: return "completes at frame \(frame(event.frame))"
+                case .error: return "fails at frame \(frame(event.frame))"
+                }
+            }
+            return parts.isEmpty ? "nothing" : parts.joined(separator: ", ")
+        }
+        func sentence(_ t: TimelineModel) -> String {
+            var text = "\(t.name): \(words(t.events))."
+            for inner in t.inners {
+                let shifted = inner.events.map { TimelineEvent(frame: inner.start + $0.frame, kind: $0.kind) }
+                text += " Inner from frame \(frame(inner.start)): \(words(shifted))."
+            }
+            return text
+        }
+        var lines = model.inputs.map(sentence)
+        if let label = model.operatorLabel { lines.append("Operator: \(label).") }
+        lines.append(sentence(model.output))
+        if let expected = model.expected { lines.append(sentence(expected)) }
+        return lines.joined(separator: " ")
     }
 }

@@ -91,7 +91,9 @@ struct RepeatDelayTests {
     }
 }
 
-@Suite("MainScheduler")
+/// Serialized: `MainScheduler.instance` is shared, and an action another test still has waiting
+/// on the main queue rightly stops it from running inline.
+@Suite("MainScheduler", .serialized)
 struct MainSchedulerTests {
     @Test("observe(on: MainScheduler.instance) delivers on the main queue, in order")
     func deliversOnMain() async {
