@@ -5,9 +5,13 @@ import ArgumentParser
 ///   `--` (so `marblegen parse ---a-|` and `marblegen parse -- ---a-|` both mean `---a-|`);
 /// - an option followed by a negative number takes it as its value (`--scale -1`, which
 ///   `validate()` then refuses with a reason, rather than "missing value");
-/// - an option given twice is an error, not "the last one wins".
+/// - an option given twice is an error, not "the last one wins" (except `draw --input`, which
+///   repeats on purpose); the value of `draw`'s `--input` and `--operator` is taken as is, even
+///   when it starts with dashes (`--input --a--b|`).
 enum CommandLineArguments {
     static let parseOptions: Set<String> = ["--kind", "-h", "--help"]
+    static let repeatable: Set<String> = ["--help", "--format", "--input"]
+    static let verbatimValue: Set<String> = ["--input", "--operator"]
 
     static func normalized(_ arguments: [String]) throws -> [String] {
         var result: [String] = []
@@ -20,8 +24,13 @@ enum CommandLineArguments {
             }
             if argument.hasPrefix("--"), argument.count > 2 {
                 let name = String(argument.prefix { $0 != "=" })
-                if !seen.insert(name).inserted && !["--help", "--format"].contains(name) {
+                if !seen.insert(name).inserted && !repeatable.contains(name) {
                     throw ValidationError("option \(name) given twice")
+                }
+                if verbatimValue.contains(argument), index + 1 < arguments.count {
+                    result.append(argument + "=" + arguments[index + 1])
+                    index += 2
+                    continue
                 }
                 if !argument.contains("="), index + 1 < arguments.count, arguments[index + 1].first == "-",
                     Double(arguments[index + 1]) != nil

@@ -9,7 +9,7 @@ struct MarblegenCommand: ParsableCommand {
         abstract: "Marble diagrams computed from real operators, rendered through Cairo.",
         discussion: "Exit codes: 0 ok, 1 a check or verification failed, 2 bad input.",
         version: "0.2.0",
-        subcommands: [Render.self, Check.self, Verify.self, Parse.self, Operators.self],
+        subcommands: [Render.self, Draw.self, Check.self, Verify.self, Parse.self, Operators.self],
         defaultSubcommand: Render.self)
 
     /// Like ArgumentParser's `main()`, but a usage error exits 2 (bad input), as the other
@@ -95,7 +95,7 @@ func finish(_ result: CommandResult) throws {
 /// is close to a command name (`verfy`) says so.
 func requireExisting(_ paths: [String]) throws {
     for path in paths where !FileManager.default.fileExists(atPath: path) {
-        let commands = ["render", "check", "verify", "parse", "operators"]
+        let commands = ["render", "draw", "check", "verify", "parse", "operators"]
         let hint = commands.first { editDistance($0, path) <= 2 }.map { " (did you mean the command '\($0)'?)" } ?? ""
         throw ValidationError("no such file or folder: '\(path)'\(hint)")
     }
@@ -221,5 +221,68 @@ struct Operators: ParsableCommand {
 
     func run() throws {
         try finish(Marblegen.operators())
+    }
+}
+
+struct Draw: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Draw one diagram without a spec file: inputs and an operator from the command line, or a spec on stdin.",
+        discussion: """
+            marblegen draw --input "--a--b|" --operator "map(x * 2)" -o out.svg
+            marblegen draw --input "-a--b|" --input "--1-2|" --operator combineLatest -o - > out.svg
+            marblegen draw - -o out.png < spec.marble
+            """)
+
+    @Argument(help: "'-' to read a whole spec from standard input instead of --input/--operator.")
+    var stdin: String?
+
+    @Option(name: .customLong("input"), parsing: .unconditionalSingleValue, help: "An input diagram; repeat for more inputs.")
+    var inputs: [String] = []
+
+    @Option(name: .customLong("operator"), parsing: .unconditional, help: "The operator, as in a spec's operator: line.")
+    var call: String?
+
+    @Option(name: .shortAndLong, help: "Output file (.svg, .png or .pdf), or '-' for SVG on standard output.")
+    var output: String
+
+    @OptionGroup var drawing: DrawingOptions
+
+    func validate() throws {
+        if let stdin, stdin != "-" { throw ValidationError("the only argument draw takes is '-' (a spec on standard input)") }
+        if stdin == nil, inputs.isEmpty { throw ValidationError("draw needs at least one --input, or '-' and a spec on standard input") }
+        if stdin != nil, !inputs.isEmpty || call != nil { throw ValidationError("give either '-' or --input/--operator, not both") }
+        if output != "-", format(of: output) == nil {
+            throw ValidationError("the output '\(output)' needs a .svg, .png or .pdf extension (or '-' for SVG on standard output)")
+        }
+    }
+
+    func format(of path: String) -> OutputFormat? {
+        OutputFormat(rawValue: (path as NSString).pathExtension.lowercased())
+    }
+
+    func run() throws {
+        let text: String
+        let source: String
+        if stdin != nil {
+            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            source = "<stdin>"
+        } else {
+            text = Marblegen.drawSpec(inputs: inputs, operator: call)
+            source = "<command line>"
+        }
+        switch drawing.generator.draw(text, source: source, format: output == "-" ? .svg : format(of: output) ?? .svg) {
+        case .failure(let failure):
+            FileHandle.standardError.write(Data((failure.message + "\n").utf8))
+            throw ExitCode(2)
+        case .success(let bytes):
+            if output == "-" {
+                FileHandle.standardOutput.write(Data(bytes))
+            } else {
+                do { try Marblegen.write(bytes, to: output) } catch {
+                    FileHandle.standardError.write(Data("error: cannot write \(output): \(error)\n".utf8))
+                    throw ExitCode(2)
+                }
+            }
+        }
     }
 }

@@ -31,6 +31,34 @@ struct MarblegenBinaryTests {
         return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
     }
 
+    @Test("draw renders inputs and an operator from the command line; inputs repeat and may start with dashes")
+    func draw() throws {
+        let result = try run(["draw", "--input", "--a--b|", "--input", "-1---2|", "--operator", "combineLatest", "-o", "-"])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.hasPrefix("<?xml"))
+        #expect(result.output.contains("<desc>source: a at frame 2, b at frame 5, completes at frame 6. in2: 1 at frame 1"))
+        let folder = NSTemporaryDirectory() + "marblegen-draw-\(UUID().uuidString)"
+        let target = folder + "/out.png"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        #expect(try run(["draw", "--input", "-a|", "--operator", "map(x + x)", "-o", target]).status == 0)
+        #expect(FileManager.default.contents(atPath: target)?.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+    }
+
+    @Test("draw answers a malformed input with exit 2 and a caret, writing nothing")
+    func drawErrors() throws {
+        let folder = NSTemporaryDirectory() + "marblegen-draw-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let target = folder + "/out.svg"
+        let result = try run(["draw", "--input", "--a--(b", "-o", target])
+        #expect(result.status == 2)
+        #expect(result.errors.contains("<command line>:1:13: error: unclosed group"))
+        #expect(result.errors.contains("            ^"))
+        #expect(!FileManager.default.fileExists(atPath: target))
+        let noExtension = try run(["draw", "--input", "-a|", "-o", folder + "/out.txt"])
+        #expect(noExtension.status != 0)
+        #expect(noExtension.errors.contains("needs a .svg, .png or .pdf extension"))
+    }
+
     @Test("--help lists the commands and exits 0")
     func help() throws {
         let result = try run(["--help"])
