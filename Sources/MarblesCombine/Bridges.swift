@@ -7,7 +7,7 @@ final class DemandSubscription<Output, Failure: Error>: Subscription, @unchecked
     private let lock = Lock()
     private var subscriber: AnySubscriber<Output, Failure>?
     private var demand = Subscribers.Demand.none
-    private var waiting: [Output] = []
+    private var waiting = FIFOQueue<Output>()
     private var completion: Subscribers.Completion<Failure>?
     private var delivering = false
     private let upstream = SingleAssignmentDisposable()
@@ -44,7 +44,7 @@ final class DemandSubscription<Output, Failure: Error>: Subscription, @unchecked
     func cancel() {
         lock.withLock {
             subscriber = nil
-            waiting = []
+            waiting = FIFOQueue()
         }
         upstream.dispose()
     }
@@ -55,8 +55,7 @@ final class DemandSubscription<Output, Failure: Error>: Subscription, @unchecked
         guard !delivering else { return lock.unlock() }
         delivering = true
         while let subscriber {
-            if demand > .none, !waiting.isEmpty {
-                let value = waiting.removeFirst()
+            if demand > .none, let value = waiting.popFirst() {
                 demand -= 1
                 lock.unlock()
                 let more = subscriber.receive(value)
@@ -98,20 +97,7 @@ extension ObservableType {
 extension Publisher {
     /// This publisher as an observable: subscribing requests unlimited demand, the failure
     /// becomes the error, unsubscribing cancels.
-    public func asObservable() -> Observable<Output> {
-        let publisher = self
-        return Observable.create { observer in
-            let cancellable = publisher.sink(
-                receiveCompletion: { completion in
-                    switch completion {
-                    case .finished: observer.onCompleted()
-                    case .failure(let error): observer.onError(error)
-                    }
-                },
-                receiveValue: { observer.onNext($0) })
-            return Disposables.create { cancellable.cancel() }
-        }
-    }
+    public func asObservable() -> Observable<Output> { asObservable(demand: .unlimited) }
 
     /// This publisher as an observable, through a subscriber that requests `demand` once and
     /// never more: for backpressure tests.

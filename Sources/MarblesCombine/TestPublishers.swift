@@ -114,9 +114,9 @@ extension TestScheduler {
         _ publisher: P, demand: Subscribers.Demand = .unlimited, unsubscribe: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> MarbleExpectation {
-        let observable = demand == .unlimited ? publisher.asObservable() : publisher.asObservable(demand: demand)
-        return expect(
-            observable, unsubscribe: unsubscribe, at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+        expect(
+            publisher.asObservable(demand: demand), unsubscribe: unsubscribe,
+            at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// A publisher of publishers (`map` to a publisher, before `switchToLatest`): each inner

@@ -264,7 +264,11 @@ struct Draw: ParsableCommand {
         let text: String
         let source: String
         if stdin != nil {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            guard let read = String(data: FileHandle.standardInput.readDataToEndOfFile(), encoding: .utf8) else {
+                FileHandle.standardError.write(Data("<stdin>: error: the spec is not UTF-8 text\n".utf8))
+                throw ExitCode(2)
+            }
+            text = read
             source = "<stdin>"
         } else {
             text = Marblegen.drawSpec(inputs: inputs, operator: call)

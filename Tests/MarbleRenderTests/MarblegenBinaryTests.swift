@@ -44,6 +44,36 @@ struct MarblegenBinaryTests {
         #expect(FileManager.default.contents(atPath: target)?.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
     }
 
+    @Test("draw - reads a spec from standard input; bytes that are not UTF-8 are refused with exit 2")
+    func drawFromStdin() throws {
+        let binary = try #require(Self.binary)
+        func draw(_ input: Data) throws -> (Int32, String, String) {
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = ["draw", "-", "-o", "-"]
+            let stdin = Pipe()
+            let out = Pipe()
+            let err = Pipe()
+            process.standardInput = stdin
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            stdin.fileHandleForWriting.write(input)
+            try stdin.fileHandleForWriting.close()
+            let output = out.fileHandleForReading.readDataToEndOfFile()
+            let errors = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+        }
+        let good = try draw(Data("input: -a|\noperator: map(x + x)\n".utf8))
+        #expect(good.0 == 0, "\(good.2)")
+        #expect(good.1.contains("<desc>source: a at frame 1"))
+        let bad = try draw(Data([0xFF, 0xFE, 0x41]))
+        #expect(bad.0 == 2)
+        #expect(bad.2.contains("<stdin>: error: the spec is not UTF-8 text"))
+        #expect(bad.1.isEmpty)
+    }
+
     @Test("draw answers a malformed input with exit 2 and a caret, writing nothing")
     func drawErrors() throws {
         let folder = NSTemporaryDirectory() + "marblegen-draw-\(UUID().uuidString)"

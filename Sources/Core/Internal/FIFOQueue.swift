@@ -1,16 +1,18 @@
 /// A first-in, first-out queue on an array with a moving head: O(1) amortized `append` and
 /// `popFirst`, compacted once the consumed prefix is over half the storage. (MarbleCore has no
 /// dependencies, so no `Deque`.)
-struct FIFOQueue<Element> {
+package struct FIFOQueue<Element> {
     private var storage: [Element] = []
     private var head = 0
 
-    var isEmpty: Bool { head == storage.count }
-    var first: Element? { isEmpty ? nil : storage[head] }
+    package init() {}
 
-    mutating func append(_ element: Element) { storage.append(element) }
+    package var isEmpty: Bool { head == storage.count }
+    package var first: Element? { isEmpty ? nil : storage[head] }
 
-    mutating func popFirst() -> Element? {
+    package mutating func append(_ element: Element) { storage.append(element) }
+
+    package mutating func popFirst() -> Element? {
         guard !isEmpty else { return nil }
         let element = storage[head]
         head += 1

@@ -19,10 +19,14 @@ enum SVGPostProcessor {
     /// glyph outlines, which nobody can search or read aloud).
     static func described(_ text: String, title: String, summary: String) -> String {
         guard !title.isEmpty || !summary.isEmpty else { return text }
+        return insertingAfterRootTag("\n<title>\(escaped(title))</title>\n<desc>\(escaped(summary))</desc>", into: text)
+    }
+
+    /// `insertion` placed right after the root `<svg …>` tag.
+    static func insertingAfterRootTag(_ insertion: String, into text: String) -> String {
         guard let svgOpen = text.range(of: "<svg"), let tagEnd = text[svgOpen.upperBound...].firstIndex(of: ">") else { return text }
-        let insertion = text.index(after: tagEnd)
-        let elements = "\n<title>\(escaped(title))</title>\n<desc>\(escaped(summary))</desc>"
-        return String(text[..<insertion]) + elements + String(text[insertion...])
+        let end = text.index(after: tagEnd)
+        return String(text[..<end]) + insertion + String(text[end...])
     }
 
     static func escaped(_ text: String) -> String {
@@ -86,9 +90,7 @@ enum SVGPostProcessor {
             rest = rest[rest.index(after: close)...]
         }
         out += rest
-        guard let svgOpen = out.range(of: "<svg"), let tagEnd = out[svgOpen.upperBound...].firstIndex(of: ">") else { return out }
-        let insertion = out.index(after: tagEnd)
-        return String(out[..<insertion]) + "\n" + style() + String(out[insertion...])
+        return insertingAfterRootTag("\n" + style(), into: out)
     }
 
     static func style() -> String {

@@ -8,8 +8,10 @@
 /// scheduler's thread runs, one at a time, between virtual-time steps.
 ///
 /// Jobs arriving from another thread are still queued (they belong to our tasks), but counted:
-/// they mean some work escaped to the global pool (an unstructured `Task { }`), which makes
-/// timing racy, and the scheduler fails the test when it sees any.
+/// they mean some work ran outside the scheduler (a `DispatchQueue`, `MainActor`, a system-clock
+/// sleep), which makes timing racy, and the scheduler fails the test when it sees any.
+/// Unstructured tasks started on the driving thread arrive through `GlobalEnqueueHook` and are
+/// not foreign.
 final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     // `jobs`, `foreignEnqueues` and `owner` are guarded by `lock`.
     private let lock = Lock()
