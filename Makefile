@@ -4,7 +4,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MARBLEGEN := .build/debug/marblegen
 
-.PHONY: diagrams test test-tsan check-diagrams lint docs deps bench fuzz stress stress-tsan clean
+.PHONY: diagrams test test-tsan check-diagrams lint docs deps bench bench-debug fuzz stress stress-tsan clean
 
 deps:
 	@command -v $(SWIFT) >/dev/null || { echo "swift is not on PATH: install Swift 6 (https://swift.org/install)"; exit 2; }
@@ -67,6 +67,10 @@ docs: deps
 
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release MarblesBenchmarks
+
+# What `swift test` users feel: the scheduler and a small test's fixed cost in a debug build.
+bench-debug: deps
+	cd Benchmarks && $(SWIFT) run -c debug MarblesBenchmarks --quick --only scheduler,small-test
 
 clean:
 	rm -rf .build .build-tsan .build-release Benchmarks/.build

@@ -89,9 +89,12 @@ public struct MarbleComparison {
 
     /// Events grouped by time, in time order; same-time events keep their recorded order.
     static func groupedByTime(_ events: [Recorded<Event<RecordedValue>>]) -> [(time: Duration, events: [Event<RecordedValue>])] {
-        let sorted = zip(events.indices, events).sorted { ($0.1.time, $0.0) < ($1.1.time, $1.0) }
+        // Recordings arrive in time order: sort (stably) only when they do not.
+        let inOrder = zip(events, events.dropFirst()).allSatisfy { $0.time <= $1.time }
+        let sorted = inOrder ? events : zip(events.indices, events).sorted { ($0.1.time, $0.0) < ($1.1.time, $1.0) }.map(\.1)
         var groups: [(time: Duration, events: [Event<RecordedValue>])] = []
-        for (_, recorded) in sorted {
+        groups.reserveCapacity(sorted.count)
+        for recorded in sorted {
             if let last = groups.last, last.time == recorded.time {
                 groups[groups.count - 1].events.append(recorded.value)
             } else {

@@ -47,6 +47,9 @@ public enum MarbleSymbol: UInt8, CaseIterable, Sendable {
     static func needsQuotes(_ text: String) -> Bool {
         // One character of one ASCII byte or of non-ASCII scalars only: a cluster that starts
         // with ASCII (`e` + U+0301, `\r\n`) would be re-read differently without quotes.
+        if text.utf8.count == 1, let byte = text.utf8.first {
+            return MarbleSymbol(rawValue: byte) != nil || byte < 0x20 || byte == 0x7F
+        }
         guard text.count == 1, let byte = text.utf8.first else { return true }
         if byte < 0x80 && text.utf8.count > 1 { return true }
         if MarbleSymbol(rawValue: byte) != nil { return true }

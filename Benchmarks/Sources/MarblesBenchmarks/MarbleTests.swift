@@ -1,0 +1,113 @@
+import MarbleCore
+import Marbles
+
+// MARK: Marble tests, end to end: diagrams → test observables → operator → run → compare
+
+/// Runs one marble test on a fresh scheduler and stops the program if it fails.
+func passing(_ body: (TestScheduler) -> Void) {
+    let reporter = CollectingReporter()
+    let scheduler = TestScheduler(reporter: reporter)
+    scheduler.run { body(scheduler) }
+    precondition(reporter.failures.isEmpty, "\(reporter.failures)")
+}
+
+/// The diagram an observable's recording prints as: the expectation of a higher-order test.
+func recordedDiagram(_ make: (TestScheduler) -> Observable<String>) -> String {
+    let scheduler = TestScheduler(reporter: CollectingReporter())
+    let recording = scheduler.run { scheduler.record(make(scheduler)) }
+    return MarblePrinter().print(recording.events)
+}
+
+/// The fixed cost of a test: what a suite of many small tests pays per test.
+func smallTestBenchmarks() { coldTestBenchmark(events: 10) }
+
+func marbleTestBenchmarks() {
+    coldTestBenchmark(events: 1_000)
+    hotTestBenchmark()
+    higherOrderBenchmarks()
+}
+
+func coldTestBenchmark(events n: Int) {
+    let parser = MarbleParser()
+    do {
+        let input = String(repeating: "a-", count: n) + "|"
+        let expected = String(repeating: "b-", count: n) + "|"
+        let tests = n == 10 ? 1_000 : 20
+        compare(
+            "cold test of \(n) events → map → run → compare", unit: .microseconds(per: tests),
+            [
+                Contender("parse both diagrams") {
+                    for _ in 0..<tests {
+                        precondition(try! parser.parse(input, kind: .cold, values: ["a": 1]).count == n + 1)
+                        precondition(try! parser.parse(expected, kind: .expected, values: ["b": 2]).count == n + 1)
+                    }
+                },
+                Contender("marble test (cold, map, expect/toBe, run)") {
+                    for _ in 0..<tests {
+                        passing { scheduler in
+                            let source = scheduler.cold(input, values: ["a": 1])
+                            scheduler.expect(source.map { $0 + 1 }).toBe(expected, values: ["b": 2])
+                        }
+                    }
+                },
+                Contender("marble test with a subscription check") {
+                    for _ in 0..<tests {
+                        passing { scheduler in
+                            let source = scheduler.cold(input, values: ["a": 1])
+                            scheduler.expect(source.map { $0 + 1 }).toBe(expected, values: ["b": 2])
+                            scheduler.expect(subscriptions: source.subscriptions).toBe("^" + String(repeating: "-", count: 2 * n - 1) + "!")
+                        }
+                    }
+                },
+            ])
+    }
+}
+
+func hotTestBenchmark() {
+    let parser = MarbleParser()
+    let n = 1_000
+    let hotInput = "^" + String(repeating: "a-", count: n) + "|"
+    let hotExpected = String(repeating: "-b", count: n) + "-|"
+    compare(
+        "hot test of \(n) events → map → run → compare", unit: .microseconds(per: 20),
+        [
+            Contender("parse both diagrams") {
+                for _ in 0..<20 {
+                    precondition(try! parser.parse(hotInput, kind: .hot, values: ["a": 1]).count == n + 1)
+                    precondition(try! parser.parse(hotExpected, kind: .expected, values: ["b": 2]).count == n + 1)
+                }
+            },
+            Contender("marble test (hot, map, expect/toBe, run)") {
+                for _ in 0..<20 {
+                    passing { scheduler in
+                        let source = scheduler.hot(hotInput, values: ["a": 1])
+                        scheduler.expect(source.map { $0 + 1 }).toBe(hotExpected, values: ["b": 2])
+                    }
+                }
+            },
+        ])
+}
+
+/// 1,000 outer values, three frames apart, each mapped to a cold inner of 10 values.
+func higherOrderBenchmarks() {
+    let outer = String(repeating: "a--", count: 1_000) + "|"
+    let inner = "-0-1-2-3-4-5-6-7-8-9|"
+    let flatMapped = recordedDiagram { s in s.cold(outer).flatMap { _ in s.cold(inner) }.asObservable() }
+    let latest = recordedDiagram { s in s.cold(outer).flatMapLatest { _ in s.cold(inner) }.asObservable() }
+    let parser = MarbleParser()
+    compare(
+        "higher-order test, 1,000 outer × 10 inner cold", unit: .microseconds(per: 1),
+        [
+            Contender("parse the diagrams") {
+                precondition(try! parser.parse(outer, kind: .cold).count == 1_001)
+                for _ in 0..<1_000 { precondition(try! parser.parse(inner, kind: .cold).count == 11) }
+                precondition(try! parser.parse(flatMapped, kind: .expected).count == 10_001)
+            },
+            Contender("flatMap") {
+                passing { s in s.expect(s.cold(outer).flatMap { _ in s.cold(inner) }).toBe(flatMapped) }
+            },
+            Contender("flatMapLatest") {
+                passing { s in s.expect(s.cold(outer).flatMapLatest { _ in s.cold(inner) }).toBe(latest) }
+            },
+        ])
+}

@@ -1,0 +1,127 @@
+import CombineSchedulers
+import MarbleCore
+import MarbleRender
+import Marbles
+import MarblesCombine
+
+// MARK: Rendering one diagram
+
+func renderBenchmarks() {
+    let spec = try! DiagramSpec.parse(
+        """
+        input: -x--y--z------------|
+        inner x: -1---2|
+        inner y: --3---4|
+        inner z: -5|
+        operator: flatMap(maxConcurrent: 2)
+        """)
+    let model = try! DiagramRunner.run(spec)
+    let measurer = CairoTextMeasurer()
+    let list = DiagramLayout(style: spec.style, measurer: measurer).layout(model)
+    let renderer = CairoRenderer()
+    _ = try! renderer.render(list, format: .png, theme: .light)  // fontconfig warm-up
+    let count = options.quick ? 20 : 100
+    func each(_ body: @escaping () -> Int) -> () -> Void {
+        { for _ in 0..<count { precondition(body() > 0) } }
+    }
+    compare(
+        "render the gallery's flatMap diagram", unit: .milliseconds(per: count, "ms/diagram"),
+        [
+            Contender(
+                "run operator + layout",
+                each { DiagramLayout(style: spec.style, measurer: measurer).layout(try! DiagramRunner.run(spec)).items.count }),
+            Contender("SVG", each { try! renderer.render(list, format: .svg, theme: .light).count }),
+            Contender("SVG, auto theme", each { try! renderer.render(list, format: .svg, theme: .light, autoTheme: true).count }),
+            Contender("PDF", each { try! renderer.render(list, format: .pdf, theme: .light).count }),
+            Contender("PNG 2×", each { try! renderer.render(list, format: .png, theme: .light, scale: 2).count }),
+        ])
+}
+
+// MARK: Combine schedulers: ours against combine-schedulers' TestScheduler
+
+func combineBenchmarks() {
+    typealias Instant = CombineTestScheduler.VirtualInstant
+    for n in options.quick ? [1_000] : [1_000, 10_000, 100_000] {
+        var random = SplitMix(state: 42)
+        let due = (0..<n).map { _ in Duration.microseconds(Int(random.next() % 1_000_000)) }
+        var contenders = [
+            Contender("Marbles scheduler.combine") {
+                let scheduler = Marbles.TestScheduler(reporter: CollectingReporter())
+                let combine = scheduler.combine
+                var ran = 0
+                for t in due { combine.schedule(after: Instant(t)) { ran += 1 } }
+                scheduler.flush()
+                precondition(ran == n)
+            }
+        ]
+        // It re-sorts its queue on every step (quadratic): three runs at 10⁴, none at 10⁵ (half an hour).
+        if n <= 10_000 {
+            contenders.append(
+                Contender("combine-schedulers TestScheduler", reps: n <= 1_000 ? nil : 3) {
+                    let scheduler = CombineSchedulers.TestScheduler<Instant, Never>(now: Instant(.zero))
+                    var ran = 0
+                    for t in due { scheduler.schedule(after: Instant(t)) { ran += 1 } }
+                    scheduler.run()
+                    precondition(ran == n)
+                })
+        }
+        compare(
+            "Combine scheduler: schedule \(n) actions at random virtual times, run them all", unit: .nanoseconds(per: n, "ns/action"),
+            contenders)
+    }
+}
+
+// MARK: The async driver: cost per virtual-time step, fixed cost of one async test
+
+// Top-level code runs on MainActor, and closures formed there would hop to the main queue,
+// outside the test scheduler: the async benchmarks run in a nonisolated function.
+nonisolated func asyncDriverBenchmarks() {
+    let steps = 1_000
+    func sleeps(on clock: TestClock, _ emit: (Int) -> Void) async throws {
+        for i in 0..<steps {
+            try await clock.sleep(for: .milliseconds(1))
+            emit(i)
+        }
+    }
+    compare(
+        "async driver: \(steps) sleeps of 1 frame each", unit: .nanoseconds(per: steps, "ns/step"),
+        [
+            Contender("synchronous driver, interval") {
+                let scheduler = TestScheduler(reporter: CollectingReporter())
+                let recording = scheduler.run {
+                    scheduler.record(Observable<Int>.interval(.milliseconds(1), scheduler: scheduler).take(steps))
+                }
+                precondition(recording.events.count == steps + 1)
+            },
+            Contender("async, structured task (expect(emitting:))") {
+                let scheduler = TestScheduler(reporter: CollectingReporter())
+                let clock = scheduler.clock
+                let expectation = scheduler.run {
+                    scheduler.expect(emitting: Int.self) { emit in try await sleeps(on: clock) { emit($0) } }
+                }
+                precondition(expectation.recorded.count == steps + 1, "\(expectation.recorded.count)")
+            },
+            Contender("async, Task { } through the enqueue hook") {
+                let scheduler = TestScheduler(reporter: CollectingReporter())
+                let subject = PublishSubject<Int>()
+                let clock = scheduler.clock
+                let recording = scheduler.run {
+                    let recording = scheduler.record(subject)
+                    Task { try await sleeps(on: clock) { subject.onNext($0) } }
+                    return recording
+                }
+                precondition(recording.events.count == steps, "\(recording.events.count)")
+            },
+        ])
+    let tests = options.quick ? 200 : 1_000
+    compare(
+        "one short marble test", unit: .microseconds(per: tests),
+        [
+            Contender("observable marble test") {
+                for _ in 0..<tests { passing { s in s.expect(s.cold("-a|").map { $0 }).toBe("-a|") } }
+            },
+            Contender("async marble test (values → map)") {
+                for _ in 0..<tests { passing { s in s.expect(s.cold("-a|").values.map { $0 }).toBe("-a|") } }
+            },
+        ])
+}

@@ -1,0 +1,84 @@
+import MarbleCore
+import Marbles
+
+// MARK: The marble language: parser and printer
+
+func parserBenchmarks() {
+    var diagram = ""
+    let unit = "--a-b-(cd)-e 10ms f-"
+    while diagram.utf8.count < 1_000_000 { diagram += unit }
+    diagram += "|"
+    let eventsPerUnit = 6
+    let events = diagram.utf8.count / unit.utf8.count * eventsPerUnit + 1
+    let parser = MarbleParser()
+    compare(
+        "marble parser, 1 MB diagram", unit: .megabytesPerSecond(diagram.utf8.count),
+        [
+            Contender("byte scan counting '-'") {
+                var dashes = 0
+                for b in diagram.utf8 where b == 0x2D { dashes &+= 1 }
+                precondition(dashes > 0)
+            },
+            Contender("MarbleParser.parse") {
+                let parsed = try! parser.parse(diagram, kind: .cold)
+                precondition(parsed.count == events)
+            },
+        ])
+    let small = "--a--b--(cd)--e--|"
+    let count = 10_000
+    compare(
+        "marble parser, one 18-character diagram", unit: .nanoseconds(per: count, "ns/diagram"),
+        [
+            Contender("copy its bytes into an array") {
+                var total = 0
+                for _ in 0..<count { total &+= Array(opaque(small).utf8).count }
+                precondition(total == count * 18)
+            },
+            Contender("MarbleParser.parse") {
+                var total = 0
+                for _ in 0..<count { total &+= try! parser.parse(opaque(small), kind: .cold).count }
+                precondition(total == count * 6)
+            },
+        ])
+}
+
+func printerBenchmarks() {
+    let n = 1_000
+    // Values at every other frame, a group now and then, one long gap: what recordings look like.
+    var events: [Recorded<Event<String>>] = []
+    var frame = 0
+    for i in 0..<n {
+        events.append(Recorded(time: .milliseconds(frame), value: .next(String(UnicodeScalar(UInt8(97 + i % 26))))))
+        frame += i % 100 == 99 ? 250 : (i % 10 == 9 ? 0 : 2)
+    }
+    events.append(Recorded(time: .milliseconds(frame + 1), value: .completed))
+    let printer = MarblePrinter()
+    let expectedText = printer.print(events)
+    let reparsed = try! MarbleParser().parse(expectedText, kind: .cold)
+    precondition(reparsed.map(\.time) == events.map(\.time), "the printer's output must parse back to the events")
+    let repeats = 20
+    compare(
+        "marble printer, \(n + 1) events", unit: .nanoseconds(per: repeats * (n + 1)),
+        [
+            Contender("append each label to a String") {
+                var total = 0
+                for _ in 0..<repeats {
+                    var text = ""
+                    for event in opaque(events) {
+                        if case .next(let value) = event.value { text += value } else { text += "|" }
+                        text += "-"
+                    }
+                    total &+= text.utf8.count
+                }
+                precondition(total > 0)
+            },
+            Contender("MarblePrinter.print") {
+                for _ in 0..<repeats { precondition(printer.print(opaque(events)) == expectedText) }
+            },
+            Contender("MarblePrinter.printAligned, two lines") {
+                for _ in 0..<repeats / 2 {
+                    precondition(printer.printAligned([opaque(events), events], label: { $0 }).texts[0] == expectedText)
+                }
+            },
+        ])
+}
