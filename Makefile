@@ -1,5 +1,6 @@
-# The README's commands. Each installs what the build needs (Cairo, pkg-config, the DejaVu
-# fonts) through apt-get when it is missing, then builds and runs.
+# The README's commands. Each installs what the build needs (Cairo, Pango, pkg-config, and the
+# fonts diagrams use: DejaVu Sans, WenQuanYi Micro Hei for CJK, Noto Color Emoji) through
+# apt-get when it is missing, then builds and runs.
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MARBLEGEN := .build/debug/marblegen
@@ -11,7 +12,10 @@ deps:
 	@missing=""; \
 	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
 	pkg-config --exists cairo 2>/dev/null || missing="$$missing libcairo2-dev"; \
+	pkg-config --exists pangocairo 2>/dev/null || missing="$$missing libpango1.0-dev"; \
 	{ command -v fc-match >/dev/null && fc-match "DejaVu Sans" | grep -q DejaVu; } || missing="$$missing fonts-dejavu-core fontconfig"; \
+	{ command -v fc-list >/dev/null && fc-list | grep -q "Noto Color Emoji"; } || missing="$$missing fonts-noto-color-emoji"; \
+	{ command -v fc-list >/dev/null && fc-list | grep -q "WenQuanYi Micro Hei"; } || missing="$$missing fonts-wqy-microhei"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
@@ -22,6 +26,7 @@ diagrams: deps
 	$(SWIFT) build --product marblegen
 	$(MARBLEGEN) render diagrams
 	$(MARBLEGEN) render docs --format png
+	$(MARBLEGEN) render docs/hard-cases --format png
 
 test: deps
 	$(SWIFT) build --build-tests
@@ -53,6 +58,7 @@ check-diagrams: deps
 	$(MARBLEGEN) verify diagrams
 	$(MARBLEGEN) check diagrams
 	$(MARBLEGEN) check docs --format png
+	$(MARBLEGEN) check docs/hard-cases --format png
 
 # Formatting, from the checked-in .swift-format (swift-format ships with the toolchain), and
 # no function in Sources over 60 lines.

@@ -57,7 +57,7 @@ let package = Package(
         // Rendering: layout (pure Swift) and Cairo drawing.
         .systemLibrary(
             name: "CCairo", pkgConfig: "cairo",
-            providers: [.apt(["libcairo2-dev"]), .brew(["cairo"])]),
+            providers: [.apt(["libcairo2-dev", "libpango1.0-dev"]), .brew(["cairo", "pango"])]),
         .target(name: "MarbleRender", dependencies: ["MarbleCore", "Marbles", "MarbleSpec", "CCairo"], swiftSettings: strict),
 
         // CLI.

@@ -32,12 +32,16 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
 /// Draws display lists through Cairo. Each call makes its own surface, so calls may run in
 /// parallel.
 public struct CairoRenderer: Sendable {
-    /// The font family for all text.
+    /// The font family for all text; with Pango, characters it lacks come from
+    /// WenQuanYi Micro Hei (CJK), Noto Color Emoji, then whatever fontconfig finds.
     public var fontFamily: String
+    /// How text is shaped: Pango with font fallback (default) or Cairo's one-font toy API.
+    public var textEngine: TextEngine
 
     /// Creates a renderer using `fontFamily` (DejaVu Sans by default).
-    public init(fontFamily: String = "DejaVu Sans") {
+    public init(fontFamily: String = "DejaVu Sans", textEngine: TextEngine = .pango) {
         self.fontFamily = fontFamily
+        self.textEngine = textEngine
     }
 
     /// Checks with fontconfig that the family resolves to itself rather than a substitute.
@@ -204,6 +208,18 @@ public struct CairoRenderer: Sendable {
         _ cr: OpaquePointer, _ theme: Theme, _ text: String, at: Point, size: Double, color: ColorRole, anchor: TextAnchor,
         bold: Bool, alpha: Double, centerVertically: Bool
     ) {
+        setColor(cr, theme, color, alpha)
+        if textEngine == .pango {
+            let layout = PangoText.layout(cr, text, family: fontFamily, size: size, bold: bold)
+            defer { PangoText.release(layout) }
+            let metrics = PangoText.metrics(layout)
+            let x = anchor == .center ? at.x - metrics.width / 2 : at.x
+            // Pango draws from the layout's top left: centred in a marble, or on the baseline at `at.y`.
+            let top = centerVertically ? at.y - metrics.height / 2 : at.y - metrics.baseline
+            cairo_move_to(cr, x, top)
+            pango_cairo_show_layout(cr, layout)
+            return
+        }
         cairo_select_font_face(cr, fontFamily, CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
         cairo_set_font_size(cr, size)
         var extents = cairo_text_extents_t()
@@ -217,20 +233,42 @@ public struct CairoRenderer: Sendable {
             cairo_font_extents(cr, &font)
             y += (font.ascent - font.descent) / 2
         }
-        setColor(cr, theme, color, alpha)
         cairo_move_to(cr, x, y)
         cairo_show_text(cr, text)
     }
+
+    /// The texts of `list` that some character of has no glyph in any installed font (drawn
+    /// as empty boxes): what a renderer should warn about. Always empty for the toy engine,
+    /// which cannot tell.
+    public func textsWithoutGlyphs(in list: DisplayList) -> [String] {
+        guard textEngine == .pango else { return [] }
+        let measurer = CairoTextMeasurer(fontFamily: fontFamily, textEngine: .pango)
+        var missing: [String] = []
+        for item in list.items {
+            let text: String
+            switch item {
+            case .marble(_, _, _, _, _, let label, _, _): text = label
+            case .text(let label, _, _, _, _, _): text = label
+            default: continue
+            }
+            if !missing.contains(text), measurer.unknownGlyphs(in: text) > 0 { missing.append(text) }
+        }
+        return missing
+    }
 }
 
-/// Measures text with Cairo's toy font API and the same pinned font options as rendering.
+/// Measures text as ``CairoRenderer`` draws it: the same engine, family and pinned font options.
 public final class CairoTextMeasurer: TextMeasurer {
     private let surface: OpaquePointer
     private let cr: OpaquePointer
+    private let fontFamily: String
+    private let textEngine: TextEngine
     private var cache: [String: Double] = [:]
 
-    /// A measurer for `fontFamily`.
-    public init(fontFamily: String = "DejaVu Sans") {
+    /// A measurer for `fontFamily` with `textEngine` (Pango by default, as the renderer).
+    public init(fontFamily: String = "DejaVu Sans", textEngine: TextEngine = .pango) {
+        self.fontFamily = fontFamily
+        self.textEngine = textEngine
         surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1)
         cr = cairo_create(surface)
         let options = cairo_font_options_create()
@@ -247,15 +285,31 @@ public final class CairoTextMeasurer: TextMeasurer {
         cairo_surface_destroy(surface)
     }
 
-    /// The advance width of `text` at `size` points, measured with Cairo's toy text API.
+    /// The advance width of `text` at `size` points.
     public func width(of text: String, size: Double) -> Double {
         let key = "\(size)|\(text)"
         if let cached = cache[key] { return cached }
-        cairo_set_font_size(cr, size)
-        var extents = cairo_text_extents_t()
-        cairo_text_extents(cr, text, &extents)
-        cache[key] = extents.x_advance
-        return extents.x_advance
+        let width: Double
+        if textEngine == .pango {
+            let layout = PangoText.layout(cr, text, family: fontFamily, size: size, bold: false)
+            width = PangoText.metrics(layout).width
+            PangoText.release(layout)
+        } else {
+            cairo_set_font_size(cr, size)
+            var extents = cairo_text_extents_t()
+            cairo_text_extents(cr, text, &extents)
+            width = extents.x_advance
+        }
+        cache[key] = width
+        return width
+    }
+
+    /// How many characters of `text` no installed font has a glyph for (Pango only).
+    public func unknownGlyphs(in text: String) -> Int {
+        guard textEngine == .pango else { return 0 }
+        let layout = PangoText.layout(cr, text, family: fontFamily, size: 12, bold: false)
+        defer { PangoText.release(layout) }
+        return Int(pango_layout_get_unknown_glyphs_count(layout))
     }
 }
 

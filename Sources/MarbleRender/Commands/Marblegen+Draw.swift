@@ -14,7 +14,7 @@ extension Marblegen {
     /// failure with the located error (`source` names the text in messages: `<command line>`,
     /// `<stdin>`).
     public func draw(_ text: String, source: String, format: OutputFormat) -> Result<[UInt8], DrawFailure> {
-        let renderer = CairoRenderer(fontFamily: fontFamily)
+        let renderer = CairoRenderer(fontFamily: fontFamily, textEngine: textEngine)
         do { try renderer.verifyFont() } catch { return .failure(DrawFailure(message: "error: \(error)")) }
         let spec: DiagramSpec
         let model: DiagramModel
@@ -24,7 +24,8 @@ extension Marblegen {
         } catch {
             return .failure(DrawFailure(message: error.description))
         }
-        let list = DiagramLayout(style: spec.style, measurer: CairoTextMeasurer(fontFamily: fontFamily)).layout(model)
+        let list = DiagramLayout(style: spec.style, measurer: CairoTextMeasurer(fontFamily: fontFamily, textEngine: textEngine)).layout(
+            model)
         let chosen = spec.style.theme.flatMap(Theme.named) ?? (theme == .dark ? .dark : .light)
         let auto = theme == .auto && format == .svg && spec.style.theme == nil
         do {

@@ -21,6 +21,11 @@ public struct CommandResult: Sendable, Equatable {
         errors += message.hasSuffix("\n") ? message : message + "\n"
     }
 
+    /// A problem worth knowing that does not change the exit code.
+    mutating func warn(_ message: String) {
+        errors += message.hasSuffix("\n") ? message : message + "\n"
+    }
+
     mutating func say(_ message: String) {
         output += message.hasSuffix("\n") ? message : message + "\n"
     }
@@ -36,6 +41,8 @@ public struct Marblegen: Sendable {
     public var scale: Double = 2
     /// The font family for labels; `render` fails early when fontconfig cannot find it.
     public var fontFamily: String = "DejaVu Sans"
+    /// How labels are shaped: Pango with font fallback (CJK, emoji) or Cairo's one-font toy API.
+    public var textEngine: TextEngine = .pango
 
     /// The defaults: PNG and SVG, automatic theme, scale 2, DejaVu Sans.
     public init() {}
@@ -65,7 +72,7 @@ public struct Marblegen: Sendable {
     /// Renders every spec in `paths` (files or folders; the gallery when empty) beside itself, or into `outputDirectory`.
     public func render(_ paths: [String], outputDirectory: String? = nil) -> CommandResult {
         var result = CommandResult(exitCode: 0, output: "", errors: "")
-        let renderer = CairoRenderer(fontFamily: fontFamily)
+        let renderer = CairoRenderer(fontFamily: fontFamily, textEngine: textEngine)
         do { try renderer.verifyFont() } catch {
             result.fail(2, "error: \(error)")
             return result
@@ -83,7 +90,8 @@ public struct Marblegen: Sendable {
             switch outcome {
             case .failure(let message):
                 result.fail(2, message)
-            case .success(let files):
+            case .success(let files, let warnings):
+                for warning in warnings { result.warn("\(spec): \(warning)") }
                 let directory = outputDirectory ?? (spec as NSString).deletingLastPathComponent
                 for (format, bytes) in files {
                     let target = (directory.isEmpty ? "." : directory) + "/" + Self.outputName(spec, format)
@@ -105,7 +113,7 @@ public struct Marblegen: Sendable {
     /// missing or differ (exit 1).
     public func check(_ directory: String) -> CommandResult {
         var result = CommandResult(exitCode: 0, output: "", errors: "")
-        let renderer = CairoRenderer(fontFamily: fontFamily)
+        let renderer = CairoRenderer(fontFamily: fontFamily, textEngine: textEngine)
         do { try renderer.verifyFont() } catch {
             result.fail(2, "error: \(error)")
             return result
@@ -116,7 +124,7 @@ public struct Marblegen: Sendable {
         for (spec, outcome) in zip(specs, renderAll(specs, renderer: renderer)) {
             switch outcome {
             case .failure(let message): result.fail(2, message)
-            case .success(let files):
+            case .success(let files, _):
                 for (format, bytes) in files {
                     let path = (spec as NSString).deletingLastPathComponent + "/" + Self.outputName(spec, format)
                     guard let data = FileManager.default.contents(atPath: path) else {
@@ -227,7 +235,7 @@ public struct Marblegen: Sendable {
     // MARK: shared
 
     enum Outcome {
-        case success([(OutputFormat, [UInt8])])
+        case success([(OutputFormat, [UInt8])], warnings: [String])
         case failure(String)
     }
 
@@ -254,7 +262,8 @@ public struct Marblegen: Sendable {
         case .failure(let failure): return .failure(failure.message)
         case .success(let loaded): (spec, model) = loaded
         }
-        let list = DiagramLayout(style: spec.style, measurer: CairoTextMeasurer(fontFamily: fontFamily)).layout(model)
+        let list = DiagramLayout(style: spec.style, measurer: CairoTextMeasurer(fontFamily: fontFamily, textEngine: renderer.textEngine))
+            .layout(model)
         var files: [(OutputFormat, [UInt8])] = []
         for format in formats {
             // A spec's own `style: theme = …` wins over the command line's theme.
@@ -266,7 +275,13 @@ public struct Marblegen: Sendable {
                 return .failure("\(path): error: \(error)")
             }
         }
-        return .success(files)
+        return .success(files, warnings: renderer.textsWithoutGlyphs(in: list).map(Self.glyphWarning))
+    }
+
+    /// Text that would draw as empty boxes: which, and how to fix it.
+    static func glyphWarning(_ text: String) -> String {
+        "warning: no installed font has glyphs for some of '\(text)' (drawn as empty boxes); "
+            + "install fonts-noto-color-emoji and fonts-wqy-microhei (make deps does), or choose a font with --font"
     }
 
     struct LoadFailure: Error { var message: String }

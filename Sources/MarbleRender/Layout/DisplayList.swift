@@ -47,6 +47,15 @@ public struct DisplayList: Equatable, Sendable {
     /// The diagram in words (each timeline's events and frames), for an SVG's `<desc>`: what a
     /// screen reader reads and a search finds.
     public var summary: String = ""
+
+    /// A display list of `items` on a `width` × `height` canvas.
+    public init(width: Double, height: Double, items: [DrawItem], title: String = "", summary: String = "") {
+        self.width = width
+        self.height = height
+        self.items = items
+        self.title = title
+        self.summary = summary
+    }
 }
 
 /// Measures text for layout: the advance width of `text` at `size` pixels.

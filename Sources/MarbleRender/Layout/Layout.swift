@@ -25,7 +25,10 @@ public struct DiagramLayout {
 
     /// The display list of a computed diagram: timelines, marbles, inner observables, the operator box and any mismatch highlights.
     public func layout(_ model: DiagramModel) -> DisplayList {
-        var pass = LayoutPass(layout: self, model: model)
+        // Frames widen until no two neighbouring marbles (or a marble and a bar) touch.
+        var fitted = self
+        fitted.frameWidth = fittedFrameWidth(model)
+        var pass = LayoutPass(layout: fitted, model: model)
         var y = padding
         for input in model.inputs {
             let h = pass.rowHeight(input)
@@ -43,8 +46,21 @@ public struct DiagramLayout {
         let height = (y + padding * 0.6).rounded(.up)
         let background = DrawItem.rect(origin: Point(0, 0), width: pass.width, height: height, fill: .background, stroke: nil, opacity: 1)
         return DisplayList(
-            width: pass.width, height: height, items: [background] + pass.boxItems + pass.timelineItems, title: model.title,
+            width: pass.width, height: height, items: [background] + pass.boxItems + Self.linesBehindMarks(pass.timelineItems),
+            title: model.title,
             summary: Self.summary(of: model))
+    }
+
+    /// Lines (timelines, inner branches and their connectors) first, marks and text on top:
+    /// a connector that passes another lane goes behind its marbles, not across them.
+    static func linesBehindMarks(_ items: [DrawItem]) -> [DrawItem] {
+        let isLine = { (item: DrawItem) -> Bool in
+            switch item {
+            case .line, .arrowHead, .rect: true
+            default: false
+            }
+        }
+        return items.filter(isLine) + items.filter { !isLine($0) }
     }
 
     /// The diagram in words: one sentence per timeline, the operator between inputs and output.

@@ -22,11 +22,12 @@ struct LayoutPass {
         let nameSize = layout.fontSize * 0.95
         self.nameSize = nameSize
         let gutter = showNames ? (rows.map { layout.measurer.width(of: $0.name, size: nameSize) }.max() ?? 0) + 16 : 0
-        let x0 = layout.padding + gutter
+        let overhang = layout.overhangs(model)
+        let x0 = layout.padding + gutter + overhang.left
         self.x0 = x0
         // Wide enough for the operator's label: a short diagram must not cut its box's text.
-        let label = model.operatorLabel.map { layout.measurer.width(of: $0, size: layout.fontSize * 1.05) + layout.frameWidth } ?? 0
-        let lineEnd = Swift.max(x0 + (max(model.frames, 1) + 2) * layout.frameWidth, x0 + label)
+        let label = Self.operatorText(model).map { layout.measurer.width(of: $0, size: layout.fontSize * 1.05) + layout.frameWidth } ?? 0
+        let lineEnd = Swift.max(x0 + (max(model.frames, 1) + 2) * layout.frameWidth + overhang.right, x0 + label)
         self.lineEnd = lineEnd
         width = (lineEnd + layout.padding).rounded(.up)
     }
@@ -40,42 +41,33 @@ struct LayoutPass {
 
     func rowHeight(_ t: TimelineModel) -> Double {
         let stacked = Dictionary(grouping: t.events.filter(\.isValue), by: \.frame).values.map(\.count).max() ?? 1
-        return max(radius * 2 + 26, Double(stacked) * radius * 1.9 + 20)
+        return max(radius * 2 + 26, Double(stacked) * radius * DiagramLayout.stackSpacing + 20)
     }
 
+    /// How far an inner timeline slants down over its length: enough to read as a branch,
+    /// little enough that its last marble stays clear of the lane below.
+    var slant: Double { radius * 0.8 }
+
     /// The height of one lane of inner timelines.
-    var laneHeight: Double { radius * 4 + 10 }
+    var laneHeight: Double { radius * 2 + slant + 14 }
 
     func innerBand(_ t: TimelineModel) -> Double {
         t.inners.isEmpty ? 0 : Double(innerLanes(t).count) * laneHeight + innerLift(t)
     }
 
-    /// Inners that run at the same time get lanes of their own, one below the other, so they
-    /// never cross: each inner takes the first lane whose previous inner has ended.
-    func innerLanes(_ t: TimelineModel) -> (lane: [Int], count: Int) {
-        var laneEnds: [Double] = []
-        var lanes: [Int] = []
-        for inner in t.inners {
-            let end = inner.start + (inner.events.map(\.frame).max() ?? 0)
-            if let free = laneEnds.firstIndex(where: { $0 <= inner.start }) {
-                laneEnds[free] = end
-                lanes.append(free)
-            } else {
-                laneEnds.append(end)
-                lanes.append(laneEnds.count - 1)
-            }
-        }
-        return (lanes, laneEnds.count)
-    }
+    func innerLanes(_ t: TimelineModel) -> (lane: [Int], count: Int) { DiagramLayout.lanes(of: t.inners) }
 
-    /// How far below the parent the inners start: a marble lower when an inner has an event at
-    /// its own start (a window's first value), which would otherwise sit on the parent's marble.
-    func innerLift(_ t: TimelineModel) -> Double {
-        t.inners.contains { inner in inner.events.contains { $0.frame == 0 && $0.isValue } } ? radius + 2 : 0
-    }
+    /// How far below the parent the inners start: a marble lower, so that no inner mark sits
+    /// on one of the parent's (a window's first value at its own start, a late inner event
+    /// under a later parent marble).
+    func innerLift(_ t: TimelineModel) -> Double { t.inners.isEmpty ? 0 : radius + 2 }
 
-    /// A marble's width: round for short labels, a pill for long ones.
-    func marbleWidth(_ label: String) -> Double { max(radius * 2, layout.measurer.width(of: label, size: fontSize) + radius * 1.1) }
+    func marbleWidth(_ label: String) -> Double { layout.marbleWidth(label) }
+
+    /// The operator box's text.
+    static func operatorText(_ model: DiagramModel) -> String? {
+        model.operatorLabel.map { model.failed ? $0 + "   (failing test)" : $0 }
+    }
 
     mutating func drawTimeline(_ t: TimelineModel, centerY: Double) {
         if showNames {
@@ -106,7 +98,7 @@ struct LayoutPass {
             let p = position(frame)
             for (i, event) in values.enumerated() {
                 guard case .value(let label) = event.kind else { continue }
-                let offset = (Double(i) - Double(values.count - 1) / 2) * radius * 1.9
+                let offset = (Double(i) - Double(values.count - 1) / 2) * radius * DiagramLayout.stackSpacing
                 timelineItems.append(
                     .marble(
                         center: Point(p.x, p.y + offset), width: marbleWidth(label), radius: radius,
@@ -118,8 +110,8 @@ struct LayoutPass {
                 guard case .value(let label) = v.kind else { return 0 }
                 return marbleWidth(label) / 2
             }.max()
-            let shift = widest.map { $0 + 5 } ?? 0
             for event in group where !event.isValue {
+                let shift = widest.map { $0 + DiagramLayout.terminalGap + layout.terminalHalfWidth(event.kind) } ?? 0
                 let c = Point(p.x + shift, p.y)
                 switch event.kind {
                 case .complete: timelineItems.append(.bar(center: c, halfHeight: radius * 0.95, color: .line, opacity: opacity(frame)))
@@ -133,7 +125,6 @@ struct LayoutPass {
     /// Inner observables as slanted lines from their subscription points, faded after an
     /// early unsubscription.
     mutating func drawInners(_ t: TimelineModel, parentY: Double) {
-        let drop = laneHeight + radius * 0.5
         let lanes = innerLanes(t).lane
         let lift = innerLift(t)
         for (index, inner) in t.inners.enumerated() {
@@ -146,7 +137,7 @@ struct LayoutPass {
                         from: Point(startX, parentY + radius + 2), to: Point(startX, startY), color: .line, width: 1.5, dashed: false,
                         opacity: 1))
             }
-            let slope = (drop - radius) / max(length * frameWidth, frameWidth)
+            let slope = slant / max(length * frameWidth, frameWidth)
             let cellCenter = self.x
             let point = { (f: Double) in Point(cellCenter(inner.start + f), startY + slope * (cellCenter(inner.start + f) - startX)) }
             let cut = inner.fadedAfter
@@ -176,7 +167,7 @@ struct LayoutPass {
         if let label = model.operatorLabel {
             let boxHeight = fontSize * 2.6
             y += 6
-            let text = model.failed ? label + "   (failing test)" : label
+            let text = Self.operatorText(model) ?? label
             boxItems.append(
                 .rect(
                     origin: Point(x0 - frameWidth * 0.25, y), width: lineEnd - x0 + frameWidth * 0.25, height: boxHeight,
@@ -198,5 +189,105 @@ extension TimelineEvent {
     var isValue: Bool {
         if case .value = kind { return true }
         return false
+    }
+}
+
+extension DiagramLayout {
+    /// Centre-to-centre distance of values stacked in one frame, in radii.
+    static let stackSpacing = 2.15
+    /// The space between a marble and a completion or error mark in its frame.
+    static let terminalGap = 5.0
+    /// The least space between neighbouring marks on a line.
+    static let markGap = 4.0
+
+    /// A marble's width: round for short labels, a pill for long ones.
+    func marbleWidth(_ label: String) -> Double { max(radius * 2, measurer.width(of: label, size: fontSize) + radius * 1.1) }
+
+    /// Inners that run at the same time get lanes of their own, one below the other, so they
+    /// never cross: each inner takes the first lane free since a frame before it starts. An
+    /// inner holds its lane to the end of its drawn line, its faded (unsubscribed) part included.
+    static func lanes(of inners: [InnerTimelineModel]) -> (lane: [Int], count: Int) {
+        var laneEnds: [Double] = []
+        var lanes: [Int] = []
+        for inner in inners {
+            let end = inner.start + drawnLength(inner)
+            if let free = laneEnds.firstIndex(where: { $0 + 1 <= inner.start }) {
+                laneEnds[free] = end
+                lanes.append(free)
+            } else {
+                laneEnds.append(end)
+                lanes.append(laneEnds.count - 1)
+            }
+        }
+        return (lanes, laneEnds.count)
+    }
+
+    /// Frames from an inner's start to the end of its line: its completion or error, else a
+    /// frame past its last event (where the arrow points).
+    static func drawnLength(_ inner: InnerTimelineModel) -> Double {
+        inner.events.first { !$0.isValue }?.frame ?? ((inner.events.map(\.frame).max() ?? 0) + 1)
+    }
+
+    /// The frame width at which no two marks of any line touch: the style's, or wider where
+    /// labels are wide or marks are close. Lines are the timelines and each lane of inners.
+    func fittedFrameWidth(_ model: DiagramModel) -> Double {
+        var width = frameWidth
+        for line in markLines(model) {
+            for (a, b) in zip(line, line.dropFirst()) where b.frame > a.frame {
+                width = Swift.max(width, (a.right + b.left + Self.markGap) / (b.frame - a.frame))
+            }
+        }
+        // Events a sliver of a frame apart would need an endless canvas: beyond this they may touch.
+        return Swift.min(width, Swift.max(frameWidth, 400))
+    }
+
+    /// How far marks reach left of frame 0's cell start and right of `frames`' end, at this
+    /// layout's frame width: the room the canvas adds on either side.
+    func overhangs(_ model: DiagramModel) -> (left: Double, right: Double) {
+        var left = 0.0
+        var right = 0.0
+        for mark in markLines(model).joined() {
+            let center = (mark.frame + 0.5) * frameWidth
+            left = Swift.max(left, mark.left - center)
+            right = Swift.max(right, center + mark.right - (Swift.max(model.frames, 1) + 2) * frameWidth)
+        }
+        return (left, right)
+    }
+
+    /// The marks of every line (timelines, and each lane of inners, in absolute frames) as
+    /// frames with how far their marks reach left and right of the frame's centre.
+    func markLines(_ model: DiagramModel) -> [[(frame: Double, left: Double, right: Double)]] {
+        var lines: [[TimelineEvent]] = []
+        for t in model.inputs + [model.output] + [model.expected].compactMap({ $0 }) {
+            lines.append(t.events)
+            let (lane, count) = Self.lanes(of: t.inners)
+            for l in 0..<count {
+                lines.append(
+                    t.inners.indices.filter { lane[$0] == l }.flatMap { i in
+                        t.inners[i].events.map { TimelineEvent(frame: t.inners[i].start + $0.frame, kind: $0.kind) }
+                    })
+            }
+        }
+        return lines.map(extents)
+    }
+
+    /// Half the width of a completion bar (2.5 pt stroke) or an error cross (with its round caps).
+    func terminalHalfWidth(_ kind: TimelineEvent.Kind) -> Double {
+        if case .error = kind { return radius * 0.7 + 1.5 }
+        return 1.25
+    }
+
+    /// Each frame's marks as how far they reach left and right of the frame's centre.
+    private func extents(_ events: [TimelineEvent]) -> [(frame: Double, left: Double, right: Double)] {
+        return Dictionary(grouping: events, by: \.frame).sorted { $0.key < $1.key }.map { frame, group in
+            let widest = group.compactMap { event -> Double? in
+                if case .value(let label) = event.kind { return marbleWidth(label) / 2 }
+                return nil
+            }.max()
+            guard let terminal = group.first(where: { !$0.isValue }) else { return (frame, widest ?? 0, widest ?? 0) }
+            let half = terminalHalfWidth(terminal.kind)
+            guard let widest else { return (frame, half, half) }
+            return (frame, widest, widest + Self.terminalGap + half * 2)
+        }
     }
 }
