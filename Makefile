@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MARBLEGEN := .build/debug/marblegen
 
-.PHONY: diagrams test test-tsan check-diagrams lint docs deps bench bench-debug fuzz stress stress-tsan clean
+.PHONY: diagrams test test-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean
 
 deps:
 	@command -v $(SWIFT) >/dev/null || { echo "swift is not on PATH: install Swift 6 (https://swift.org/install)"; exit 2; }
@@ -27,6 +27,7 @@ diagrams: deps
 	$(MARBLEGEN) render diagrams
 	$(MARBLEGEN) render docs --format png
 	$(MARBLEGEN) render docs/hard-cases --format png
+	MARBLEGEN=$(MARBLEGEN) bash scripts/docc-gallery.sh
 
 test: deps
 	$(SWIFT) build --build-tests
@@ -59,11 +60,16 @@ check-diagrams: deps
 	$(MARBLEGEN) check diagrams
 	$(MARBLEGEN) check docs --format png
 	$(MARBLEGEN) check docs/hard-cases --format png
+	MARBLEGEN=$(MARBLEGEN) bash scripts/docc-gallery.sh --check
+
+# The SwiftPM command plugin runs the CLI for users who depend on the package.
+plugin-check: deps
+	$(SWIFT) package --allow-writing-to-package-directory marblegen check docs/hard-cases --format png
 
 # Formatting, from the checked-in .swift-format (swift-format ships with the toolchain), and
 # no function in Sources over 60 lines.
 lint:
-	$(SWIFT) format lint --strict --configuration .swift-format -r Sources Tests Benchmarks/Sources Package.swift
+	$(SWIFT) format lint --strict --configuration .swift-format -r Sources Tests Benchmarks/Sources Plugins Package.swift
 	python3 scripts/long-functions.py 60
 
 # The DocC catalogs of the library modules (.build/docs/*.doccarchive), without a DocC

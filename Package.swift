@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "MarbleRender", targets: ["MarbleRender"]),
         .library(name: "MarblesCombine", targets: ["MarblesCombine"]),
         .executable(name: "marblegen", targets: ["marblegen"]),
+        .plugin(name: "MarblegenPlugin", targets: ["MarblegenPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -67,6 +68,14 @@ let package = Package(
             swiftSettings: strict),
 
         // The stress program (`make stress`): thread-crossing operators, grammar checked by atomics.
+        // `swift package marblegen …` for users who depend on Marbles.
+        .plugin(
+            name: "MarblegenPlugin",
+            capability: .command(
+                intent: .custom(verb: "marblegen", description: "Render, check or verify marble diagram specs with marblegen"),
+                permissions: [.writeToPackageDirectory(reason: "marblegen render writes PNG/SVG/PDF files beside the specs")]),
+            dependencies: ["marblegen"]),
+
         .executableTarget(
             name: "MarblesStress",
             dependencies: ["MarbleCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],

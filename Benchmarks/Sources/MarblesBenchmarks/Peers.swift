@@ -19,11 +19,25 @@ func renderBenchmarks() {
     let measurer = CairoTextMeasurer()
     let list = DiagramLayout(style: spec.style, measurer: measurer).layout(model)
     let renderer = CairoRenderer()
+    let toy = CairoRenderer(textEngine: .toy)
+    let toyList = DiagramLayout(style: spec.style, measurer: CairoTextMeasurer(textEngine: .toy)).layout(model)
     _ = try! renderer.render(list, format: .png, theme: .light)  // fontconfig warm-up
+    _ = try! toy.render(toyList, format: .png, theme: .light)
     let count = options.quick ? 20 : 100
     func each(_ body: @escaping () -> Int) -> () -> Void {
         { for _ in 0..<count { precondition(body() > 0) } }
     }
+    let typical = try! DiagramSpec.parse("input: --a--b--c--|\noperator: map(x * 10)\nvalues: a = 1, b = 2, c = 3")
+    let typicalList = DiagramLayout(style: typical.style, measurer: measurer).layout(try! DiagramRunner.run(typical))
+    compare(
+        "render a typical diagram (one input, map)", unit: .milliseconds(per: count, "ms/diagram"),
+        [
+            Contender(
+                "run operator + layout",
+                each { DiagramLayout(style: typical.style, measurer: measurer).layout(try! DiagramRunner.run(typical)).items.count }),
+            Contender("SVG", each { try! renderer.render(typicalList, format: .svg, theme: .light).count }),
+            Contender("PNG 2×", each { try! renderer.render(typicalList, format: .png, theme: .light, scale: 2).count }),
+        ])
     compare(
         "render the gallery's flatMap diagram", unit: .milliseconds(per: count, "ms/diagram"),
         [
@@ -34,6 +48,9 @@ func renderBenchmarks() {
             Contender("SVG, auto theme", each { try! renderer.render(list, format: .svg, theme: .light, autoTheme: true).count }),
             Contender("PDF", each { try! renderer.render(list, format: .pdf, theme: .light).count }),
             Contender("PNG 2×", each { try! renderer.render(list, format: .png, theme: .light, scale: 2).count }),
+            Contender("SVG, Cairo toy text (no fallback)", each { try! toy.render(toyList, format: .svg, theme: .light).count }),
+            Contender(
+                "PNG 2×, Cairo toy text (no fallback)", each { try! toy.render(toyList, format: .png, theme: .light, scale: 2).count }),
         ])
 }
 
