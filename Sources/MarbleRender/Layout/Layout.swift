@@ -34,7 +34,7 @@ public struct DiagramLayout {
             let h = pass.rowHeight(input)
             pass.drawTimeline(input, centerY: y + h / 2)
             pass.drawInners(input, parentY: y + h / 2)
-            y += h + pass.innerBand(input)
+            y += h + pass.innerBand(input) + pass.windowBand(input)
         }
         y = pass.drawOperator(model, top: y)
         for t in [model.output] + [model.expected].compactMap({ $0 }) {
@@ -78,6 +78,10 @@ public struct DiagramLayout {
         }
         func sentence(_ t: TimelineModel) -> String {
             var text = "\(t.name): \(words(t.events))."
+            if !t.subscriptions.isEmpty {
+                let spans = t.subscriptions.map { w in "from frame \(frame(w.start))" + (w.end.map { " to \(frame($0))" } ?? " on") }
+                text += " Subscribed \(spans.joined(separator: ", then "))."
+            }
             for inner in t.inners {
                 let shifted = inner.events.map { TimelineEvent(frame: inner.start + $0.frame, kind: $0.kind) }
                 text += " Inner from frame \(frame(inner.start)): \(words(shifted))."

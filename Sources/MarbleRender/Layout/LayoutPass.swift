@@ -60,7 +60,45 @@ struct LayoutPass {
     /// How far below the parent the inners start: a marble lower, so that no inner mark sits
     /// on one of the parent's (a window's first value at its own start, a late inner event
     /// under a later parent marble).
-    func innerLift(_ t: TimelineModel) -> Double { t.inners.isEmpty ? 0 : radius + 2 }
+    func innerLift(_ t: TimelineModel) -> Double { t.inners.isEmpty ? 0 : radius + 2 + windowBand(t) }
+
+    /// Room for subscription windows under a timeline: one thin bracket per lane.
+    func windowBand(_ t: TimelineModel) -> Double { t.subscriptions.isEmpty ? 0 : Double(windowLanes(t).count) * 7 + 2 }
+
+    /// Windows that overlap in time (several subscribers) get lanes; resubscriptions share one.
+    func windowLanes(_ t: TimelineModel) -> (lane: [Int], count: Int) {
+        var laneEnds: [Double] = []
+        var lanes: [Int] = []
+        for window in t.subscriptions {
+            let end = window.end ?? .infinity
+            if let free = laneEnds.firstIndex(where: { $0 <= window.start }) {
+                laneEnds[free] = end
+                lanes.append(free)
+            } else {
+                laneEnds.append(end)
+                lanes.append(laneEnds.count - 1)
+            }
+        }
+        return (lanes, laneEnds.count)
+    }
+
+    /// Subscription windows as thin brackets under the timeline, from subscription to
+    /// unsubscription (to the arrow while still subscribed).
+    mutating func drawSubscriptions(_ t: TimelineModel, centerY: Double) {
+        let lanes = windowLanes(t).lane
+        for (index, window) in t.subscriptions.enumerated() {
+            let y = centerY + radius + 6 + Double(lanes[index]) * 7
+            let start = x(window.start)
+            let end = window.end.map { x($0) } ?? lineEnd
+            timelineItems.append(.line(from: Point(start, y), to: Point(end, y), color: .line, width: 1.5, dashed: false, opacity: 0.55))
+            timelineItems.append(
+                .line(from: Point(start, y - 4), to: Point(start, y + 2), color: .line, width: 1.5, dashed: false, opacity: 0.55))
+            if window.end != nil {
+                timelineItems.append(
+                    .line(from: Point(end, y - 4), to: Point(end, y + 2), color: .line, width: 1.5, dashed: false, opacity: 0.55))
+            }
+        }
+    }
 
     func marbleWidth(_ label: String) -> Double { layout.marbleWidth(label) }
 
@@ -90,6 +128,7 @@ struct LayoutPass {
         }
         let cellCenter = self.x
         drawEvents(t.events, at: { f in Point(cellCenter(f), centerY) }, opacity: { _ in 1 })
+        drawSubscriptions(t, centerY: centerY)
     }
 
     mutating func drawEvents(_ events: [TimelineEvent], at position: (Double) -> Point, opacity: (Double) -> Double) {

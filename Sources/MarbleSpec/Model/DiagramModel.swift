@@ -48,6 +48,10 @@ public struct TimelineModel: Equatable, Sendable {
     public var inners: [InnerTimelineModel] = []
     /// Frames at which this timeline differs from the one it is compared with.
     public var highlights: [Double] = []
+    /// An input's subscriptions, in frames (`end` nil while still subscribed at the end), when
+    /// they tell something: more than one (a resubscription) or one that ends before the input
+    /// does. Empty otherwise.
+    public var subscriptions: [SubscriptionWindow] = []
 
     /// Creates a timeline.
     public init(name: String, events: [TimelineEvent], inners: [InnerTimelineModel] = [], highlights: [Double] = []) {
@@ -94,5 +98,19 @@ public struct DiagramModel: Equatable, Sendable {
         self.mismatchMessage = mismatchMessage
         self.failed = failed
         self.frames = frames
+    }
+}
+
+/// When an input was subscribed, in frames.
+public struct SubscriptionWindow: Equatable, Sendable {
+    /// The subscription's frame.
+    public var start: Double
+    /// The unsubscription's frame; `nil` while still subscribed at the end.
+    public var end: Double?
+
+    /// A window from `start` to `end`.
+    public init(start: Double, end: Double?) {
+        self.start = start
+        self.end = end
     }
 }

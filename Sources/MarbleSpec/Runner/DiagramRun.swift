@@ -5,6 +5,7 @@ struct DiagramRun {
     var inners: [String: InnerStream] = [:]
     var inputObservables: [Observable<SpecItem>] = []
     var inputMessages: [[Recorded<Event<SpecItem>>]] = []
+    var inputSubscriptions: [() -> [SubscriptionLog]] = []
 
     init(spec: DiagramSpec) { self.spec = spec }
 
@@ -46,8 +47,15 @@ struct DiagramRun {
         for input in spec.inputs {
             let messages = try parse(input, kind: input.kind == .hot ? .hot : .cold)
             inputMessages.append(messages)
-            inputObservables.append(
-                input.kind == .hot ? scheduler.hot(messages: messages).asObservable() : scheduler.cold(messages: messages).asObservable())
+            if input.kind == .hot {
+                let hot = scheduler.hot(messages: messages)
+                inputObservables.append(hot.asObservable())
+                inputSubscriptions.append { hot.subscriptions }
+            } else {
+                let cold = scheduler.cold(messages: messages)
+                inputObservables.append(cold.asObservable())
+                inputSubscriptions.append { cold.subscriptions }
+            }
         }
     }
 
@@ -142,6 +150,7 @@ struct DiagramRun {
         spec.inputs.enumerated().map { index, input in
             var model = DiagramRunner.timeline(input.name, inputMessages[index].filter { $0.time >= .zero }, frame: scheduler.frame)
             model.inners = DiagramRunner.innerTimelines(inputMessages[index], frame: scheduler.frame)
+            model.subscriptions = DiagramRunner.telling(inputSubscriptions[index](), of: model, frame: scheduler.frame)
             return model
         }
     }

@@ -107,6 +107,18 @@ public enum DiagramRunner {
         }
     }
 
+    /// An input's subscription windows when they tell something the timeline does not: a
+    /// resubscription (`retry`, `repeat`) or an unsubscription before the input ends
+    /// (`take(until:)`); none for the usual single subscription that lasts.
+    static func telling(_ logs: [SubscriptionLog], of timeline: TimelineModel, frame: Duration) -> [SubscriptionWindow] {
+        let windows = logs.map { SubscriptionWindow(start: $0.subscribed / frame, end: $0.unsubscribed.map { $0 / frame }) }
+        guard windows.count == 1, let only = windows.first else { return windows }
+        let natural = timeline.events.first { if case .value = $0.kind { false } else { true } }?.frame
+        // Unsubscribed before its own completion or error: taken early.
+        if let end = only.end, end < (natural ?? .infinity) { return windows }
+        return only.start > 0 ? windows : []
+    }
+
     /// Inner timelines of a higher-order input, with the part after an early unsubscription
     /// marked to be drawn faded.
     static func innerTimelines(_ messages: [Recorded<Event<SpecItem>>], frame: Duration) -> [InnerTimelineModel] {
