@@ -67,19 +67,7 @@ struct LayoutPass {
 
     /// Windows that overlap in time (several subscribers) get lanes; resubscriptions share one.
     func windowLanes(_ t: TimelineModel) -> (lane: [Int], count: Int) {
-        var laneEnds: [Double] = []
-        var lanes: [Int] = []
-        for window in t.subscriptions {
-            let end = window.end ?? .infinity
-            if let free = laneEnds.firstIndex(where: { $0 <= window.start }) {
-                laneEnds[free] = end
-                lanes.append(free)
-            } else {
-                laneEnds.append(end)
-                lanes.append(laneEnds.count - 1)
-            }
-        }
-        return (lanes, laneEnds.count)
+        DiagramLayout.firstFreeLanes(t.subscriptions.map { ($0.start, $0.end ?? .infinity) }, margin: 0)
     }
 
     /// Subscription windows as thin brackets under the timeline, from subscription to
@@ -246,15 +234,20 @@ extension DiagramLayout {
     /// never cross: each inner takes the first lane free since a frame before it starts. An
     /// inner holds its lane to the end of its drawn line, its faded (unsubscribed) part included.
     static func lanes(of inners: [InnerTimelineModel]) -> (lane: [Int], count: Int) {
+        firstFreeLanes(inners.map { ($0.start, $0.start + drawnLength($0)) }, margin: 1)
+    }
+
+    /// Spans in order, each in the first lane whose last span ended at least `margin` frames
+    /// before it starts; a new lane when none has.
+    static func firstFreeLanes(_ spans: [(start: Double, end: Double)], margin: Double) -> (lane: [Int], count: Int) {
         var laneEnds: [Double] = []
         var lanes: [Int] = []
-        for inner in inners {
-            let end = inner.start + drawnLength(inner)
-            if let free = laneEnds.firstIndex(where: { $0 + 1 <= inner.start }) {
-                laneEnds[free] = end
+        for span in spans {
+            if let free = laneEnds.firstIndex(where: { $0 + margin <= span.start }) {
+                laneEnds[free] = span.end
                 lanes.append(free)
             } else {
-                laneEnds.append(end)
+                laneEnds.append(span.end)
                 lanes.append(laneEnds.count - 1)
             }
         }
