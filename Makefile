@@ -5,7 +5,8 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MARBLEGEN := .build/debug/marblegen
 
-.PHONY: diagrams test test-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean
+.PHONY: diagrams test test-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
+	playground playground-deps playground-e2e playground-load playground-load-debug playground-screenshot
 
 deps:
 	@command -v $(SWIFT) >/dev/null || { echo "swift is not on PATH: install Swift 6 (https://swift.org/install)"; exit 2; }
@@ -28,6 +29,7 @@ diagrams: deps
 	$(MARBLEGEN) render docs --format png
 	$(MARBLEGEN) render docs/hard-cases --format png
 	MARBLEGEN=$(MARBLEGEN) bash scripts/docc-gallery.sh
+	bash scripts/playground-gallery.sh
 
 test: deps
 	$(SWIFT) build --build-tests
@@ -61,6 +63,7 @@ check-diagrams: deps
 	$(MARBLEGEN) check docs --format png
 	$(MARBLEGEN) check docs/hard-cases --format png
 	MARBLEGEN=$(MARBLEGEN) bash scripts/docc-gallery.sh --check
+	bash scripts/playground-gallery.sh --check
 
 # The SwiftPM command plugin runs the CLI for users who depend on the package.
 plugin-check: deps
@@ -76,6 +79,43 @@ lint:
 # warning, and every public declaration documented.
 docs: deps
 	SWIFT=$(SWIFT) bash scripts/docs.sh
+
+# The live playground on the gallery's folder: prints the address (with its token) to open.
+PLAYGROUND_FOLDER ?= diagrams
+playground: deps
+	$(SWIFT) build --product marbleplay
+	.build/debug/marbleplay $(PLAYGROUND_FOLDER)
+
+# What the browser test needs: Debian's chromium and Playwright's Python driver (which uses
+# that chromium; it downloads no browser).
+playground-deps:
+	@command -v chromium >/dev/null || { echo "installing: chromium"; $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium; }
+	@python3 -c "import playwright" 2>/dev/null || { echo "installing: playwright (pip)"; \
+		python3 -m pip install -q playwright 2>/dev/null || python3 -m pip install -q --break-system-packages playwright; }
+
+# The page end to end in headless Chromium; screenshots (light, dark, error) go to the folder it prints.
+PLAYGROUND_ARTIFACTS ?= .build/playground-e2e
+playground-e2e: deps playground-deps
+	$(SWIFT) build --product marbleplay
+	python3 Tests/Playground/e2e.py .build/debug/marbleplay --artifacts $(PLAYGROUND_ARTIFACTS)
+
+# 50 clients rendering for PLAYGROUND_SECONDS on loopback (release build), then malformed requests.
+PLAYGROUND_SECONDS ?= 30
+PLAYGROUND_CLIENTS ?= 50
+playground-load: deps
+	$(SWIFT) build -c release --scratch-path .build-release --product marbleplay
+	python3 Tests/Playground/load.py .build-release/release/marbleplay --clients $(PLAYGROUND_CLIENTS) --seconds $(PLAYGROUND_SECONDS)
+
+# CI's bounded run: the debug build the tests use, 10 s.
+playground-load-debug: deps
+	$(SWIFT) build --product marbleplay
+	python3 Tests/Playground/load.py .build/debug/marbleplay --clients $(PLAYGROUND_CLIENTS) --seconds 10
+
+# The README's picture of the page (dark, switchLatest), taken by the browser test.
+playground-screenshot: deps playground-deps
+	$(SWIFT) build --product marbleplay
+	python3 Tests/Playground/e2e.py .build/debug/marbleplay --artifacts $(PLAYGROUND_ARTIFACTS) --readme-screenshot docs/playground.png
 
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release MarblesBenchmarks

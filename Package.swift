@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "MarbleRender", targets: ["MarbleRender"]),
         .library(name: "MarblesCombine", targets: ["MarblesCombine"]),
         .executable(name: "marblegen", targets: ["marblegen"]),
+        .executable(name: "marbleplay", targets: ["marbleplay"]),
         .plugin(name: "MarblegenPlugin", targets: ["MarblegenPlugin"]),
     ],
     dependencies: [
@@ -28,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
         // Combine where Apple ships it, OpenCombine elsewhere (MarblesCombine only).
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        // The playground's HTTP server (marbleplay only): small, no SwiftNIO, builds in seconds.
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // Engine: no dependencies.
@@ -67,6 +70,16 @@ let package = Package(
             dependencies: ["MarbleRender", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
 
+        // The live playground (`marbleplay`): server logic in a library so tests can run it in process.
+        .target(
+            name: "MarblePlayground",
+            dependencies: ["MarbleRender", .product(name: "FlyingFox", package: "FlyingFox")],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "marbleplay",
+            dependencies: ["MarblePlayground", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict),
+
         // The stress program (`make stress`): thread-crossing operators, grammar checked by atomics.
         // `swift package marblegen …` for users who depend on Marbles.
         .plugin(
@@ -101,6 +114,7 @@ let package = Package(
             name: "MarblesCombineTests", dependencies: ["MarblesCombine", "MarblesTesting"], swiftSettings: strict),
         // Imports Testing, XCTest and Foundation beside ours: no public name may clash.
         .testTarget(name: "NameClashTests", dependencies: ["MarblesTesting", "MarbleRender"], swiftSettings: strict),
+        .testTarget(name: "MarblePlaygroundTests", dependencies: ["MarblePlayground"], swiftSettings: strict),
         .testTarget(
             name: "MarbleRenderTests", dependencies: ["MarbleRender", "MarblesTesting", "TestSupport"], swiftSettings: strict),
     ]

@@ -22,7 +22,7 @@ extension Marblegen {
             spec = try DiagramSpec.parse(text, file: source)
             model = try DiagramRunner.run(spec)
         } catch {
-            return .failure(DrawFailure(message: error.description))
+            return .failure(DrawFailure(message: error.description, location: (error.line, error.column)))
         }
         let list = DiagramLayout(style: spec.style, measurer: CairoTextMeasurer(fontFamily: fontFamily, textEngine: textEngine)).layout(
             model)
@@ -45,5 +45,16 @@ extension Marblegen {
 public struct DrawFailure: Error, Sendable, CustomStringConvertible {
     /// What went wrong, with the place (`<command line>:2:11: error: …` and a caret).
     public var message: String
+    /// The 1-based line of a spec error; `nil` when the spec is not at fault (font, Cairo).
+    public var line: Int?
+    /// The 1-based column of a spec error.
+    public var column: Int?
     public var description: String { message }
+
+    /// Creates a failure, located when `location` is given.
+    public init(message: String, location: (line: Int, column: Int)? = nil) {
+        self.message = message
+        self.line = location?.line
+        self.column = location?.column
+    }
 }

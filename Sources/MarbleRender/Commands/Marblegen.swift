@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The theme choice of the command line: a fixed theme, or `auto` (SVG follows the reader's
 /// light/dark preference; PNG and PDF use light).
@@ -332,9 +333,14 @@ public struct Marblegen: Sendable {
 
     /// Writes to a temporary file beside the target, then renames it over the target: a
     /// failure never leaves half a file.
+    /// Numbers temporary files, so that concurrent writes of one path (a server saving) never share one.
+    private static let temporaryCounter = Atomic<Int>(0)
+
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
         let directory = (path as NSString).deletingLastPathComponent
-        let temporary = (directory.isEmpty ? "." : directory) + "/." + (path as NSString).lastPathComponent + ".\(getpid()).tmp"
+        let temporary =
+            (directory.isEmpty ? "." : directory) + "/." + (path as NSString).lastPathComponent
+            + ".\(getpid()).\(temporaryCounter.add(1, ordering: .relaxed).newValue).tmp"
         guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
             throw WriteError(reason: "cannot create \(temporary) (is the folder writable?)")
         }
