@@ -32,7 +32,7 @@ final class Gate<Element>: @unchecked Sendable {
     }
 
     /// Delivers the queue until it stays empty; called with the lock held and `draining` set.
-    @usableFromInline func deliverPendingAndUnlock() {
+    @inlinable func deliverPendingAndUnlock() {
         while !pending.isEmpty {
             let batch = pending
             pending.removeAll(keepingCapacity: true)

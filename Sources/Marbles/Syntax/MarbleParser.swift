@@ -51,19 +51,29 @@ public struct MarbleParser: Sendable {
     public func parse<Value>(
         _ diagram: String, kind: DiagramKind, error: any Error = MarbleError(), resolve: (String) -> Value?
     ) throws(MarbleSyntaxError) -> [Recorded<Event<Value>>] {
-        let raw = try scanEvents(diagram, kind: kind)
         var events: [Recorded<Event<Value>>] = []
-        events.reserveCapacity(raw.count)
-        for (time, event) in raw {
+        events.reserveCapacity(min(diagram.utf8.count / 3 + 8, 1 << 16))
+        // A missing value is reported after the whole diagram scanned cleanly, so that a syntax
+        // error anywhere wins over it.
+        var missing: (key: String, column: Int)?
+        let zero = try scanEvents(diagram, kind: kind) { time, event in
             let resolved: Event<Value>
             switch event {
             case .value(let key, let column):
-                guard let value = resolve(key) else { throw MarbleSyntaxError(.missingValue(key), diagram: diagram, column: column) }
+                guard let value = resolve(key) else {
+                    if missing == nil { missing = (key, column) }
+                    return
+                }
                 resolved = .next(value)
             case .complete: resolved = .completed
             case .error: resolved = .error(error)
             }
             events.append(Recorded(time: .nanoseconds(time), value: resolved))
+        }
+        if let missing { throw MarbleSyntaxError(.missingValue(missing.key), diagram: diagram, column: missing.column) }
+        if zero != 0 {
+            let offset = Duration.nanoseconds(zero)
+            for i in events.indices { events[i].time -= offset }
         }
         return events
     }
@@ -76,13 +86,11 @@ public struct MarbleParser: Sendable {
         case error
     }
 
-    /// The type-independent part of parsing: events with their times in nanoseconds, `^`
-    /// already applied.
+    /// The type-independent part of parsing, in one pass: hands each event to `emit` with its
+    /// time in nanoseconds before `^` is applied, and returns the time of `^` (0 without one).
     @usableFromInline
-    func scanEvents(_ diagram: String, kind: DiagramKind) throws(MarbleSyntaxError) -> [(Int64, RawEvent)] {
+    func scanEvents(_ diagram: String, kind: DiagramKind, emit: (Int64, RawEvent) -> Void) throws(MarbleSyntaxError) -> Int64 {
         var scanner = Scanner(diagram, frameNanos: frameNanos)
-        var events: [(Int64, RawEvent)] = []
-        events.reserveCapacity(min(diagram.utf8.count / 3 + 8, 1 << 16))
         var zero: Int64?
         var terminated = false
         func fail(_ kind: MarbleSyntaxError.Kind, _ column: Int) -> MarbleSyntaxError {
@@ -91,7 +99,7 @@ public struct MarbleParser: Sendable {
         func add(_ event: RawEvent, _ column: Int, terminal: Bool = false) throws(MarbleSyntaxError) {
             if kind == .expected && terminated { throw fail(.eventAfterTermination, column) }
             if terminal { terminated = true }
-            events.append((scanner.eventTime, event))
+            emit(scanner.eventTime, event)
             scanner.noteEvent()
             scanner.advanceOneFrame()
         }
@@ -117,10 +125,7 @@ public struct MarbleParser: Sendable {
             }
         }
         try scanner.finish()
-        if let zero, zero != 0 {
-            for i in events.indices { events[i].0 -= zero }
-        }
-        return events
+        return zero ?? 0
     }
 
     /// Parses a subscription diagram: `^` subscribes (and costs a frame), `!` unsubscribes
@@ -233,6 +238,7 @@ struct Scanner {
 
     /// Moves the cursor; past a quarter of `Int64` (room for offsets and hot negatives) the
     /// overflow is remembered and reported by the next call to `next()` or `finish()`.
+    @inline(__always)
     mutating func advanceCursor(by nanos: Int64) {
         let (sum, overflow) = cursor.addingReportingOverflow(nanos)
         if overflow || sum > Int64.max / 4 {
@@ -252,9 +258,16 @@ struct Scanner {
         if let overflowColumn { throw error(.timeOverflow, at: overflowColumn) }
         while index < bytes.count {
             let byte = bytes[index]
-            let atTokenStart = index == 0 || bytes[index - 1] == MarbleSymbol.space.rawValue
             column += 1
-            if let cluster = clusterToken() { return cluster }
+            // The common case first: a frame outside a compact group.
+            if byte == MarbleSymbol.frame.rawValue, !groupIsCompact || groupStart == nil {
+                index += 1
+                advanceCursor(by: frameNanos)
+                continue
+            }
+            let next = index + 1 < bytes.count ? bytes[index + 1] : 0
+            if byte >= 0x80 || next >= 0x80 || byte == 0x0D, let cluster = clusterToken() { return cluster }
+            let atTokenStart = index == 0 || bytes[index - 1] == MarbleSymbol.space.rawValue
             if atTokenStart, byte >= 0x30 && byte <= 0x39, try applyTimeProgression() { continue }
             index += 1
             guard let symbol = MarbleSymbol(rawValue: byte) else {

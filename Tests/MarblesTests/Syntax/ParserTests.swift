@@ -156,6 +156,23 @@ struct SyntaxErrorTests {
         }
     }
 
+    @Test("a syntax error anywhere is reported before a missing value earlier in the diagram")
+    func syntaxErrorBeforeMissingValue() {
+        #expect(throws: MarbleSyntaxError(.unclosedGroup, diagram: "c-a-(a", column: 5)) {
+            try MarbleParser().parse("c-a-(a", kind: .cold, values: ["a": 1])
+        }
+        #expect(throws: MarbleSyntaxError(.missingValue("c"), diagram: "a-c-d-|", column: 3)) {
+            try MarbleParser().parse("a-c-d-|", kind: .cold, values: ["a": 1])
+        }
+    }
+
+    @Test("hot times count from '^', values before it negative, in one pass with values looked up")
+    func hotTimesWithValues() throws {
+        let events = try MarbleParser().parse("a-^-b-|", kind: .hot, values: ["a": 1, "b": 2])
+        #expect(events.map(\.time) == [.milliseconds(-2), .milliseconds(2), .milliseconds(4)])
+        #expect(events.compactMap { if case .next(let v) = $0.value { v } else { nil } } == [1, 2])
+    }
+
     @Test("subscription diagram errors")
     func subscriptionErrors() {
         let parser = MarbleParser()
