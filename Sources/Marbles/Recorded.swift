@@ -6,6 +6,7 @@ public struct Recorded<Value> {
     public var value: Value
 
     /// Stamps `value` with `time`.
+    @inlinable
     public init(time: Duration, value: Value) {
         self.time = time
         self.value = value

@@ -34,6 +34,17 @@ struct CommandTests {
         #expect(pdf.hasPrefix("%PDF-"))
     }
 
+    @Test("a diagram of nearly 2,000 frames still renders to PNG, scaled down to Cairo's 32,767-pixel limit")
+    func longDiagramFitsPNGLimit() throws {
+        let spec = "input: -a-b-c 1900ms |\noperator: bufferCount(1, 1)\n"
+        let bytes = try Marblegen().draw(spec, source: "<test>", format: .png).get()
+        // The IHDR chunk: width and height, big-endian, at bytes 16..<24.
+        let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }
+        let height = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
+        #expect(width <= 32_767 && width > 16_000)
+        #expect(height > 0 && height < width)
+    }
+
     @Test("the auto theme SVG follows prefers-color-scheme through CSS custom properties")
     func autoTheme() throws {
         let path = writeSpec(spec)

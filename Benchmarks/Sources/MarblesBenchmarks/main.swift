@@ -1,7 +1,8 @@
 import Foundation
 
 // The side-by-side benchmarks: `swift run -c release MarblesBenchmarks [--quick] [--reps N]
-// [--only chain,subject,scheduler,parser,printer,small-test,marble-test,render,combine,async]`.
+// [--only chain,subject,scheduler,parser,printer,small-test,marble-test,render,combine,async]`;
+// marble-test's parts run alone as cold-test, hot-test and higher-order (for profiling).
 // `make bench` runs all of them; `make bench-debug` the scheduler and test sections in a debug build.
 
 #if DEBUG
@@ -13,8 +14,13 @@ let sections: [(String, () -> Void)] = [
     ("marble-test", marbleTestBenchmarks),
     ("render", renderBenchmarks), ("combine", combineBenchmarks), ("async", asyncDriverBenchmarks),
 ]
-if let only = options.only, let unknown = only.first(where: { name in !sections.contains { $0.0 == name } }) {
-    say("unknown section '\(unknown)'; sections: \(sections.map(\.0).joined(separator: ", "))")
+// Parts of marble-test, run only when named.
+let parts: [(String, () -> Void)] = [
+    ("cold-test", { coldTestBenchmark(events: 1_000) }), ("hot-test", hotTestBenchmark), ("higher-order", higherOrderBenchmarks),
+]
+if let only = options.only, let unknown = only.first(where: { name in !(sections + parts).contains { $0.0 == name } }) {
+    say("unknown section '\(unknown)'; sections: \((sections + parts).map(\.0).joined(separator: ", "))")
     exit(2)
 }
 for (name, run) in sections where options.runs(name) { run() }
+for (name, run) in parts where options.only?.contains(name) == true { run() }

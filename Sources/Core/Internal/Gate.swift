@@ -12,8 +12,9 @@
 final class Gate<Element>: @unchecked Sendable {
     @usableFromInline let lock = Lock()
     @usableFromInline let downstream: Observer<Element>
-    @usableFromInline var pending: [Event<Element>] = []
-    @usableFromInline var draining = false
+    // Touched only under `lock`, never in overlapping accesses: no runtime exclusivity checks.
+    @exclusivity(unchecked) @usableFromInline var pending: [Event<Element>] = []
+    @exclusivity(unchecked) @usableFromInline var draining = false
 
     @usableFromInline init(_ downstream: Observer<Element>) { self.downstream = downstream }
 

@@ -8,10 +8,11 @@
 final class SubjectCore<Element>: @unchecked Sendable {
     @usableFromInline let lock = Lock()
     // Parallel arrays: `send` takes `gates` as is (a buffer retain, no per-event copy or map).
-    private var keys: [UInt64] = []
-    @usableFromInline var gates: [Gate<Element>] = []
-    private var nextKey: UInt64 = 0
-    @usableFromInline var terminal: Event<Element>?
+    // Touched only under `lock`, never in overlapping accesses: no runtime exclusivity checks.
+    @exclusivity(unchecked) private var keys: [UInt64] = []
+    @exclusivity(unchecked) @usableFromInline var gates: [Gate<Element>] = []
+    @exclusivity(unchecked) private var nextKey: UInt64 = 0
+    @exclusivity(unchecked) @usableFromInline var terminal: Event<Element>?
 
     var hasObservers: Bool { lock.withLock { !gates.isEmpty } }
 

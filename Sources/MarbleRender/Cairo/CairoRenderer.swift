@@ -65,11 +65,17 @@ public struct CairoRenderer: Sendable {
         if resolved.lowercased() != fontFamily.lowercased() { throw .noFont(requested: fontFamily, resolved: resolved) }
     }
 
-    /// Renders `list` in `format`. PNG is scaled by `scale`; SVG and PDF are in pixel units.
+    /// The widest or tallest PNG Cairo can make, in pixels.
+    public static let maxPNGPixels = 32_767.0
+
+    /// Renders `list` in `format`. PNG is scaled by `scale`, less for a diagram so long that
+    /// the image would pass ``maxPNGPixels``; SVG and PDF are in pixel units.
     /// `autoTheme` (SVG only) makes the file follow the reader's light/dark preference.
     public func render(_ list: DisplayList, format: OutputFormat, theme: Theme, scale: Double = 2, autoTheme: Bool = false)
         throws(RenderError) -> [UInt8]
     {
+        // One pixel of room for rounding up.
+        let scale = min(scale, (Self.maxPNGPixels - 1) / max(list.width, list.height, 1))
         let sink = ByteSink()
         let drawTheme = autoTheme && format == .svg ? Theme.sentinel : theme
         let surface: OpaquePointer

@@ -39,38 +39,39 @@ public struct MarbleComparison {
             }?.key
         }
         self.label = label
-        let e = Self.groupedByTime(expected)
-        let a = Self.groupedByTime(actual)
+        self.mismatches = Self.mismatches(
+            Self.timeOrdered(expected), Self.timeOrdered(actual), frame: frame, label: label, areEqual: areEqual)
+    }
+
+    /// One merge walk over both timelines (in time order), same-time events compared in order.
+    private static func mismatches(
+        _ e: [Recorded<Event<RecordedValue>>], _ a: [Recorded<Event<RecordedValue>>], frame: Duration,
+        label: (RecordedValue) -> String, areEqual: ((Any, Any) -> Bool)?
+    ) -> [MarbleMismatch] {
         var mismatches: [MarbleMismatch] = []
+        var comparer = EventComparer(areEqual: areEqual)
         var i = 0
         var j = 0
-        // One merge walk over both timelines, same-time events compared in order.
         while i < e.count || j < a.count {
-            let time = Self.nextTime(e, i, a, j)
-            let x = i < e.count && e[i].time == time ? e[i].events : []
-            let y = j < a.count && a[j].time == time ? a[j].events : []
-            if !x.isEmpty { i += 1 }
-            if !y.isEmpty { j += 1 }
-            for k in 0..<max(x.count, y.count) {
-                let ex = k < x.count ? x[k] : nil
-                let ac = k < y.count ? y[k] : nil
-                if let ex, let ac, eventsMatch(ex, ac, areEqual: areEqual) { continue }
+            let time = i < e.count && j < a.count ? min(e[i].time, a[j].time) : (i < e.count ? e[i].time : a[j].time)
+            var iEnd = i
+            while iEnd < e.count && e[iEnd].time == time { iEnd += 1 }
+            var jEnd = j
+            while jEnd < a.count && a[jEnd].time == time { jEnd += 1 }
+            for k in 0..<max(iEnd - i, jEnd - j) {
+                let ex = i + k < iEnd ? e[i + k].value : nil
+                let ac = j + k < jEnd ? a[j + k].value : nil
+                if let ex, let ac, comparer.matches(ex, ac) { continue }
                 mismatches.append(Self.mismatch(at: time, frame: frame, ex, ac, label: label))
             }
+            i = iEnd
+            j = jEnd
         }
-        self.mismatches = mismatches
+        return mismatches
     }
 
     /// Whether the timelines are equal.
     public var matches: Bool { mismatches.isEmpty }
-
-    private static func nextTime(
-        _ e: [(time: Duration, events: [Event<RecordedValue>])], _ i: Int, _ a: [(time: Duration, events: [Event<RecordedValue>])],
-        _ j: Int
-    ) -> Duration {
-        if i < e.count, j < a.count { return min(e[i].time, a[j].time) }
-        return i < e.count ? e[i].time : a[j].time
-    }
 
     /// A mismatch whose two events are described so that they never read alike: when the
     /// plain descriptions collide (`1` the Int and `"1"` the String), the types are shown.
@@ -87,21 +88,16 @@ public struct MarbleComparison {
         return MarbleMismatch(time: time, frame: frameText(time, frame: frame), expected: expectedEvent, actual: actualEvent)
     }
 
-    /// Events grouped by time, in time order; same-time events keep their recorded order.
-    static func groupedByTime(_ events: [Recorded<Event<RecordedValue>>]) -> [(time: Duration, events: [Event<RecordedValue>])] {
-        // Recordings arrive in time order: sort (stably) only when they do not.
-        let inOrder = zip(events, events.dropFirst()).allSatisfy { $0.time <= $1.time }
-        let sorted = inOrder ? events : zip(events.indices, events).sorted { ($0.1.time, $0.0) < ($1.1.time, $1.0) }.map(\.1)
-        var groups: [(time: Duration, events: [Event<RecordedValue>])] = []
-        groups.reserveCapacity(sorted.count)
-        for recorded in sorted {
-            if let last = groups.last, last.time == recorded.time {
-                groups[groups.count - 1].events.append(recorded.value)
-            } else {
-                groups.append((recorded.time, [recorded.value]))
-            }
+    /// The events in time order; same-time events keep their recorded order. Recordings arrive
+    /// in time order: they are sorted (stably) only when they do not.
+    static func timeOrdered(_ events: [Recorded<Event<RecordedValue>>]) -> [Recorded<Event<RecordedValue>>] {
+        var inOrder = true
+        for index in events.indices.dropFirst() where events[index - 1].time > events[index].time {
+            inOrder = false
+            break
         }
-        return groups
+        if inOrder { return events }
+        return zip(events.indices, events).sorted { ($0.1.time, $0.0) < ($1.1.time, $1.0) }.map(\.1)
     }
 
     /// The failure message: a headline, the frame ruler, both diagrams, a caret under the first

@@ -74,7 +74,7 @@ public struct ValueMatcher: CustomStringConvertible {
 /// The events of an inner observable, filled in as virtual time runs.
 public final class RecordedInnerTimeline {
     /// The events, relative to the emission of the inner observable.
-    public internal(set) var events: [Recorded<Event<RecordedValue>>]
+    @exclusivity(unchecked) public internal(set) var events: [Recorded<Event<RecordedValue>>]
     init(events: [Recorded<Event<RecordedValue>>] = []) { self.events = events }
 }
 
@@ -89,6 +89,51 @@ extension Equatable {
         return self == other
     }
 }
+
+/// Compares events of long timelines fast: when consecutive plain values share a type, that
+/// type's facts (a matcher? an Optional? `Equatable`?) are looked up once instead of through
+/// dynamic casts for every pair. Gives the same answers as ``eventsMatch(_:_:areEqual:)``.
+struct EventComparer {
+    let areEqual: ((Any, Any) -> Bool)?
+    private var cachedType: ObjectIdentifier?
+    private var cachedIsPlain = false
+    private var cachedEquality: ((Any, Any) -> Bool)?
+
+    init(areEqual: ((Any, Any) -> Bool)?) { self.areEqual = areEqual }
+
+    mutating func matches(_ a: Event<RecordedValue>, _ b: Event<RecordedValue>) -> Bool {
+        if case .next(.plain(let x)) = a, case .next(.plain(let y)) = b, let answer = plainMatch(x, y) { return answer }
+        return eventsMatch(a, b, areEqual: areEqual)
+    }
+
+    /// `nil` when the pair needs the general rules (different types, matchers, Optionals,
+    /// which a cast may unwrap into a matcher).
+    private mutating func plainMatch(_ x: Any, _ y: Any) -> Bool? {
+        let valueType = type(of: x)
+        guard valueType == type(of: y) else { return nil }
+        let id = ObjectIdentifier(valueType)
+        if id != cachedType {
+            cachedType = id
+            cachedIsPlain = valueType != ValueMatcher.self && !(valueType is any OptionalMarker.Type)
+            if let equatable = x as? any Equatable { cachedEquality = Self.equality(equatable) } else { cachedEquality = nil }
+        }
+        guard cachedIsPlain else { return nil }
+        if let areEqual { return areEqual(x, y) }
+        if let cachedEquality { return cachedEquality(x, y) }
+        return String(describing: x) == String(describing: y)
+    }
+
+    private static func equality<T: Equatable>(_: T) -> (Any, Any) -> Bool {
+        { a, b in
+            guard let a = a as? T, let b = b as? T else { return false }
+            return a == b
+        }
+    }
+}
+
+/// Optionals, recognized by type.
+private protocol OptionalMarker {}
+extension Optional: OptionalMarker {}
 
 func eventsMatch(_ a: Event<RecordedValue>, _ b: Event<RecordedValue>, areEqual: ((Any, Any) -> Bool)? = nil) -> Bool {
     switch (a, b) {

@@ -6,7 +6,15 @@ public struct ExpectationOutcome {
         /// Hot or cold.
         public var kind: DiagramKind
         /// Its messages, erased; times relative to its creation (hot: to its `^`).
-        public var messages: [Recorded<Event<RecordedValue>>]
+        public var messages: [Recorded<Event<RecordedValue>>] { erase() }
+        // Erased when asked for: most runs never look.
+        let erase: () -> [Recorded<Event<RecordedValue>>]
+
+        @usableFromInline
+        init(kind: DiagramKind, erase: @escaping () -> [Recorded<Event<RecordedValue>>]) {
+            self.kind = kind
+            self.erase = erase
+        }
     }
 
     /// The `toBe` call site.

@@ -4,9 +4,11 @@
 /// reported at the line of that call.
 public final class MarbleExpectation {
     private unowned let scheduler: TestScheduler
-    let origin: Duration
-    var actual: [Recorded<Event<RecordedValue>>] = []
+    @usableFromInline let origin: Duration
+    // Appended once per event on the scheduler's thread: no runtime exclusivity checks.
+    @exclusivity(unchecked) @usableFromInline var actual: [Recorded<Event<RecordedValue>>] = []
 
+    @usableFromInline
     init(scheduler: TestScheduler, origin: Duration) {
         self.scheduler = scheduler
         self.origin = origin

@@ -35,6 +35,9 @@ public struct MarbleParser: Sendable {
     /// Parses a diagram, mapping each value's key through `values`; a key missing from a
     /// non-empty dictionary is an error. With an empty dictionary, `Value` must be `String`
     /// or the keys are errors.
+    // Inlinable, as the paths below it, so that a test's value type is specialized in the test
+    // module instead of run as unspecialized generic code (metadata lookups per event).
+    @inlinable
     public func parse<Value>(
         _ diagram: String, kind: DiagramKind, values: [String: Value], error: any Error = MarbleError()
     ) throws(MarbleSyntaxError) -> [Recorded<Event<Value>>] {

@@ -4,27 +4,34 @@ public final class ColdObservable<Element>: ObservableType, TestObservableMessag
     /// The diagram's messages, relative to a subscription.
     public let messages: [Recorded<Event<Element>>]
     /// One entry per subscription, in subscription order, in the scheduler's absolute time.
-    public private(set) var subscriptions: [SubscriptionLog] = []
-    private unowned let scheduler: TestScheduler
+    public internal(set) var subscriptions: [SubscriptionLog] {
+        get { subscriptionLogs }
+        set { subscriptionLogs = newValue }
+    }
+    @usableFromInline var subscriptionLogs: [SubscriptionLog] = []
+    @usableFromInline unowned let scheduler: TestScheduler
 
+    @inlinable
     init(messages: [Recorded<Event<Element>>], scheduler: TestScheduler) {
         self.messages = messages
         self.scheduler = scheduler
     }
 
+    @inlinable
     public var erasedMessages: [Recorded<Event<RecordedValue>>] {
         messages.map { Recorded(time: $0.time, value: $0.value.map { .plain($0) }) }
     }
 
+    @inlinable
     public func asObservable() -> Observable<Element> {
         Observable.create { [self] observer in
-            let index = subscriptions.count
-            subscriptions.append(SubscriptionLog(subscribed: scheduler.now))
+            let index = subscriptionLogs.count
+            subscriptionLogs.append(SubscriptionLog(subscribed: scheduler.now))
             let actions = messages.map { message in
                 scheduler.schedule(after: message.time) { observer.on(message.value) }
             }
             return Disposables.create { [self] in
-                subscriptions[index].unsubscribed = scheduler.now
+                subscriptionLogs[index].unsubscribed = scheduler.now
                 for action in actions { action.dispose() }
             }
         }
@@ -38,35 +45,43 @@ public final class HotObservable<Element>: ObservableType, TestObservableMessage
     /// The diagram's messages, relative to `^`.
     public let messages: [Recorded<Event<Element>>]
     /// One entry per subscription, in subscription order, in the scheduler's absolute time.
-    public private(set) var subscriptions: [SubscriptionLog] = []
-    private let subject = PublishSubject<Element>()
-    let origin: Duration
-    private unowned let scheduler: TestScheduler
+    public internal(set) var subscriptions: [SubscriptionLog] {
+        get { subscriptionLogs }
+        set { subscriptionLogs = newValue }
+    }
+    @usableFromInline var subscriptionLogs: [SubscriptionLog] = []
+    @usableFromInline let subject = PublishSubject<Element>()
+    @usableFromInline let origin: Duration
+    @usableFromInline unowned let scheduler: TestScheduler
 
+    @inlinable
     init(messages: [Recorded<Event<Element>>], scheduler: TestScheduler) {
         self.messages = messages
         self.scheduler = scheduler
         self.origin = scheduler.now
     }
 
+    @inlinable
     public var erasedMessages: [Recorded<Event<RecordedValue>>] {
         messages.map { Recorded(time: $0.time, value: $0.value.map { .plain($0) }) }
     }
 
     /// Schedules every message; the scheduler calls this at the start of its run.
+    @inlinable
     func setUp() {
         for message in messages {
             scheduler.virtual.schedule(at: origin + message.time) { [subject] in subject.on(message.value) }
         }
     }
 
+    @inlinable
     public func asObservable() -> Observable<Element> {
         Observable.create { [self] observer in
-            let index = subscriptions.count
-            subscriptions.append(SubscriptionLog(subscribed: scheduler.now))
+            let index = subscriptionLogs.count
+            subscriptionLogs.append(SubscriptionLog(subscribed: scheduler.now))
             let subscription = subject.subscribe(observer)
             return Disposables.create { [self] in
-                subscriptions[index].unsubscribed = scheduler.now
+                subscriptionLogs[index].unsubscribed = scheduler.now
                 subscription.dispose()
             }
         }
@@ -76,7 +91,7 @@ public final class HotObservable<Element>: ObservableType, TestObservableMessage
 /// The events of an observable subscribed by ``TestScheduler/record(_:)``.
 public final class Recording<Element> {
     /// The events so far, relative to the time `record` was called.
-    public internal(set) var events: [Recorded<Event<Element>>] = []
+    @exclusivity(unchecked) public internal(set) var events: [Recorded<Event<Element>>] = []
     var subscription: (any Disposable)?
 
     /// Stops recording.

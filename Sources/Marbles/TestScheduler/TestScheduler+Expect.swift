@@ -14,6 +14,7 @@ extension TestScheduler {
     }
 
     /// `expect(_:unsubscribe:)` at a location given as a value.
+    @inlinable
     public func expect<O: ObservableType>(_ observable: O, unsubscribe: String? = nil, at location: MarbleSourceLocation)
         -> MarbleExpectation
     {
@@ -39,6 +40,7 @@ extension TestScheduler {
 
     /// The `^` (default: frame 0) and `!` of an expectation's subscription diagram, relative to
     /// now; a malformed diagram is reported at the expectation and read as "subscribe now".
+    @usableFromInline
     func subscriptionTimes(_ diagram: String?, location: MarbleSourceLocation) -> (subscribe: Duration, unsubscribe: Duration?) {
         guard let diagram else { return (.zero, nil) }
         do {
@@ -52,6 +54,7 @@ extension TestScheduler {
 
     /// Erases an event; an observable value is subscribed at once and recorded as an inner
     /// timeline relative to its emission.
+    @usableFromInline
     func erase<Value>(_ event: Event<Value>) -> Event<RecordedValue> {
         event.map { value in
             guard let inner = value as? any ObservableType else { return .plain(value) }

@@ -3,6 +3,7 @@ extension TestScheduler {
     /// the diagram from its own frame 0.
     ///
     /// A malformed diagram is reported here and gives an observable that never emits.
+    @inlinable
     public func cold<Value>(
         _ diagram: String, values: [String: Value], error: any Error = MarbleError(),
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
@@ -21,6 +22,7 @@ extension TestScheduler {
 
     /// A hot observable whose values are looked up in `values`; it emits at the diagram's
     /// frames (counted from its `^`) whoever is subscribed.
+    @inlinable
     public func hot<Value>(
         _ diagram: String, values: [String: Value], error: any Error = MarbleError(),
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
@@ -38,18 +40,20 @@ extension TestScheduler {
     }
 
     /// A cold observable of messages built by hand (times relative to each subscription).
+    @inlinable
     public func cold<Value>(messages: [Recorded<Event<Value>>]) -> ColdObservable<Value> {
         let cold = ColdObservable(messages: messages, scheduler: self)
-        createdInputs.append(ExpectationOutcome.Input(kind: .cold, messages: cold.erasedMessages))
+        createdInputs.append(ExpectationOutcome.Input(kind: .cold) { cold.erasedMessages })
         testObservables.append(({ [unowned self] in name(.cold, cold.erasedMessages) }, { cold.subscriptions }))
         return cold
     }
 
     /// A hot observable of messages built by hand (times relative to now; set up at the run's start).
+    @inlinable
     public func hot<Value>(messages: [Recorded<Event<Value>>]) -> HotObservable<Value> {
         let hot = HotObservable(messages: messages, scheduler: self)
         hotToSetUp.append(hot.setUp)
-        createdInputs.append(ExpectationOutcome.Input(kind: .hot, messages: hot.erasedMessages))
+        createdInputs.append(ExpectationOutcome.Input(kind: .hot) { hot.erasedMessages })
         testObservables.append(({ [unowned self] in name(.hot, hot.erasedMessages) }, { hot.subscriptions }))
         return hot
     }
@@ -67,12 +71,14 @@ extension TestScheduler {
     }
 
     /// `cold("-a-b|")`, as a leak report names a test observable.
-    private func name(_ kind: DiagramKind, _ messages: [Recorded<Event<RecordedValue>>]) -> String {
+    @usableFromInline
+    func name(_ kind: DiagramKind, _ messages: [Recorded<Event<RecordedValue>>]) -> String {
         let diagram = MarblePrinter(frame: frame).print(messages, label: \.description).text
         return "\(kind == .hot ? "hot" : "cold")(\"\(diagram.count > 60 ? String(diagram.prefix(59)) + "…" : diagram)\")"
     }
 
-    private func parse<Value>(
+    @inlinable
+    func parse<Value>(
         _ diagram: String, _ kind: DiagramKind, _ values: [String: Value], _ error: any Error, _ location: MarbleSourceLocation
     ) -> [Recorded<Event<Value>>] {
         do {

@@ -45,15 +45,15 @@ public final class TestScheduler: Scheduler {
     public var recordDiagram: ((DiagramRecording) -> String)?
 
     /// The virtual clock underneath; internal so that every run goes through ``flush(fileID:filePath:line:column:)``.
-    package let virtual: VirtualTimeScheduler
+    @usableFromInline package let virtual: VirtualTimeScheduler
     /// Where failures go.
     package let reporter: any MarbleFailureReporter
     /// Reads diagrams at this scheduler's frame.
-    package let parser: MarbleParser
+    @usableFromInline package let parser: MarbleParser
 
-    var hotToSetUp: [() -> Void] = []
+    @usableFromInline var hotToSetUp: [() -> Void] = []
     /// Test observables made so far, erased, for ``ExpectationOutcome/inputs``.
-    var createdInputs: [ExpectationOutcome.Input] = []
+    @usableFromInline var createdInputs: [ExpectationOutcome.Input] = []
     /// Expectations whose `toBe` was called and that have not been checked yet.
     var checks: [PendingCheck] = []
     /// Why the latest flush stopped early (runaway work at the step limit), if it did.
@@ -62,9 +62,9 @@ public final class TestScheduler: Scheduler {
     var pendingRunaway: String?
     /// Subscriptions the harness made (expectations, recordings, inner timelines); `run`
     /// disposes them when it ends, then checks that every test observable was unsubscribed.
-    var harnessSubscriptions: [any Disposable] = []
+    @usableFromInline var harnessSubscriptions: [any Disposable] = []
     /// Each test observable, as a failure names it, with its subscription log.
-    var testObservables: [(name: () -> String, logs: () -> [SubscriptionLog])] = []
+    @usableFromInline var testObservables: [(name: () -> String, logs: () -> [SubscriptionLog])] = []
 
     // Async support: created on first use.
     lazy var executor = TestTaskExecutor()
@@ -127,7 +127,7 @@ public final class TestScheduler: Scheduler {
     }
 
     /// Reports a failure at `location`.
-    func report(_ message: String, at location: MarbleSourceLocation) {
+    @usableFromInline func report(_ message: String, at location: MarbleSourceLocation) {
         reporter.report(MarbleFailure(message: message, location: location))
     }
 }
