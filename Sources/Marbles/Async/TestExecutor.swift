@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -19,6 +21,8 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     private var head = 0
     private var foreignEnqueues = 0
     private var owner: pthread_t
+    // Jobs waiting: lets the scheduler's loop skip the lock between steps when there are none.
+    private let waiting = Atomic<Int>(0)
     // Emissions through an `AsyncEmitter` from other threads.
     let foreignEmissionLock = Lock()
     var foreignEmissions = 0
@@ -36,12 +40,16 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
         lock.withLock {
             if pthread_equal(owner, pthread_self()) == 0 { foreignEnqueues += 1 }
             jobs.append(unowned)
+            waiting.add(1, ordering: .releasing)
         }
     }
 
     /// Queues a job the global-enqueue hook routed here (a `Task { }` started on the driver thread).
     func enqueueRouted(_ job: UnownedJob) {
-        lock.withLock { jobs.append(job) }
+        lock.withLock {
+            jobs.append(job)
+            waiting.add(1, ordering: .releasing)
+        }
     }
 
     /// Jobs enqueued from other threads so far.
@@ -51,7 +59,7 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     /// - Returns: how many ran.
     func runUntilIdle(limit: Int) -> Int {
         var ran = 0
-        while ran < limit, let job = next() {
+        while ran < limit, waiting.load(ordering: .acquiring) > 0, let job = next() {
             job.runSynchronously(on: asUnownedTaskExecutor())
             ran += 1
         }
@@ -68,6 +76,7 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
                 return nil
             }
             defer { head += 1 }
+            waiting.subtract(1, ordering: .relaxed)
             return jobs[head]
         }
     }

@@ -46,7 +46,16 @@ public struct MarbleParser: Sendable {
             // cast per value).
             return try parse(diagram, kind: kind, error: error) { key in unsafeBitCast(key, to: Value.self) }
         }
-        return try parse(diagram, kind: kind, error: error) { values[$0] }
+        // Long diagrams look each one-character key up once, not by hashing it at every event.
+        guard diagram.utf8.count > 64 else { return try parse(diagram, kind: kind, error: error) { values[$0] } }
+        var looked: [Value??] = Array(repeating: nil, count: 128)
+        return try parse(diagram, kind: kind, error: error) { key in
+            guard key.utf8.count == 1, let byte = key.utf8.first, byte < 128 else { return values[key] }
+            if let known = looked[Int(byte)] { return known }
+            let found = values[key]
+            looked[Int(byte)] = .some(found)
+            return found
+        }
     }
 
     /// Parses a diagram, resolving each value's key with `resolve`; `nil` is a missing value.
@@ -220,6 +229,10 @@ struct Scanner {
     /// One-character keys for ASCII values, made once.
     static let asciiKeys: [String] = (0..<128).map { String(Unicode.Scalar(UInt8($0))) }
 
+    /// ``asciiKeys``, read once per scan (a global's lazy-initialization check per value showed
+    /// in profiles).
+    private let keys = Scanner.asciiKeys
+
     init(_ diagram: String, frameNanos: Int64) {
         self.diagram = diagram
         self.bytes = Array(diagram.utf8)
@@ -274,7 +287,7 @@ struct Scanner {
             if atTokenStart, byte >= 0x30 && byte <= 0x39, try applyTimeProgression() { continue }
             index += 1
             guard let symbol = MarbleSymbol(rawValue: byte) else {
-                return Token(value: Self.asciiKeys[Int(byte)], column: column)
+                return Token(value: keys[Int(byte)], column: column)
             }
             switch symbol {
             case .space:

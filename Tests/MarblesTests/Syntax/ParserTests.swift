@@ -166,6 +166,17 @@ struct SyntaxErrorTests {
         }
     }
 
+    @Test("long diagrams look values up as short ones do: one-character, quoted and missing keys")
+    func longDiagramValues() throws {
+        let body = String(repeating: "a-b-'ab'-", count: 10)
+        let events = try MarbleParser().parse(body + "|", kind: .cold, values: ["a": 1, "b": 2, "ab": 3])
+        let values = events.compactMap { if case .next(let v) = $0.value { v } else { nil } }
+        #expect(values == Array(repeating: [1, 2, 3], count: 10).flatMap { $0 })
+        #expect(throws: MarbleSyntaxError(.missingValue("c"), diagram: body + "c|", column: body.count + 1)) {
+            try MarbleParser().parse(body + "c|", kind: .cold, values: ["a": 1, "b": 2, "ab": 3])
+        }
+    }
+
     @Test("hot times count from '^', values before it negative, in one pass with values looked up")
     func hotTimesWithValues() throws {
         let events = try MarbleParser().parse("a-^-b-|", kind: .hot, values: ["a": 1, "b": 2])
