@@ -119,3 +119,35 @@ struct VirtualTimeSchedulerTests {
         #expect(scheduler.nextDueTime == nil)
     }
 }
+
+@Suite("Duration to nanoseconds")
+struct DurationNanosecondsTests {
+    /// The general formula, through `components`, as the fast path must agree with it.
+    static func reference(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        let (sum, overflow2) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+        if overflow2 { return seconds < 0 ? .min : .max }
+        return sum
+    }
+
+    @Test("whole and fractional nanoseconds, negative, around 9 s and huge durations convert as the general formula does")
+    func matchesGeneralFormula() {
+        var random = SeededRandom(seed: 7)
+        var durations: [Duration] = [
+            .zero, .nanoseconds(1), .nanoseconds(-1), .seconds(9), .seconds(-9), .seconds(10), .milliseconds(9_223),
+            .milliseconds(9_224), .seconds(Int64.max), .seconds(Int64.min), .seconds(1) / 3, .seconds(-1) / 3,
+            Duration(secondsComponent: 0, attosecondsComponent: 1_500_000_000),
+            Duration(secondsComponent: 0, attosecondsComponent: -1_500_000_000),
+        ]
+        for _ in 0..<2_000 {
+            let seconds = Int64(bitPattern: random.next()) >> Int64(random.next() % 64)
+            let atto = Int64(random.next() % 1_000_000_000_000_000_000) * (seconds < 0 ? -1 : 1)
+            durations.append(Duration(secondsComponent: seconds, attosecondsComponent: atto))
+        }
+        for duration in durations {
+            #expect(duration.clampedNanoseconds == Self.reference(duration), "\(duration)")
+        }
+    }
+}
