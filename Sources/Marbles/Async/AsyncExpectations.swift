@@ -29,7 +29,7 @@ struct AsyncWork {
     func perform() async {
         let record = { (event: Event<RecordedValue>) in
             guard !run.cancelled else { return }
-            expectation.actual.append(Recorded(time: scheduler.now - expectation.origin, value: event))
+            expectation.erased.append(Recorded(time: scheduler.now - expectation.origin, value: event))
         }
         var failure: (any Error)?
         do {

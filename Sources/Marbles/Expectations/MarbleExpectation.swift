@@ -3,10 +3,16 @@
 /// `toBe`, `toEmit` or `toBeLike`. Nothing is compared until the run ends; a failure is
 /// reported at the line of that call.
 public final class MarbleExpectation {
-    private unowned let scheduler: TestScheduler
+    @usableFromInline unowned let scheduler: TestScheduler
     @usableFromInline let origin: Duration
+    /// Events recorded erased (observables of observables, async work).
     // Appended once per event on the scheduler's thread: no runtime exclusivity checks.
-    @exclusivity(unchecked) @usableFromInline var actual: [Recorded<Event<RecordedValue>>] = []
+    @exclusivity(unchecked) @usableFromInline var erased: [Recorded<Event<RecordedValue>>] = []
+    /// Events recorded with their type (every other observable), erased when asked for.
+    @usableFromInline var typed: TypedRecordingBase?
+
+    /// Everything recorded, erased.
+    var actual: [Recorded<Event<RecordedValue>>] { typed?.erasedEvents ?? erased }
 
     @usableFromInline
     init(scheduler: TestScheduler, origin: Duration) {
@@ -54,13 +60,64 @@ public final class MarbleExpectation {
         _ diagram: String, values: [String: Value], error: any Error = MarbleError(), areEqual: ((Value, Value) -> Bool)? = nil,
         at location: MarbleSourceLocation
     ) {
-        let expected: [Recorded<Event<RecordedValue>>]
-        do {
-            expected = try parseExpected(diagram, values: values, error: error)
-        } catch {
-            // The diagram is wrong, not the observable: one failure, no knock-on comparison.
-            scheduler.report(error.description, at: location)
-            return
+        check(diagram, values: values, error: error, areEqual: areEqual, at: location, typed: nil)
+    }
+
+    /// Expects the `diagram`, with `Equatable` values looked up in `values`; as the general
+    /// ``toBe(_:values:error:areEqual:fileID:filePath:line:column:)``, and faster: a recording
+    /// of `Value`s is compared without erasing it.
+    @inlinable
+    public func toBe<Value: Equatable>(
+        _ diagram: String, values: [String: Value], error: any Error = MarbleError(), areEqual: ((Value, Value) -> Bool)? = nil,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        toBe(
+            diagram, values: values, error: error, areEqual: areEqual,
+            at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// ``toBe(_:values:error:areEqual:fileID:filePath:line:column:)`` for `Equatable` values,
+    /// with the location given as a value.
+    @inlinable
+    public func toBe<Value: Equatable>(
+        _ diagram: String, values: [String: Value], error: any Error = MarbleError(), areEqual: ((Value, Value) -> Bool)? = nil,
+        at location: MarbleSourceLocation
+    ) {
+        check(
+            diagram, values: values, error: error, areEqual: areEqual, at: location,
+            typed: typedExpectation(diagram, values, error, areEqual ?? (==)))
+    }
+
+    /// The typed comparison, when the recording holds `Value`s (not an observable of
+    /// observables) and the diagram reads with `values`; `nil` sends everything to the general
+    /// path, which also reports a malformed diagram.
+    @inlinable
+    func typedExpectation<Value>(
+        _ diagram: String, _ values: [String: Value], _ error: any Error, _ equal: @escaping (Value, Value) -> Bool
+    ) -> TypedExpectation<Value>? {
+        guard let recording = typed as? TypedRecording<Value>, !values.isEmpty || Value.self == String.self else { return nil }
+        guard let expected = try? scheduler.parser.parse(diagram, kind: .expected, values: values, error: error) else { return nil }
+        return TypedExpectation(expected: expected) {
+            recording.events.elementsEqual(expected) { a, b in a.time == b.time && a.value.matches(b.value, equal) }
+        }
+    }
+
+    /// Registers the comparison of a `toBe` for the end of the run.
+    @usableFromInline
+    func check<Value>(
+        _ diagram: String, values: [String: Value], error: any Error, areEqual: ((Value, Value) -> Bool)?,
+        at location: MarbleSourceLocation,
+        typed: TypedExpectation<Value>?
+    ) {
+        var parsed: [Recorded<Event<RecordedValue>>]?
+        if typed == nil {
+            do {
+                parsed = try parseExpected(diagram, values: values, error: error)
+            } catch {
+                // The diagram is wrong, not the observable: one failure, no knock-on comparison.
+                scheduler.report(error.description, at: location)
+                return
+            }
         }
         let keys = values.sorted { $0.key < $1.key }.map { (key: $0.key, value: RecordedValue.expected($0.value)) }
         let compare = areEqual.map { areEqual in
@@ -71,6 +128,11 @@ public final class MarbleExpectation {
         }
         let inputs = scheduler.createdInputs
         scheduler.register(at: location) { [self, unowned scheduler] in
+            // Passing typed means passing the general comparison; anything else (a failure to
+            // explain, or a run whose outcome is observed) takes the general path.
+            if scheduler.onExpectationChecked == nil, typed?.holds() == true { return }
+            // Erased only now: a typed expectation that held never needs it.
+            let expected = parsed ?? typed?.erased() ?? []
             let comparison = MarbleComparison(expected: expected, actual: actual, frame: scheduler.frame, keys: keys, areEqual: compare)
             if !comparison.matches {
                 let note = scheduler.recordingNote(written: diagram, candidate: comparison.actualDiagram(), at: location) { candidate in

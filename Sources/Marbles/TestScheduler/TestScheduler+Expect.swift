@@ -23,13 +23,20 @@ extension TestScheduler {
         let source = observable.asObservable()
         let subscription = SingleAssignmentDisposable()
         harnessSubscriptions.append(subscription)
-        // Decided once: only observables of observables need the per-value check.
+        // Decided once: only observables of observables are erased as they arrive (their inner
+        // observables are subscribed then); other events are kept typed and erased when asked.
         let higherOrder = O.Element.self is any ObservableType.Type
+        let typed = higherOrder ? nil : TypedRecording<O.Element>()
+        expectation.typed = typed
         virtual.schedule(at: now + subscribeAt) { [unowned self] in
             subscription.set(
                 source.subscribe { event in
-                    let value = higherOrder ? self.erase(event) : event.map { RecordedValue.plain($0) }
-                    expectation.actual.append(Recorded(time: self.now - expectation.origin, value: value))
+                    let time = self.now - expectation.origin
+                    if let typed {
+                        typed.append(Recorded(time: time, value: event))
+                    } else {
+                        expectation.erased.append(Recorded(time: time, value: self.erase(event)))
+                    }
                 })
         }
         if let unsubscribeAt {
