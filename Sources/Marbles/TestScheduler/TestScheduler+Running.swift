@@ -117,7 +117,8 @@ extension TestScheduler {
     /// - Returns: why it stopped early, or `nil` when it ran to the end.
     func drive(until limit: Duration?) -> String? {
         executor.adoptCurrentThread()
-        let limitText = "the test scheduler ran \(virtual.stepLimit) steps and work was still due"
+        // Built only when the limit is hit: a test's fixed cost should not pay for formatting it.
+        var limitText: String { "the test scheduler ran \(virtual.stepLimit) steps and work was still due" }
         let budget = RunawayGuard.Budget(limit: virtual.stepLimit)
         return GlobalEnqueueHook.routing(to: executor) {
             RunawayGuard.withBudget(budget) { () -> String? in
