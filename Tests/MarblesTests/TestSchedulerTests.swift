@@ -9,6 +9,29 @@ private func collecting() -> (TestScheduler, CollectingReporter) {
 
 @Suite("TestScheduler")
 struct TestSchedulerTests {
+    @Test("unsubscribing a cold observable cancels what it has not sent yet, its messages in time order or not")
+    func coldUnsubscribeCancelsRest() {
+        for messages in [
+            [
+                Recorded(time: .milliseconds(1), value: Event<Int>.next(1)), Recorded(time: .milliseconds(3), value: .next(3)),
+                Recorded(time: .milliseconds(5), value: .next(5)),
+            ],
+            [
+                Recorded(time: .milliseconds(5), value: Event<Int>.next(5)), Recorded(time: .milliseconds(1), value: .next(1)),
+                Recorded(time: .milliseconds(3), value: .next(3)),
+            ],
+        ] {
+            let (s, reporter) = collecting()
+            s.run {
+                let source = s.cold(messages: messages)
+                s.expect(source, unsubscribe: "^---!").toBe("-a-b", values: ["a": 1, "b": 3])
+            }
+            #expect(reporter.failures.isEmpty, "\(reporter.failures)")
+            // The message at frame 5 was cancelled: time stopped at the unsubscription.
+            #expect(s.now == .milliseconds(4))
+        }
+    }
+
     @Test("a matching expectation reports nothing")
     func passes() {
         let (s, reporter) = collecting()

@@ -26,15 +26,18 @@ package struct BinaryHeap<Element: Comparable> {
     package mutating func insert(_ element: Element) {
         storage.append(element)
         // A hole moves up: each level moves one parent down, and the element is written once.
+        // Moves, not copies: no reference counting per level (the entries hold closures).
         storage.withUnsafeMutableBufferPointer { heap in
+            let base = heap.baseAddress!
             var child = heap.count - 1
+            let moving = (base + child).move()
             while child > 0 {
                 let parent = (child - 1) / 2
-                if !(element < heap[parent]) { break }
-                heap[child] = heap[parent]
+                if !(moving < base[parent]) { break }
+                (base + child).moveInitialize(from: base + parent, count: 1)
                 child = parent
             }
-            heap[child] = element
+            (base + child).initialize(to: moving)
         }
     }
 
@@ -51,20 +54,21 @@ package struct BinaryHeap<Element: Comparable> {
     private mutating func siftDown(_ start: Int) {
         // A hole moves down: each level moves the smaller child up; the element is written once.
         storage.withUnsafeMutableBufferPointer { heap in
+            let base = heap.baseAddress!
             let n = heap.count
-            let element = heap[start]
+            let element = (base + start).move()
             var parent = start
             while true {
                 let left = 2 * parent + 1
                 if left >= n { break }
                 let right = left + 1
                 var smallest = left
-                if right < n && heap[right] < heap[left] { smallest = right }
-                if !(heap[smallest] < element) { break }
-                heap[parent] = heap[smallest]
+                if right < n && base[right] < base[left] { smallest = right }
+                if !(base[smallest] < element) { break }
+                (base + parent).moveInitialize(from: base + smallest, count: 1)
                 parent = smallest
             }
-            heap[parent] = element
+            (base + parent).initialize(to: element)
         }
     }
 

@@ -130,6 +130,12 @@ public final class VirtualTimeScheduler: Scheduler {
         popAndRun(through: .max)
     }
 
+    /// Runs the earliest action due at or before `limit` (`nil`: any), if any.
+    /// - Returns: whether an action ran.
+    package func step(through limit: Duration?) -> Bool {
+        popAndRun(through: limit.map(Self.nanos) ?? .max)
+    }
+
     @inline(__always)
     private func popAndRun(through limit: Int64) -> Bool {
         while let head = heap.min, head.due <= limit {

@@ -10,11 +10,15 @@ public final class ColdObservable<Element>: ObservableType, TestObservableMessag
     }
     @usableFromInline var subscriptionLogs: [SubscriptionLog] = []
     @usableFromInline unowned let scheduler: TestScheduler
+    /// Messages in time order fire in index order (each subscription schedules them in that
+    /// order), so the ones already sent need no cancelling.
+    @usableFromInline let inTimeOrder: Bool
 
     @inlinable
     init(messages: [Recorded<Event<Element>>], scheduler: TestScheduler) {
         self.messages = messages
         self.scheduler = scheduler
+        self.inTimeOrder = Swift.zip(messages, messages.dropFirst()).allSatisfy { $0.time <= $1.time }
     }
 
     @inlinable
@@ -27,15 +31,26 @@ public final class ColdObservable<Element>: ObservableType, TestObservableMessag
         Observable.create { [self] observer in
             let index = subscriptionLogs.count
             subscriptionLogs.append(SubscriptionLog(subscribed: scheduler.now))
+            let sent = SentCount()
             let actions = messages.map { message in
-                scheduler.schedule(after: message.time) { observer.on(message.value) }
+                scheduler.schedule(after: message.time) {
+                    sent.count += 1
+                    observer.on(message.value)
+                }
             }
             return Disposables.create { [self] in
                 subscriptionLogs[index].unsubscribed = scheduler.now
-                for action in actions { action.dispose() }
+                for action in actions[(inTimeOrder ? sent.count : 0)...] { action.dispose() }
             }
         }
     }
+}
+
+/// How many messages of one cold subscription went out.
+@usableFromInline
+final class SentCount {
+    @usableFromInline var count = 0
+    @inlinable init() {}
 }
 
 /// A hot test observable: its messages are scheduled once, when the scheduler's run starts,

@@ -125,9 +125,7 @@ extension TestScheduler {
                 while true {
                     budget.used += executor.runUntilIdle(limit: virtual.stepLimit - budget.used + 1)
                     if budget.exhausted { return budget.loopDescription ?? limitText }
-                    guard let due = virtual.nextDueTime else { break }
-                    if let limit, due > limit { break }
-                    virtual.step()
+                    guard virtual.step(through: limit) else { break }
                     budget.used += 1
                     if budget.exhausted { return budget.loopDescription ?? limitText }
                     if asyncClock != nil { clock.publish(now) }
