@@ -13,6 +13,16 @@ extension MarbleExpectation {
         toBe(diagram, values: values, error: error, areEqual: areEqual, at: MarbleSourceLocation(sourceLocation))
     }
 
+    /// `toBe` of `Equatable` values reported at `sourceLocation` (a recording of `Value`s is
+    /// compared without erasing it).
+    @inlinable
+    public func toBe<Value: Equatable>(
+        _ diagram: String, values: [String: Value], error: any Error = MarbleError(), areEqual: ((Value, Value) -> Bool)? = nil,
+        sourceLocation: SourceLocation
+    ) {
+        toBe(diagram, values: values, error: error, areEqual: areEqual, at: MarbleSourceLocation(sourceLocation))
+    }
+
     /// `toBe` of a diagram whose values are its characters, reported at `sourceLocation`.
     public func toBe(_ diagram: String, error: any Error = MarbleError(), sourceLocation: SourceLocation) {
         toBe(diagram, values: [String: String](), error: error, areEqual: nil, at: MarbleSourceLocation(sourceLocation))

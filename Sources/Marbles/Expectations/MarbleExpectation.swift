@@ -54,7 +54,7 @@ public final class MarbleExpectation {
             at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
-    /// ``toBe(_:values:error:areEqual:fileID:filePath:line:column:)`` with the location given
+    /// `toBe(_:values:error:areEqual:fileID:filePath:line:column:)` with the location given
     /// as a value, for helpers that pass their caller's location on.
     public func toBe<Value>(
         _ diagram: String, values: [String: Value], error: any Error = MarbleError(), areEqual: ((Value, Value) -> Bool)? = nil,
@@ -64,7 +64,7 @@ public final class MarbleExpectation {
     }
 
     /// Expects the `diagram`, with `Equatable` values looked up in `values`; as the general
-    /// ``toBe(_:values:error:areEqual:fileID:filePath:line:column:)``, and faster: a recording
+    /// `toBe(_:values:error:areEqual:fileID:filePath:line:column:)`, and faster: a recording
     /// of `Value`s is compared without erasing it.
     @inlinable
     public func toBe<Value: Equatable>(
@@ -76,7 +76,7 @@ public final class MarbleExpectation {
             at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
-    /// ``toBe(_:values:error:areEqual:fileID:filePath:line:column:)`` for `Equatable` values,
+    /// `toBe(_:values:error:areEqual:fileID:filePath:line:column:)` for `Equatable` values,
     /// with the location given as a value.
     @inlinable
     public func toBe<Value: Equatable>(
