@@ -41,15 +41,26 @@ struct MarbleplayCommand: AsyncParsableCommand {
         var limits = PlaygroundServer.Limits()
         limits.renderTime = .milliseconds(Int64(renderSeconds * 1_000))
         let server = try PlaygroundServer(folder: folder, port: port, token: token, limits: limits)
-        let serving = Task { try await server.run() }
+        let port = self.port
         do {
-            try await server.waitUntilListening()
+            // Serving and announcing side by side: a port in use fails `run` at once, and that
+            // error ends the group instead of a wait for a socket that never listens.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await server.run() }
+                group.addTask {
+                    try await server.waitUntilListening()
+                    // Written at once and unbuffered: scripts wait for the address on a pipe.
+                    FileHandle.standardOutput.write(Data("marbleplay: serving \(server.service.folder.path)\nopen \(server.url)\n".utf8))
+                }
+                while try await group.next() != nil {}
+            }
         } catch {
-            serving.cancel()
-            throw ValidationError("cannot listen on 127.0.0.1:\(port): \(error)")
+            throw ServeError(description: "cannot serve on 127.0.0.1:\(port): \(error)")
         }
-        // Written at once and unbuffered: scripts wait for the address on a pipe.
-        FileHandle.standardOutput.write(Data("marbleplay: serving \(server.service.folder.path)\nopen \(server.url)\n".utf8))
-        try await serving.value
     }
+}
+
+/// Why serving stopped (a port in use, a socket error): printed without the usage text.
+struct ServeError: Error, CustomStringConvertible {
+    var description: String
 }
