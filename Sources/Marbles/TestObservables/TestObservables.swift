@@ -31,26 +31,42 @@ public final class ColdObservable<Element>: ObservableType, TestObservableMessag
         Observable.create { [self] observer in
             let index = subscriptionLogs.count
             subscriptionLogs.append(SubscriptionLog(subscribed: scheduler.now))
-            let sent = SentCount()
-            let actions = messages.map { message in
-                scheduler.schedule(after: message.time) {
-                    sent.count += 1
-                    observer.on(message.value)
-                }
+            // Each action captures the replay and a position, not a message: a closure context
+            // of fixed layout, which unspecialized code (a cold observable returned from an
+            // operator's closure) need not look generic metadata up for.
+            let replay = ColdReplay(messages: messages, observer: observer)
+            var actions: [any Disposable] = []
+            actions.reserveCapacity(messages.count)
+            for position in messages.indices {
+                actions.append(scheduler.schedule(after: messages[position].time) { replay.send(position) })
             }
             return Disposables.create { [self] in
                 subscriptionLogs[index].unsubscribed = scheduler.now
-                for action in actions[(inTimeOrder ? sent.count : 0)...] { action.dispose() }
+                for action in actions[(inTimeOrder ? replay.sent : 0)...] { action.dispose() }
             }
         }
     }
 }
 
-/// How many messages of one cold subscription went out.
+/// One subscription's replay of a cold observable's messages.
 @usableFromInline
-final class SentCount {
-    @usableFromInline var count = 0
-    @inlinable init() {}
+final class ColdReplay<Element> {
+    @usableFromInline let messages: [Recorded<Event<Element>>]
+    @usableFromInline let observer: Observer<Element>
+    /// How many messages went out.
+    @usableFromInline var sent = 0
+
+    @inlinable
+    init(messages: [Recorded<Event<Element>>], observer: Observer<Element>) {
+        self.messages = messages
+        self.observer = observer
+    }
+
+    @inlinable
+    func send(_ position: Int) {
+        sent += 1
+        observer.on(messages[position].value)
+    }
 }
 
 /// A hot test observable: its messages are scheduled once, when the scheduler's run starts,
