@@ -42,6 +42,9 @@ func coldTestBenchmark(events n: Int) {
                         precondition(try! parser.parse(expected, kind: .expected, values: ["b": 2]).count == n + 1)
                     }
                 },
+                Contender("an empty run (scheduler, run, flush, checks)") {
+                    for _ in 0..<tests { passing { _ in } }
+                },
                 Contender("marble test (cold, map, expect/toBe, run)") {
                     for _ in 0..<tests {
                         passing { scheduler in
