@@ -1,3 +1,5 @@
+public import Synchronization
+
 /// Serializes delivery to one downstream observer from several sources, possibly on several
 /// threads, without holding a lock while calling out.
 ///
@@ -14,7 +16,10 @@ final class Gate<Element>: @unchecked Sendable {
     @usableFromInline let downstream: Observer<Element>
     // Touched only under `lock`, never in overlapping accesses: no runtime exclusivity checks.
     @exclusivity(unchecked) @usableFromInline var pending: [Event<Element>] = []
-    @exclusivity(unchecked) @usableFromInline var draining = false
+    /// Bit 0: somebody is delivering (the drainer); the rest: `pending.count` × 2. Changed only
+    /// under `lock`, except by the lock-free fast path of `send` (0 → 1, then 1 → 0), which
+    /// therefore sees every queued event: a queue is never left without a drainer.
+    @usableFromInline let state = Atomic<Int>(0)
 
     @usableFromInline init(_ downstream: Observer<Element>) { self.downstream = downstream }
 
@@ -23,56 +28,68 @@ final class Gate<Element>: @unchecked Sendable {
     func locked<R>(_ body: () -> R) -> R {
         lock.lock()
         let result = body()
-        if draining || pending.isEmpty {
+        let current = state.load(ordering: .acquiring)
+        if current & 1 == 1 || pending.isEmpty {
             lock.unlock()
             return result
         }
-        draining = true
+        state.add(1, ordering: .acquiringAndReleasing)
         deliverPendingAndUnlock()
         return result
     }
 
-    /// Delivers the queue until it stays empty; called with the lock held and `draining` set.
+    /// Delivers the queue until it stays empty, then gives up draining; called with the lock
+    /// held and the draining bit set by the caller.
     @inlinable func deliverPendingAndUnlock() {
         while !pending.isEmpty {
             let batch = pending
             pending.removeAll(keepingCapacity: true)
+            state.subtract(2 * batch.count, ordering: .acquiringAndReleasing)
             lock.unlock()
             for event in batch { downstream.on(event) }
             lock.lock()
         }
-        draining = false
+        state.subtract(1, ordering: .acquiringAndReleasing)
         lock.unlock()
     }
 
     /// Queues events without delivering them; a later `locked` or `send` delivers them first.
     func enqueue(_ events: [Event<Element>]) {
-        lock.withLock { pending.append(contentsOf: events) }
+        lock.withLock {
+            pending.append(contentsOf: events)
+            state.add(2 * events.count, ordering: .acquiringAndReleasing)
+        }
     }
 
     /// Delivers whatever is queued.
     func drain() { locked {} }
 
     /// Queues an event; call only inside `locked`.
-    func emit(_ event: Event<Element>) { pending.append(event) }
+    func emit(_ event: Event<Element>) {
+        pending.append(event)
+        state.add(2, ordering: .acquiringAndReleasing)
+    }
 
     /// Delivers one event, serialized with all others. When nothing is queued or being
-    /// delivered (the common case) it goes straight downstream, without a queue round trip.
+    /// delivered (the common case) it takes no lock: it claims the drainer bit, delivers, and
+    /// gives the bit back unless events were queued meanwhile (then it delivers those too).
     @inlinable func send(_ event: Event<Element>) {
+        if state.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
+            downstream.on(event)
+            if state.compareExchange(expected: 1, desired: 0, ordering: .acquiringAndReleasing).exchanged { return }
+            lock.lock()
+            deliverPendingAndUnlock()
+            return
+        }
         lock.lock()
-        if draining {
-            pending.append(event)
+        pending.append(event)
+        let before = state.add(2, ordering: .acquiringAndReleasing).oldValue
+        if before & 1 == 1 {
+            // The drainer delivers it.
             lock.unlock()
             return
         }
-        draining = true
-        if pending.isEmpty {
-            lock.unlock()
-            downstream.on(event)
-            lock.lock()
-        } else {
-            pending.append(event)
-        }
+        state.add(1, ordering: .acquiringAndReleasing)
         deliverPendingAndUnlock()
     }
 
