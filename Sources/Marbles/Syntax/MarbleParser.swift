@@ -64,13 +64,20 @@ public struct MarbleParser: Sendable {
         _ diagram: String, kind: DiagramKind, error: any Error = MarbleError(), resolve: (String) -> Value?
     ) throws(MarbleSyntaxError) -> [Recorded<Event<Value>>] {
         var events: [Recorded<Event<Value>>] = []
-        events.reserveCapacity(min(diagram.utf8.count / 3 + 8, 1 << 16))
+        events.reserveCapacity(MarbleParser.eventBound(diagram))
         // A missing value is reported after the whole diagram scanned cleanly, so that a syntax
         // error anywhere wins over it.
         var missing: (key: String, column: Int)?
+        let keys = MarbleParser.asciiKeys
         let zero = try scanEvents(diagram, kind: kind) { time, event in
             let resolved: Event<Value>
             switch event {
+            case .ascii(let byte, let column):
+                guard let value = resolve(keys[Int(byte)]) else {
+                    if missing == nil { missing = (keys[Int(byte)], column) }
+                    return
+                }
+                resolved = .next(value)
             case .value(let key, let column):
                 guard let value = resolve(key) else {
                     if missing == nil { missing = (key, column) }
@@ -90,9 +97,32 @@ public struct MarbleParser: Sendable {
         return events
     }
 
+    /// At least the number of events a diagram can hold: its bytes that are not frames,
+    /// spaces or group brackets (one pass the compiler vectorizes), so that parsing reserves
+    /// once and never copies a growing array.
+    @usableFromInline
+    static func eventBound(_ diagram: String) -> Int {
+        var diagram = diagram
+        return diagram.withUTF8 { bytes in
+            var skipped = 0
+            for byte in bytes {
+                // `-`, ` `, `(`, `)`, `[`, `]`
+                let isFrameOrSpace = byte == 0x2D || byte == 0x20
+                let isBracket = byte == 0x28 || byte == 0x29 || byte == 0x5B || byte == 0x5D
+                skipped &+= isFrameOrSpace || isBracket ? 1 : 0
+            }
+            return bytes.count - skipped
+        }
+    }
+
+    /// One-character keys for ASCII values, made once.
+    @usableFromInline static let asciiKeys: [String] = (0..<128).map { String(Unicode.Scalar(UInt8($0))) }
+
     /// An event as read, before values are looked up.
     @usableFromInline
     enum RawEvent {
+        /// A one-byte ASCII key (see ``asciiKeys``).
+        case ascii(UInt8, column: Int)
         case value(String, column: Int)
         case complete
         case error
@@ -102,7 +132,15 @@ public struct MarbleParser: Sendable {
     /// time in nanoseconds before `^` is applied, and returns the time of `^` (0 without one).
     @usableFromInline
     func scanEvents(_ diagram: String, kind: DiagramKind, emit: (Int64, RawEvent) -> Void) throws(MarbleSyntaxError) -> Int64 {
-        var scanner = Scanner(diagram, frameNanos: frameNanos)
+        try Scanner.withBytes(of: diagram) { bytes throws(MarbleSyntaxError) in
+            try scanEvents(diagram, bytes: bytes, kind: kind, emit: emit)
+        }
+    }
+
+    private func scanEvents(
+        _ diagram: String, bytes: UnsafeBufferPointer<UInt8>, kind: DiagramKind, emit: (Int64, RawEvent) -> Void
+    ) throws(MarbleSyntaxError) -> Int64 {
+        var scanner = Scanner(diagram, bytes: bytes, frameNanos: frameNanos)
         var zero: Int64?
         var terminated = false
         func fail(_ kind: MarbleSyntaxError.Kind, _ column: Int) -> MarbleSyntaxError {
@@ -130,8 +168,11 @@ public struct MarbleParser: Sendable {
             case .error:
                 try add(.error, token.column, terminal: true)
             case nil:
-                guard let key = token.value else { continue }
-                try add(.value(key, column: token.column), token.column)
+                if token.isQuoted || token.end - token.start != 1 {
+                    try add(.value(scanner.key(of: token), column: token.column), token.column)
+                } else {
+                    try add(.ascii(bytes[token.start], column: token.column), token.column)
+                }
             default:
                 continue
             }
@@ -144,7 +185,13 @@ public struct MarbleParser: Sendable {
     /// (and costs none). No `^` means no subscription in a subscription log, and frame 0 in
     /// `expect(_:unsubscribe:)`; a `^` after the `!` is an error.
     public func parseSubscription(_ diagram: String) throws(MarbleSyntaxError) -> (subscribe: Duration?, unsubscribe: Duration?) {
-        var scanner = Scanner(diagram, frameNanos: frameNanos)
+        try Scanner.withBytes(of: diagram) { bytes throws(MarbleSyntaxError) in try parseSubscription(diagram, bytes: bytes) }
+    }
+
+    private func parseSubscription(
+        _ diagram: String, bytes: UnsafeBufferPointer<UInt8>
+    ) throws(MarbleSyntaxError) -> (subscribe: Duration?, unsubscribe: Duration?) {
+        var scanner = Scanner(diagram, bytes: bytes, frameNanos: frameNanos)
         var subscribe: Int64?
         var unsubscribe: Int64?
         var unsubscribeColumn = 0
@@ -165,7 +212,7 @@ public struct MarbleParser: Sendable {
                 unsubscribeColumn = token.column
                 scanner.noteEvent()
             case .complete, .error, nil:
-                throw fail(.unexpectedSymbolInSubscriptionDiagram(token.character), token.column)
+                throw fail(.unexpectedSymbolInSubscriptionDiagram(scanner.character(of: token)), token.column)
             default:
                 continue
             }
@@ -177,7 +224,11 @@ public struct MarbleParser: Sendable {
     /// Measures a diagram: the time of its first `|` (RxJS `time()`), counting spaces as
     /// nothing and time progressions as their duration.
     public func time(_ diagram: String) throws(MarbleSyntaxError) -> Duration {
-        var scanner = Scanner(diagram, frameNanos: frameNanos)
+        try Scanner.withBytes(of: diagram) { bytes throws(MarbleSyntaxError) in try time(diagram, bytes: bytes) }
+    }
+
+    private func time(_ diagram: String, bytes: UnsafeBufferPointer<UInt8>) throws(MarbleSyntaxError) -> Duration {
+        var scanner = Scanner(diagram, bytes: bytes, frameNanos: frameNanos)
         while let token = try scanner.next() {
             switch token.symbol {
             case .complete: return .nanoseconds(scanner.eventTime)
@@ -194,28 +245,58 @@ public struct MarbleParser: Sendable {
 /// Splits a diagram into tokens and keeps the time cursor and group state; shared by the
 /// observable, subscription and time parsers so that all three count frames alike.
 struct Scanner {
+    /// A symbol or a value; a value is a range of the diagram's bytes (no string is made until
+    /// an event needs its key).
     struct Token {
         /// The symbol, or `nil` for a value.
         var symbol: MarbleSymbol?
-        /// A value's key.
-        var value: String?
+        /// A value's bytes: one ASCII byte, a grapheme cluster, or a quoted text without its
+        /// quotes (escapes still in).
+        var start = 0
+        var end = 0
+        var isQuoted = false
         var column: Int
 
-        init(symbol: MarbleSymbol? = nil, value: String? = nil, column: Int) {
+        init(symbol: MarbleSymbol, column: Int) {
             self.symbol = symbol
-            self.value = value
             self.column = column
         }
 
-        /// The token as written (for error messages).
-        var character: Character {
-            if let symbol { return symbol.character }
-            return value?.first ?? "'"
+        init(value start: Int, _ end: Int, quoted: Bool = false, column: Int) {
+            self.start = start
+            self.end = end
+            self.isQuoted = quoted
+            self.column = column
         }
     }
 
+    /// A value token's key.
+    func key(of token: Token) -> String {
+        if token.isQuoted {
+            var text: [UInt8] = []
+            text.reserveCapacity(token.end - token.start)
+            var i = token.start
+            while i < token.end {
+                // `\` escapes the next byte; the scanner never ends a quoted range on an escape.
+                if bytes[i] == 0x5C, i + 1 < token.end { i += 1 }
+                text.append(bytes[i])
+                i += 1
+            }
+            return String(decoding: text, as: UTF8.self)
+        }
+        if token.end - token.start == 1, bytes[token.start] < 0x80 { return keys[Int(bytes[token.start])] }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]), as: UTF8.self)
+    }
+
+    /// The token as written (for error messages).
+    func character(of token: Token) -> Character {
+        if let symbol = token.symbol { return symbol.character }
+        return key(of: token).first ?? "'"
+    }
+
     private let diagram: String
-    private let bytes: [UInt8]
+    /// The diagram's UTF-8, valid for the scan (see ``withBytes(of:_:)``).
+    private let bytes: UnsafeBufferPointer<UInt8>
     private let frameNanos: Int64
     private var index = 0
     private var column = 0
@@ -226,17 +307,25 @@ struct Scanner {
     private var groupColumn = 0
     private var groupEvents = 0
 
-    /// One-character keys for ASCII values, made once.
-    static let asciiKeys: [String] = (0..<128).map { String(Unicode.Scalar(UInt8($0))) }
+    /// ``MarbleParser/asciiKeys``, read once per scan (a global's lazy-initialization check per
+    /// value showed in profiles).
+    private let keys = MarbleParser.asciiKeys
 
-    /// ``asciiKeys``, read once per scan (a global's lazy-initialization check per value showed
-    /// in profiles).
-    private let keys = Scanner.asciiKeys
-
-    init(_ diagram: String, frameNanos: Int64) {
+    init(_ diagram: String, bytes: UnsafeBufferPointer<UInt8>, frameNanos: Int64) {
         self.diagram = diagram
-        self.bytes = Array(diagram.utf8)
+        self.bytes = bytes
         self.frameNanos = frameNanos
+    }
+
+    /// Runs `body` on the diagram's contiguous UTF-8 (a native string's own storage, no copy).
+    static func withBytes<R>(
+        of diagram: String, _ body: (UnsafeBufferPointer<UInt8>) throws(MarbleSyntaxError) -> R
+    ) throws(MarbleSyntaxError) -> R {
+        var diagram = diagram
+        let result: Result<R, MarbleSyntaxError> = diagram.withUTF8 { bytes in
+            do throws(MarbleSyntaxError) { return .success(try body(bytes)) } catch { return .failure(error) }
+        }
+        return try result.get()
     }
 
     var inGroup: Bool { groupStart != nil }
@@ -287,7 +376,7 @@ struct Scanner {
             if atTokenStart, byte >= 0x30 && byte <= 0x39, try applyTimeProgression() { continue }
             index += 1
             guard let symbol = MarbleSymbol(rawValue: byte) else {
-                return Token(value: keys[Int(byte)], column: column)
+                return Token(value: index - 1, index, column: column)
             }
             switch symbol {
             case .space:
@@ -312,18 +401,21 @@ struct Scanner {
         let byte = bytes[index]
         let next = index + 1 < bytes.count ? bytes[index + 1] : 0
         guard byte >= 0x80 || next >= 0x80 || (byte == 0x0D && next == 0x0A) else { return nil }
-        let start = diagram.utf8.index(diagram.utf8.startIndex, offsetBy: index)
-        let character = diagram[start...].first!
+        let position = diagram.utf8.index(diagram.utf8.startIndex, offsetBy: index)
+        let character = diagram[position...].first!
         guard byte >= 0x80 || character.utf8.count > 1 else { return nil }
+        let start = index
         index += character.utf8.count
-        return Token(value: String(character), column: column)
+        return Token(value: start, index, column: column)
     }
 
     /// Applies a time progression (`10ms`) starting at `index`; false when there is none. A
     /// digit-led token ending in letters that is not one (`10xs`) is an error.
     private mutating func applyTimeProgression() throws(MarbleSyntaxError) -> Bool {
-        if let typo = mistypedTimeProgression(at: index) { throw error(.invalidTimeProgression(typo), at: column) }
-        guard let (length, nanos) = timeProgression(at: index) else { return false }
+        guard let (length, nanos) = timeProgression(at: index) else {
+            if let typo = mistypedTimeProgression(at: index) { throw error(.invalidTimeProgression(typo), at: column) }
+            return false
+        }
         guard nanos >= 0 else {
             throw error(.timeProgressionTooLong(String(decoding: bytes[index..<index + length], as: UTF8.self)), at: column)
         }
@@ -352,30 +444,27 @@ struct Scanner {
         advanceCursor(by: frameNanos)
     }
 
-    /// A `'quoted value'` whose opening quote was just read; `\` escapes the next byte.
+    /// A `'quoted value'` whose opening quote was just read; `\\` escapes the next byte.
     private mutating func quotedToken() throws(MarbleSyntaxError) -> Token {
         let open = column
         let textStart = index
-        var text: [UInt8] = []
-        var closed = false
-        defer { column = open + String(decoding: bytes[textStart..<index], as: UTF8.self).count }
+        var textEnd: Int?
+        defer { column = open + String(decoding: UnsafeBufferPointer(rebasing: bytes[textStart..<index]), as: UTF8.self).count }
         while index < bytes.count {
             let b = bytes[index]
             index += 1
             if b == 0x5C, index < bytes.count {
-                text.append(bytes[index])
                 index += 1
                 continue
             }
             if b == MarbleSymbol.quote.rawValue {
-                closed = true
+                textEnd = index - 1
                 break
             }
-            text.append(b)
         }
-        if !closed { throw error(.unterminatedQuote, at: open) }
-        if text.isEmpty { throw error(.emptyQuote, at: open) }
-        return Token(value: String(decoding: text, as: UTF8.self), column: open)
+        guard let textEnd else { throw error(.unterminatedQuote, at: open) }
+        if textEnd == textStart { throw error(.emptyQuote, at: open) }
+        return Token(value: textStart, textEnd, quoted: true, column: open)
     }
 
     /// Fails on an unclosed group.
