@@ -83,6 +83,16 @@ public final class VirtualTimeScheduler: Scheduler {
         enqueue(at: Self.nanos(time), action)
     }
 
+    /// Schedules `action` after `delay` and returns the number that ``cancel(_:)`` takes: for a
+    /// caller that keeps many actions (a cold test observable's messages) without a
+    /// disposable for each.
+    @usableFromInline
+    package func enqueue(after delay: Duration, _ action: @escaping () -> Void) -> UInt64 {
+        sequence &+= 1
+        heap.insert(Entry(due: nowNanos &+ max(Self.nanos(delay), 0), sequence: sequence, action: action))
+        return sequence
+    }
+
     /// Drops every waiting action.
     public func cancelAll() {
         // Dropped actions are released after the heap is emptied, not during: releasing one may
@@ -101,7 +111,9 @@ public final class VirtualTimeScheduler: Scheduler {
         return VirtualActionDisposable(scheduler: self, sequence: sequence)
     }
 
-    func cancel(_ sequence: UInt64) {
+    /// Cancels the action `sequence` names (from ``enqueue(after:_:)``); nothing if it ran.
+    @usableFromInline
+    package func cancel(_ sequence: UInt64) {
         guard !heap.isEmpty else { return }
         cancelled.insert(sequence)
         // When half the heap is dead (or the set holds stale marks of actions that already

@@ -4,10 +4,34 @@
 /// from a Swift Testing `SourceLocation` (MarblesTesting's `sourceLocation:` overloads), so a
 /// helper can pass its caller's location on.
 public struct MarbleSourceLocation: Sendable, Equatable, CustomStringConvertible {
+    /// A file's name as captured: a compile-time string is turned into a `String` only when
+    /// read (every assertion captures a location; few are ever reported).
+    @usableFromInline
+    enum Text: Sendable {
+        case literal(StaticString)
+        case string(String)
+
+        @usableFromInline var string: String {
+            switch self {
+            case .literal(let text): text.description
+            case .string(let text): text
+            }
+        }
+    }
+
+    @usableFromInline var fileIDText: Text
+    @usableFromInline var filePathText: Text
+
     /// `Module/File.swift`.
-    public var fileID: String
+    public var fileID: String {
+        get { fileIDText.string }
+        set { fileIDText = .string(newValue) }
+    }
     /// The full path of the file.
-    public var filePath: String
+    public var filePath: String {
+        get { filePathText.string }
+        set { filePathText = .string(newValue) }
+    }
     /// 1-based line.
     public var line: Int
     /// 1-based column.
@@ -16,9 +40,10 @@ public struct MarbleSourceLocation: Sendable, Equatable, CustomStringConvertible
     public var staticFilePath: StaticString?
 
     /// Captures the caller's location.
+    @inlinable
     public init(fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column) {
-        self.fileID = "\(fileID)"
-        self.filePath = "\(filePath)"
+        self.fileIDText = .literal(fileID)
+        self.filePathText = .literal(filePath)
         self.line = line
         self.column = column
         self.staticFilePath = filePath
@@ -26,8 +51,8 @@ public struct MarbleSourceLocation: Sendable, Equatable, CustomStringConvertible
 
     /// A location given as strings (from another framework's location type).
     public init(fileID: String, filePath: String, line: Int, column: Int) {
-        self.fileID = fileID
-        self.filePath = filePath
+        self.fileIDText = .string(fileID)
+        self.filePathText = .string(filePath)
         self.line = line
         self.column = column
     }

@@ -119,18 +119,19 @@ public final class MarbleExpectation {
                 return
             }
         }
-        let keys = values.sorted { $0.key < $1.key }.map { (key: $0.key, value: RecordedValue.expected($0.value)) }
-        let compare = areEqual.map { areEqual in
-            { (a: Any, b: Any) -> Bool in
-                guard let a = a as? Value, let b = b as? Value else { return plainValuesMatch(a, b) }
-                return areEqual(a, b)
-            }
-        }
         let inputs = scheduler.createdInputs
         scheduler.register(at: location) { [self, unowned scheduler] in
             // Passing typed means passing the general comparison; anything else (a failure to
             // explain, or a run whose outcome is observed) takes the general path.
             if scheduler.onExpectationChecked == nil, typed?.holds() == true { return }
+            // Made only on the general path: a passing test's fixed cost should not pay for them.
+            let keys = values.sorted { $0.key < $1.key }.map { (key: $0.key, value: RecordedValue.expected($0.value)) }
+            let compare = areEqual.map { areEqual in
+                { (a: Any, b: Any) -> Bool in
+                    guard let a = a as? Value, let b = b as? Value else { return plainValuesMatch(a, b) }
+                    return areEqual(a, b)
+                }
+            }
             // Erased only now: a typed expectation that held never needs it.
             let expected = parsed ?? typed?.erased() ?? []
             let comparison = MarbleComparison(expected: expected, actual: actual, frame: scheduler.frame, keys: keys, areEqual: compare)

@@ -47,7 +47,17 @@ public struct MarbleParser: Sendable {
             return try parse(diagram, kind: kind, error: error) { key in unsafeBitCast(key, to: Value.self) }
         }
         // Long diagrams look each one-character key up once, not by hashing it at every event.
-        guard diagram.utf8.count > 64 else { return try parse(diagram, kind: kind, error: error) { values[$0] } }
+        guard diagram.utf8.count > 64 else {
+            // Short diagrams repeat a key more often than not (`a-a-a|`): the last lookup is
+            // kept instead of hashing the key again.
+            var last: (key: String, value: Value?)?
+            return try parse(diagram, kind: kind, error: error) { key in
+                if let last, last.key == key { return last.value }
+                let value = values[key]
+                last = (key, value)
+                return value
+            }
+        }
         var looked: [Value??] = Array(repeating: nil, count: 128)
         return try parse(diagram, kind: kind, error: error) { key in
             guard key.utf8.count == 1, let byte = key.utf8.first, byte < 128 else { return values[key] }

@@ -35,14 +35,17 @@ public final class ColdObservable<Element>: ObservableType, TestObservableMessag
             // of fixed layout, which unspecialized code (a cold observable returned from an
             // operator's closure) need not look generic metadata up for.
             let replay = ColdReplay(messages: messages, observer: observer)
-            var actions: [any Disposable] = []
+            // Sequence numbers, not a disposable per message: nothing to allocate or reference
+            // count for each.
+            let virtual = scheduler.virtual
+            var actions: [UInt64] = []
             actions.reserveCapacity(messages.count)
             for position in messages.indices {
-                actions.append(scheduler.schedule(after: messages[position].time) { replay.send(position) })
+                actions.append(virtual.enqueue(after: messages[position].time) { replay.send(position) })
             }
             return Disposables.create { [self] in
                 subscriptionLogs[index].unsubscribed = scheduler.now
-                for action in actions[(inTimeOrder ? replay.sent : 0)...] { action.dispose() }
+                for action in actions[(inTimeOrder ? replay.sent : 0)...] { virtual.cancel(action) }
             }
         }
     }
@@ -53,8 +56,9 @@ public final class ColdObservable<Element>: ObservableType, TestObservableMessag
 final class ColdReplay<Element> {
     @usableFromInline let messages: [Recorded<Event<Element>>]
     @usableFromInline let observer: Observer<Element>
-    /// How many messages went out.
-    @usableFromInline var sent = 0
+    /// How many messages went out. Touched only by the scheduler's thread, never across an
+    /// access: no runtime exclusivity checks.
+    @exclusivity(unchecked) @usableFromInline var sent = 0
 
     @inlinable
     init(messages: [Recorded<Event<Element>>], observer: Observer<Element>) {

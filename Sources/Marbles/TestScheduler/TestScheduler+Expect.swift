@@ -5,6 +5,9 @@ extension TestScheduler {
     /// When ``run(fileID:filePath:line:column:_:)`` ends, this subscription is disposed and every
     /// test observable must then be unsubscribed: an operator that keeps its source subscribed
     /// after its subscriber left (a leak) fails the test.
+    // Inlinable (not left to cross-module optimization) so that the recording is specialized
+    // for the test's element type: unspecialized, each event looks generic metadata up.
+    @inlinable
     public func expect<O: ObservableType>(
         _ observable: O, unsubscribe: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column

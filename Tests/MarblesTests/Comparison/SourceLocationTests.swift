@@ -1,0 +1,42 @@
+import Marbles
+import Testing
+
+@Suite("Source locations")
+struct SourceLocationTests {
+    @Test("a location captured at the call site reads back its file, line and column")
+    func capturedLocationReadsBack() {
+        let location = MarbleSourceLocation()
+        #expect(location.fileID.hasSuffix("SourceLocationTests.swift"))
+        #expect(location.filePath.hasSuffix("Tests/MarblesTests/Comparison/SourceLocationTests.swift"))
+        #expect(location.line == 8)
+        #expect(location.staticFilePath != nil)
+        #expect(location.description == "\(location.fileID):8:\(location.column)")
+    }
+
+    @Test("a captured location equals the same place given as strings, and changes when its file is set")
+    func capturedAndStringLocationsCompare() {
+        var captured = MarbleSourceLocation(fileID: "Module/File.swift", filePath: "/src/File.swift", line: 3, column: 7)
+        let literal: StaticString = "Module/File.swift"
+        let path: StaticString = "/src/File.swift"
+        let fromLiterals = MarbleSourceLocation(fileID: literal, filePath: path, line: 3, column: 7)
+        #expect(fromLiterals == captured)
+        captured.fileID = "Other/File.swift"
+        #expect(fromLiterals != captured)
+        #expect(captured.fileID == "Other/File.swift")
+        captured.filePath = "/src/Other.swift"
+        #expect(captured.filePath == "/src/Other.swift")
+        #expect(captured.description == "Other/File.swift:3:7")
+    }
+
+    @Test("a failing expectation is reported at the line of its toBe")
+    func failureIsReportedAtTheToBeLine() {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(reporter: reporter)
+        scheduler.run {
+            scheduler.expect(scheduler.cold("-a-|")).toBe("-b-|")
+        }
+        #expect(reporter.failures.count == 1)
+        #expect(reporter.failures.first?.location.line == 36)
+        #expect(reporter.failures.first?.location.fileID.hasSuffix("SourceLocationTests.swift") == true)
+    }
+}
