@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MarbleCore
+import Synchronization
 import Testing
 
 /// Thread-hopping behaviour; `.ci/run` also runs this suite under ThreadSanitizer
@@ -25,6 +26,25 @@ struct ConcurrencyTests {
         #expect(values.count == 8_000)
         #expect(Set(values).count == 8_000)
         #expect(maxInside == 1)
+    }
+
+    @Test("a single-assignment disposable set and disposed from two threads disposes its member exactly once")
+    func singleAssignmentRace() {
+        let rounds = 2_000
+        let disposals = Atomic<Int>(0)
+        let holders = (0..<rounds).map { _ in SingleAssignmentDisposable() }
+        DispatchQueue.concurrentPerform(iterations: 2) { side in
+            for holder in holders {
+                if side == 0 {
+                    holder.set(Disposables.create { disposals.add(1, ordering: .relaxed) })
+                } else {
+                    holder.dispose()
+                }
+            }
+        }
+        #expect(disposals.load(ordering: .relaxed) == rounds)
+        let allDisposed = holders.allSatisfy { $0.isDisposed }
+        #expect(allDisposed)
     }
 
     @Test("observe(on:) delivers in order on the scheduler's queue")

@@ -69,6 +69,24 @@ struct DisposableTests {
         #expect(log == [2, 1, 3, 4])
     }
 
+    @Test("single assignment disposes its member once, and a member set after disposal at once")
+    func singleAssignment() {
+        var log: [Int] = []
+        let holder = SingleAssignmentDisposable()
+        #expect(!holder.isDisposed)
+        holder.set(Disposables.create { log.append(1) })
+        #expect(log.isEmpty)
+        holder.dispose()
+        holder.dispose()
+        #expect(holder.isDisposed)
+        #expect(log == [1])
+
+        let late = SingleAssignmentDisposable()
+        late.dispose()
+        late.set(Disposables.create { log.append(2) })
+        #expect(log == [1, 2])
+    }
+
     @Test("serial disposes the previous member when replaced")
     func serial() {
         var log: [Int] = []

@@ -65,33 +65,41 @@ public final class BooleanDisposable: Disposable, Sendable {
 /// Holds one disposable that is set once, possibly after it was already disposed; in that case
 /// the disposable is disposed as soon as it is set.
 public final class SingleAssignmentDisposable: Disposable, @unchecked Sendable {
-    private let lock = Lock()
-    private var current: (any Disposable)?
-    private var disposed = false
+    // No lock: one atomic state. `current` is written only by `set` while the state is
+    // `empty` (then published by a releasing exchange) and read only by whoever moves the
+    // state from `assigned` to `disposed` (after an acquiring one): never by two threads at once.
+    private static let empty = 0
+    private static let assigned = 1
+    private static let disposed = 2
+    private let state = Atomic<Int>(0)
+    @exclusivity(unchecked) private var current: (any Disposable)?
 
     /// Creates an empty holder.
     public init() {}
 
     /// Whether `dispose()` has been called.
-    public var isDisposed: Bool { lock.withLock { disposed } }
+    public var isDisposed: Bool { state.load(ordering: .acquiring) == Self.disposed }
 
     /// Sets the held disposable; disposes it at once if this holder is already disposed.
+    /// - Precondition: called at most once.
     public func set(_ disposable: any Disposable) {
-        let disposeNow: Bool = lock.withLock {
-            if disposed { return true }
-            current = disposable
-            return false
-        }
-        if disposeNow { disposable.dispose() }
+        let before = state.load(ordering: .acquiring)
+        precondition(before != Self.assigned, "SingleAssignmentDisposable.set(_:) called twice")
+        if before == Self.disposed { return disposable.dispose() }
+        current = disposable
+        let (exchanged, found) = state.compareExchange(
+            expected: Self.empty, desired: Self.assigned, ordering: .acquiringAndReleasing)
+        if exchanged { return }
+        precondition(found == Self.disposed, "SingleAssignmentDisposable.set(_:) called twice")
+        // Disposed meanwhile, before it could see `current`.
+        current = nil
+        disposable.dispose()
     }
 
     public func dispose() {
-        let toDispose: (any Disposable)? = lock.withLock {
-            if disposed { return nil }
-            disposed = true
-            defer { current = nil }
-            return current
-        }
+        guard state.exchange(Self.disposed, ordering: .acquiringAndReleasing) == Self.assigned else { return }
+        let toDispose = current
+        current = nil
         toDispose?.dispose()
     }
 }

@@ -18,6 +18,9 @@ package struct BinaryHeap<Element: Comparable> {
         }
     }
 
+    /// Makes room for `additional` more elements without growing step by step.
+    package mutating func reserve(additional: Int) { storage.reserveCapacity(storage.count + additional) }
+
     package var count: Int { storage.count }
     package var isEmpty: Bool { storage.isEmpty }
     package var min: Element? { storage.first }

@@ -93,6 +93,11 @@ public final class VirtualTimeScheduler: Scheduler {
         return sequence
     }
 
+    /// Makes room for `additional` more actions at once (a cold test observable schedules all
+    /// its messages as it is subscribed).
+    @usableFromInline
+    package func reserve(additional: Int) { heap.reserve(additional: additional) }
+
     /// Drops every waiting action.
     public func cancelAll() {
         // Dropped actions are released after the heap is emptied, not during: releasing one may

@@ -40,8 +40,16 @@ public final class ColdObservable<Element>: ObservableType, TestObservableMessag
             let virtual = scheduler.virtual
             var actions: [UInt64] = []
             actions.reserveCapacity(messages.count)
-            for position in messages.indices {
-                actions.append(virtual.enqueue(after: messages[position].time) { replay.send(position) })
+            virtual.reserve(additional: messages.count)
+            if inTimeOrder {
+                // Messages in time order run in index order (same-time ones first scheduled,
+                // first run): one closure, shared by all of them, sends the next one.
+                let sendNext = { replay.send(replay.sent) }
+                for message in messages { actions.append(virtual.enqueue(after: message.time, sendNext)) }
+            } else {
+                for position in messages.indices {
+                    actions.append(virtual.enqueue(after: messages[position].time) { replay.send(position) })
+                }
             }
             return Disposables.create { [self] in
                 subscriptionLogs[index].unsubscribed = scheduler.now

@@ -51,20 +51,22 @@ public final class TestScheduler: Scheduler {
     /// Reads diagrams at this scheduler's frame.
     @usableFromInline package let parser: MarbleParser
 
-    @usableFromInline var hotToSetUp: [() -> Void] = []
+    // The lists below are used from the test's thread only, and every loop over one works on a
+    // copy: the runtime's exclusivity checks (a few percent of a small test) are off for them.
+    @exclusivity(unchecked) @usableFromInline var hotToSetUp: [() -> Void] = []
     /// Test observables made so far, erased, for ``ExpectationOutcome/inputs``.
-    @usableFromInline var createdInputs: [ExpectationOutcome.Input] = []
+    @exclusivity(unchecked) @usableFromInline var createdInputs: [ExpectationOutcome.Input] = []
     /// Expectations whose `toBe` was called and that have not been checked yet.
-    var checks: [PendingCheck] = []
+    @exclusivity(unchecked) var checks: [PendingCheck] = []
     /// Why the latest flush stopped early (runaway work at the step limit), if it did.
     package internal(set) var runawayReason: String?
     /// A runaway loop found while subscribing outside a flush (``record(_:)``), reported by the next flush.
     var pendingRunaway: String?
     /// Subscriptions the harness made (expectations, recordings, inner timelines); `run`
     /// disposes them when it ends, then checks that every test observable was unsubscribed.
-    @usableFromInline var harnessSubscriptions: [any Disposable] = []
+    @exclusivity(unchecked) @usableFromInline var harnessSubscriptions: [any Disposable] = []
     /// Each test observable, as a failure names it, with its subscription log.
-    @usableFromInline var testObservables: [(name: () -> String, logs: () -> [SubscriptionLog])] = []
+    @exclusivity(unchecked) @usableFromInline var testObservables: [(name: () -> String, logs: () -> [SubscriptionLog])] = []
 
     // Async support: created on first use.
     lazy var executor = TestTaskExecutor()
