@@ -1,18 +1,19 @@
 /// A first-in, first-out queue on an array with a moving head: O(1) amortized `append` and
 /// `popFirst`, compacted once the consumed prefix is over half the storage. (MarbleCore has no
 /// dependencies, so no `Deque`.)
+@usableFromInline
 package struct FIFOQueue<Element> {
-    private var storage: [Element] = []
-    private var head = 0
+    @usableFromInline var storage: [Element] = []
+    @usableFromInline var head = 0
 
-    package init() {}
+    @inlinable package init() {}
 
-    package var isEmpty: Bool { head == storage.count }
-    package var first: Element? { isEmpty ? nil : storage[head] }
+    @inlinable package var isEmpty: Bool { head == storage.count }
+    @inlinable package var first: Element? { isEmpty ? nil : storage[head] }
 
-    package mutating func append(_ element: Element) { storage.append(element) }
+    @inlinable package mutating func append(_ element: Element) { storage.append(element) }
 
-    package mutating func popFirst() -> Element? {
+    @inlinable package mutating func popFirst() -> Element? {
         guard !isEmpty else { return nil }
         let element = storage[head]
         head += 1

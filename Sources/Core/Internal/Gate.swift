@@ -24,7 +24,7 @@ final class Gate<Element>: @unchecked Sendable {
     @usableFromInline init(_ downstream: Observer<Element>) { self.downstream = downstream }
 
     /// Runs `body` under the lock, then delivers what it emitted.
-    @discardableResult
+    @inlinable @discardableResult
     func locked<R>(_ body: () -> R) -> R {
         lock.lock()
         let result = body()
@@ -65,7 +65,7 @@ final class Gate<Element>: @unchecked Sendable {
     func drain() { locked {} }
 
     /// Queues an event; call only inside `locked`.
-    func emit(_ event: Event<Element>) {
+    @inlinable func emit(_ event: Event<Element>) {
         pending.append(event)
         state.add(2, ordering: .acquiringAndReleasing)
     }

@@ -29,10 +29,10 @@ package final class Lock: @unchecked Sendable {
     @usableFromInline @inline(__always) package func lock() { pthread_mutex_lock(mutex) }
     @usableFromInline @inline(__always) package func unlock() { pthread_mutex_unlock(mutex) }
 
-    @inline(__always)
+    @inlinable
     package func withLock<R>(_ body: () throws -> R) rethrows -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        lock()
+        defer { unlock() }
         return try body()
     }
 }
@@ -47,14 +47,15 @@ package struct UncheckedSendable<Value>: @unchecked Sendable {
 }
 
 /// A value behind its own lock, for state that escaping closures on several threads share.
+@usableFromInline
 package final class Locked<Value>: @unchecked Sendable {
-    private let lock = Lock()
-    private var value: Value
+    @usableFromInline let lock = Lock()
+    @usableFromInline var value: Value
 
-    package init(_ value: Value) { self.value = value }
+    @inlinable package init(_ value: Value) { self.value = value }
 
     /// Runs `body` on the value under the lock.
-    @inline(__always)
+    @inlinable
     package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         try lock.withLock { try body(&value) }
     }

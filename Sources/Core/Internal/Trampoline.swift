@@ -5,16 +5,17 @@
 /// the same thread, or from another thread) only queues. Operators that resubscribe from
 /// inside a subscription's own callback (`retry`, `concat`, `flatMap(maxConcurrent:)` moving
 /// to the next waiting inner) use it so that synchronous sources neither recurse nor race.
+@usableFromInline
 final class Trampoline<Item>: @unchecked Sendable {
-    private let lock = Lock()
-    private var queue: [Item] = []
-    private var head = 0
-    private var draining = false
-    private let body: (Item) -> Void
+    @usableFromInline let lock = Lock()
+    @usableFromInline var queue: [Item] = []
+    @usableFromInline var head = 0
+    @usableFromInline var draining = false
+    @usableFromInline let body: (Item) -> Void
 
-    init(_ body: @escaping (Item) -> Void) { self.body = body }
+    @inlinable init(_ body: @escaping (Item) -> Void) { self.body = body }
 
-    func run(_ item: Item) {
+    @inlinable func run(_ item: Item) {
         lock.lock()
         queue.append(item)
         if draining {

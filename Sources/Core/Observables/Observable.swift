@@ -124,6 +124,7 @@ extension Observable {
 
     /// An observable whose subscribe logic gets a `CompositeDisposable` that is already linked
     /// into the subscription.
+    @inlinable
     static func composite(_ body: @escaping (Observer<Element>, CompositeDisposable) -> Void) -> Observable<Element> {
         Observable { observer in
             let resources = CompositeDisposable()

@@ -1,6 +1,7 @@
 extension ObservableType {
     /// Maps each value to an observable, unsubscribing from the previous one first (RxJS
     /// `switchMap`). Completes when the source has completed and the latest inner has too.
+    @inlinable
     public func flatMapLatest<Inner: ObservableType>(_ selector: @escaping (Element) throws -> Inner) -> Observable<Inner.Element> {
         let source = asObservable()
         return Observable.composite { downstream, resources in
@@ -48,6 +49,7 @@ extension ObservableType {
 
 extension ObservableType where Element: ObservableType {
     /// Mirrors the latest inner observable, unsubscribing from the previous one.
+    @inlinable
     public func switchLatest() -> Observable<Element.Element> {
         flatMapLatest { $0 }
     }
