@@ -32,6 +32,25 @@ struct TestSchedulerTests {
         }
     }
 
+    @Test("a hot observable emits its messages at their times whether they are given in time order or not, before-zero ones first")
+    func hotMessagesInAnyOrder() {
+        let ordered = [
+            Recorded(time: .milliseconds(-2), value: Event<Int>.next(0)), Recorded(time: .milliseconds(1), value: .next(1)),
+            Recorded(time: .milliseconds(3), value: .next(3)), Recorded(time: .milliseconds(3), value: .next(4)),
+            Recorded(time: .milliseconds(5), value: .completed),
+        ]
+        let shuffled = [ordered[4], ordered[2], ordered[0], ordered[3], ordered[1]]
+        for messages in [ordered, shuffled] {
+            let (s, reporter) = collecting()
+            s.run {
+                let source = s.hot(messages: messages)
+                s.expect(source).toBe("-a-[bc]-|", values: ["a": 1, "b": 3, "c": 4])
+            }
+            // Same-time messages keep their order in the array (3 before 4 in both).
+            #expect(reporter.failures.isEmpty, "\(reporter.failures)")
+        }
+    }
+
     @Test("a matching expectation reports nothing")
     func passes() {
         let (s, reporter) = collecting()

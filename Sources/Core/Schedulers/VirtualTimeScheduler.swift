@@ -93,6 +93,15 @@ public final class VirtualTimeScheduler: Scheduler {
         return sequence
     }
 
+    /// ``enqueue(after:_:)`` at the absolute virtual time `time` (kept as given when past, as
+    /// in ``schedule(at:_:)``).
+    @usableFromInline
+    package func enqueue(at time: Duration, _ action: @escaping () -> Void) -> UInt64 {
+        sequence &+= 1
+        heap.insert(Entry(due: Self.nanos(time), sequence: sequence, action: action))
+        return sequence
+    }
+
     /// Makes room for `additional` more actions at once (a cold test observable schedules all
     /// its messages as it is subscribed).
     @usableFromInline

@@ -34,7 +34,7 @@ public final class ColdObservable<Element>: ObservableType, TestObservableMessag
             // Each action captures the replay and a position, not a message: a closure context
             // of fixed layout, which unspecialized code (a cold observable returned from an
             // operator's closure) need not look generic metadata up for.
-            let replay = ColdReplay(messages: messages, observer: observer)
+            let replay = MessageReplay(messages: messages, receiver: observer)
             // Sequence numbers, not a disposable per message: nothing to allocate or reference
             // count for each.
             let virtual = scheduler.virtual
@@ -59,25 +59,26 @@ public final class ColdObservable<Element>: ObservableType, TestObservableMessag
     }
 }
 
-/// One subscription's replay of a cold observable's messages.
+/// One replay of a test observable's messages: a cold observable's subscription (to its
+/// observer) or a hot observable's run (to its subject).
 @usableFromInline
-final class ColdReplay<Element> {
+final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Element == Element {
     @usableFromInline let messages: [Recorded<Event<Element>>]
-    @usableFromInline let observer: Observer<Element>
+    @usableFromInline let receiver: Receiver
     /// How many messages went out. Touched only by the scheduler's thread, never across an
     /// access: no runtime exclusivity checks.
     @exclusivity(unchecked) @usableFromInline var sent = 0
 
     @inlinable
-    init(messages: [Recorded<Event<Element>>], observer: Observer<Element>) {
+    init(messages: [Recorded<Event<Element>>], receiver: Receiver) {
         self.messages = messages
-        self.observer = observer
+        self.receiver = receiver
     }
 
     @inlinable
     func send(_ position: Int) {
         sent += 1
-        observer.on(messages[position].value)
+        receiver.on(messages[position].value)
     }
 }
 
@@ -112,8 +113,17 @@ public final class HotObservable<Element>: ObservableType, TestObservableMessage
     /// Schedules every message; the scheduler calls this at the start of its run.
     @inlinable
     func setUp() {
-        for message in messages {
-            scheduler.virtual.schedule(at: origin + message.time) { [subject] in subject.on(message.value) }
+        let virtual = scheduler.virtual
+        virtual.reserve(additional: messages.count)
+        let replay = MessageReplay(messages: messages, receiver: subject)
+        if Swift.zip(messages, messages.dropFirst()).allSatisfy({ $0.time <= $1.time }) {
+            // In time order they run in index order: one shared closure sends the next one.
+            let sendNext = { replay.send(replay.sent) }
+            for message in messages { _ = virtual.enqueue(at: origin + message.time, sendNext) }
+        } else {
+            for position in messages.indices {
+                _ = virtual.enqueue(at: origin + messages[position].time) { replay.send(position) }
+            }
         }
     }
 
