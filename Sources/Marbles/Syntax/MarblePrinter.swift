@@ -115,7 +115,9 @@ extension MarblePrinter {
         texts: [String], columns: [(time: Duration, column: Int)]
     ) {
         var state = AlignedLines(lines)
-        var columns: [(Duration, Int)] = []
+        // Labelled as returned: an unlabelled array would be converted by a dynamic cast of
+        // each element.
+        var columns: [(time: Duration, column: Int)] = []
         columns.reserveCapacity(lines.first?.count ?? 0)
         while let time = state.nextTime() {
             var column = 0
@@ -271,6 +273,12 @@ private struct AlignedLines {
     }
 
     mutating func write(_ text: String, line: Int) {
+        // Most tokens are one ASCII byte.
+        if text.utf8.count == 1, let byte = text.utf8.first, byte < 0x80 {
+            outs[line].append(byte)
+            widths[line] += 1
+            return
+        }
         outs[line].append(contentsOf: text.utf8)
         // One byte per character is the common case; count characters only when it is not.
         widths[line] += text.utf8.allSatisfy { $0 < 0x80 } ? text.utf8.count : text.count
