@@ -25,6 +25,7 @@ func marbleTestBenchmarks() {
     coldTestBenchmark(events: 1_000)
     hotTestBenchmark()
     higherOrderBenchmarks()
+    timingTestBenchmark()
 }
 
 func coldTestBenchmark(events n: Int) {
@@ -86,6 +87,37 @@ func hotTestBenchmark() {
                         let source = scheduler.hot(hotInput, values: ["a": 1])
                         scheduler.expect(source.map { $0 + 1 }).toBe(hotExpected, values: ["b": 2])
                     }
+                }
+            },
+        ])
+}
+
+/// Timing operators under test: 1,000 values through `delay` and `debounce` on the test scheduler.
+func timingTestBenchmark() {
+    let parser = MarbleParser()
+    let n = 1_000
+    let input = String(repeating: "a-", count: n) + "|"
+    // Values every 2 frames: delay(2) shifts them, debounce(1) lets each through a frame later.
+    let delayed = recordedDiagram { s in s.cold(input).delay(.milliseconds(2), scheduler: s) }
+    let debounced = recordedDiagram { s in s.cold(input).debounce(.milliseconds(1), scheduler: s) }
+    precondition(delayed.hasPrefix("--a-a-") && debounced.hasPrefix("-a-a-"), "\(delayed.prefix(12)) \(debounced.prefix(12))")
+    compare(
+        "timing operators, \(n) events", unit: .microseconds(per: 10),
+        [
+            Contender("parse the diagrams") {
+                for _ in 0..<10 {
+                    precondition(try! parser.parse(input, kind: .cold).count == n + 1)
+                    precondition(try! parser.parse(delayed, kind: .expected).count == n + 1)
+                }
+            },
+            Contender("delay(2 frames)") {
+                for _ in 0..<10 {
+                    passing { s in s.expect(s.cold(input).delay(.milliseconds(2), scheduler: s)).toBe(delayed) }
+                }
+            },
+            Contender("debounce(1 frame)") {
+                for _ in 0..<10 {
+                    passing { s in s.expect(s.cold(input).debounce(.milliseconds(1), scheduler: s)).toBe(debounced) }
                 }
             },
         ])

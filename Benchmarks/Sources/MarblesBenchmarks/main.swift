@@ -2,7 +2,7 @@ import Foundation
 
 // The side-by-side benchmarks: `swift run -c release MarblesBenchmarks [--quick] [--reps N]
 // [--only chain,subject,scheduler,parser,printer,small-test,marble-test,render,combine,async]`;
-// marble-test's parts run alone as cold-test, hot-test and higher-order (for profiling).
+// marble-test's parts run alone as cold-test, hot-test, higher-order and timing-test (for profiling).
 // `make bench` runs all of them; `make bench-debug` the scheduler and test sections in a debug build.
 
 #if DEBUG
@@ -17,6 +17,7 @@ let sections: [(String, () -> Void)] = [
 // Parts of marble-test, run only when named.
 let parts: [(String, () -> Void)] = [
     ("cold-test", { coldTestBenchmark(events: 1_000) }), ("hot-test", hotTestBenchmark), ("higher-order", higherOrderBenchmarks),
+    ("timing-test", timingTestBenchmark),
 ]
 if let only = options.only, let unknown = only.first(where: { name in !(sections + parts).contains { $0.0 == name } }) {
     say("unknown section '\(unknown)'; sections: \((sections + parts).map(\.0).joined(separator: ", "))")

@@ -95,6 +95,7 @@ final class Gate<Element>: @unchecked Sendable {
 
     /// Schedules a timer outside the lock and keeps it in `slot` unless a newer timer took its
     /// place meanwhile (`isCurrent` is checked under the lock).
+    @inlinable
     func scheduleTimer(
         on scheduler: any Scheduler, after delay: Duration, in slot: SerialDisposable,
         isCurrent: @escaping () -> Bool, _ action: @escaping () -> Void

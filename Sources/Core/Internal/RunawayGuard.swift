@@ -10,6 +10,7 @@
 /// step per iteration, and stop when the budget is gone, so runaway work ends within the
 /// driver's step limit instead of spinning inside one action. With no budget installed (real
 /// schedulers, production code) `spend` always succeeds and costs one thread-local read.
+@usableFromInline
 package enum RunawayGuard {
     /// Steps allowed and spent on one thread's run.
     package final class Budget {
@@ -42,6 +43,7 @@ package enum RunawayGuard {
 
     /// Spends one step of this thread's budget for the loop named `loop`.
     /// - Returns: `false` when the budget is exhausted: the caller must stop looping.
+    @usableFromInline
     package static func spend(_ loop: @autoclosure () -> String) -> Bool {
         guard let raw = pthread_getspecific(key) else { return true }
         let budget = Unmanaged<Budget>.fromOpaque(raw).takeUnretainedValue()

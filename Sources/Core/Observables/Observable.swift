@@ -50,6 +50,7 @@ public final class Observable<Element>: ObservableType, @unchecked Sendable {
     }
 
     /// Runs the subscribe logic for an observer the caller made.
+    @inlinable
     func run(_ observer: Observer<Element>) { producer(observer) }
 }
 

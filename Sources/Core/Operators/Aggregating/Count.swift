@@ -2,6 +2,7 @@ extension ObservableType {
     /// Emits how many values satisfied `predicate` (all of them by default) when the source
     /// completes, then completes (RxJS `count`). An error, or one thrown by `predicate`, passes
     /// at once.
+    @inlinable
     public func count(where predicate: @escaping (Element) throws -> Bool = { _ in true }) -> Observable<Int> {
         lift { observer in
             var total = 0

@@ -1,6 +1,7 @@
 extension ObservableType {
     /// Emits `false` and completes at the first value (unsubscribing from the source), or
     /// `true` when the source completes without one (RxJS `isEmpty`).
+    @inlinable
     public func isEmpty() -> Observable<Bool> {
         lift { observer in
             { event in

@@ -3,13 +3,16 @@
 extension ObservableType where Element: Comparable {
     /// Emits the smallest value when the source completes (the first of equals), then
     /// completes; an empty source just completes (RxJS `min`).
+    @inlinable
     public func min() -> Observable<Element> { extreme(by: <) }
 
     /// Emits the largest value when the source completes (the first of equals), then
     /// completes; an empty source just completes (RxJS `max`).
+    @inlinable
     public func max() -> Observable<Element> { extreme(by: >) }
 
-    private func extreme(by isBetter: @escaping (Element, Element) -> Bool) -> Observable<Element> {
+    @usableFromInline
+    func extreme(by isBetter: @escaping (Element, Element) -> Bool) -> Observable<Element> {
         lift { observer in
             var best: Element?
             return { event in

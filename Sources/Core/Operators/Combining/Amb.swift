@@ -1,6 +1,7 @@
 extension Observable {
     /// Mirrors the first source to deliver any event (value, error or completion) and
     /// unsubscribes from the others (RxJS `race`).
+    @inlinable
     public static func amb<S: ObservableType>(_ sources: [S]) -> Observable<Element> where S.Element == Element {
         let sources = sources.map { $0.asObservable() }
         return Observable.composite { downstream, resources in
@@ -35,6 +36,7 @@ extension Observable {
 
 extension ObservableType {
     /// Mirrors whichever of this stream and `other` delivers an event first.
+    @inlinable
     public func amb<Other: ObservableType>(_ other: Other) -> Observable<Element> where Other.Element == Element {
         Observable.amb([asObservable(), other.asObservable()])
     }

@@ -2,6 +2,7 @@ extension Observable {
     /// Emits an array of the latest value of every source whenever one of them emits, once all
     /// have emitted. Completes when all have completed, or at once when one completes without
     /// ever emitting (RxJS 7). An empty `sources` completes at once.
+    @inlinable
     public static func combineLatest<S: ObservableType>(_ sources: [S]) -> Observable<[S.Element]> where S.Element == Element {
         let sources = sources.map { $0.asObservable() }
         return Observable<[Element]>.composite { downstream, resources in
@@ -31,6 +32,7 @@ extension Observable {
     }
 
     /// ``combineLatest(_:)-(_)`` of two sources, combined by `resultSelector`.
+    @inlinable
     public static func combineLatest<A: ObservableType, B: ObservableType>(
         _ a: A, _ b: B, resultSelector: @escaping (A.Element, B.Element) throws -> Element
     ) -> Observable<Element> {
@@ -40,6 +42,7 @@ extension Observable {
     }
 
     /// ``combineLatest(_:)-(_)`` of three sources, combined by `resultSelector`.
+    @inlinable
     public static func combineLatest<A: ObservableType, B: ObservableType, C: ObservableType>(
         _ a: A, _ b: B, _ c: C, resultSelector: @escaping (A.Element, B.Element, C.Element) throws -> Element
     ) -> Observable<Element> {
@@ -49,6 +52,7 @@ extension Observable {
     }
 
     /// ``combineLatest(_:_:resultSelector:)`` as a tuple.
+    @inlinable
     public static func combineLatest<A: ObservableType, B: ObservableType>(_ a: A, _ b: B) -> Observable<(A.Element, B.Element)>
     where Element == (A.Element, B.Element) {
         combineLatest(a, b) { ($0, $1) }
@@ -57,6 +61,7 @@ extension Observable {
 
 extension ObservableType {
     /// Combines with the latest value of `other`; see ``Observable/combineLatest(_:_:resultSelector:)``.
+    @inlinable
     public func combineLatest<Other: ObservableType, Result>(
         _ other: Other, resultSelector: @escaping (Element, Other.Element) throws -> Result
     ) -> Observable<Result> {
@@ -67,6 +72,7 @@ extension ObservableType {
 extension Observable {
     /// The latest values of every observable in `sources`, combined by `resultSelector`, each
     /// time any of them emits once all have (RxSwift `combineLatest(_:resultSelector:)`).
+    @inlinable
     public static func combineLatest<S: ObservableType>(
         _ sources: [S], resultSelector: @escaping ([S.Element]) throws -> Element
     ) -> Observable<Element> {

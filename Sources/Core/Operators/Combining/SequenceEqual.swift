@@ -3,6 +3,7 @@ extension ObservableType where Element: Equatable {
     /// and completes as soon as they differ (a different value, or one ending while the other
     /// still has values), `true` when both complete alike (RxJS `sequenceEqual`). An error from
     /// either ends the stream.
+    @inlinable
     public func sequenceEqual<Other: ObservableType>(_ other: Other) -> Observable<Bool> where Other.Element == Element {
         let sources = [asObservable(), other.asObservable()]
         return Observable.composite { downstream, resources in

@@ -1,18 +1,19 @@
 /// Tags values of two or three differently-typed sources so that the homogeneous
 /// combinators can carry them.
+@usableFromInline
 enum Tagged<A, B, C> {
     case a(A)
     case b(B)
     case c(C)
-    var a: A? {
+    @inlinable var a: A? {
         if case .a(let v) = self { return v }
         return nil
     }
-    var b: B? {
+    @inlinable var b: B? {
         if case .b(let v) = self { return v }
         return nil
     }
-    var c: C? {
+    @inlinable var c: C? {
         if case .c(let v) = self { return v }
         return nil
     }

@@ -2,6 +2,7 @@ extension ObservableType {
     /// Ignores the source's values and, when it completes, continues with `next` (ReactiveCocoa
     /// `then:`): the same as `ignoreElements()` followed by `concat`. An error from the source
     /// ends it without subscribing to `next`; the block runs at that completion.
+    @inlinable
     public func then<Next: ObservableType>(_ next: @escaping () throws -> Next) -> Observable<Next.Element> {
         Observable.concat(
             asObservable().compactMap { _ -> Next.Element? in nil },
@@ -12,6 +13,7 @@ extension ObservableType {
     /// from the source and passes `replacement`'s events instead (ReactiveCocoa
     /// `takeUntilReplacement:`). The source's completion is not passed on: the result ends when
     /// `replacement` does. `replacement` is subscribed first, so one that emits at once wins.
+    @inlinable
     public func take<Replacement: ObservableType>(untilReplacedBy replacement: Replacement) -> Observable<Element>
     where Replacement.Element == Element {
         let source = asObservable()

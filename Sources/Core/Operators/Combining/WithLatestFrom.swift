@@ -2,6 +2,7 @@ extension ObservableType {
     /// On each value, combines it with the latest value of `other`; values before `other` has
     /// emitted are dropped. Completes with this stream; `other`'s completion changes nothing,
     /// its error is forwarded.
+    @inlinable
     public func withLatestFrom<Other: ObservableType, Result>(
         _ other: Other, resultSelector: @escaping (Element, Other.Element) throws -> Result
     ) -> Observable<Result> {
@@ -36,6 +37,7 @@ extension ObservableType {
     }
 
     /// On each value, emits the latest value of `other`.
+    @inlinable
     public func withLatestFrom<Other: ObservableType>(_ other: Other) -> Observable<Other.Element> {
         withLatestFrom(other) { $1 }
     }

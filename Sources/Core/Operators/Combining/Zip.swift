@@ -1,6 +1,7 @@
 extension Observable {
     /// Pairs the n-th values of every source. Completes as soon as a completed source has no
     /// buffered value left (RxJS 7). An empty `sources` completes at once.
+    @inlinable
     public static func zip<S: ObservableType>(_ sources: [S]) -> Observable<[S.Element]> where S.Element == Element {
         let sources = sources.map { $0.asObservable() }
         return Observable<[Element]>.composite { downstream, resources in
@@ -45,6 +46,7 @@ extension Observable {
     }
 
     /// ``zip(_:)-(_)`` of two sources, combined by `resultSelector`.
+    @inlinable
     public static func zip<A: ObservableType, B: ObservableType>(
         _ a: A, _ b: B, resultSelector: @escaping (A.Element, B.Element) throws -> Element
     ) -> Observable<Element> {
@@ -54,6 +56,7 @@ extension Observable {
     }
 
     /// ``zip(_:)-(_)`` of three sources, combined by `resultSelector`.
+    @inlinable
     public static func zip<A: ObservableType, B: ObservableType, C: ObservableType>(
         _ a: A, _ b: B, _ c: C, resultSelector: @escaping (A.Element, B.Element, C.Element) throws -> Element
     ) -> Observable<Element> {
@@ -63,6 +66,7 @@ extension Observable {
     }
 
     /// ``zip(_:_:resultSelector:)`` as a tuple.
+    @inlinable
     public static func zip<A: ObservableType, B: ObservableType>(_ a: A, _ b: B) -> Observable<(A.Element, B.Element)>
     where Element == (A.Element, B.Element) {
         zip(a, b) { ($0, $1) }
@@ -71,6 +75,7 @@ extension Observable {
 
 extension ObservableType {
     /// Pairs with the n-th value of `other`; see ``Observable/zip(_:_:resultSelector:)``.
+    @inlinable
     public func zip<Other: ObservableType, Result>(
         _ other: Other, resultSelector: @escaping (Element, Other.Element) throws -> Result
     ) -> Observable<Result> {
@@ -81,6 +86,7 @@ extension ObservableType {
 extension Observable {
     /// The n-th values of every observable in `sources`, combined by `resultSelector` (RxSwift
     /// `zip(_:resultSelector:)`).
+    @inlinable
     public static func zip<S: ObservableType>(
         _ sources: [S], resultSelector: @escaping ([S.Element]) throws -> Element
     ) -> Observable<Element> {

@@ -1,6 +1,7 @@
 extension ObservableType {
     /// On error, continues with the observable `handler` returns for it; an error thrown by
     /// `handler` is forwarded.
+    @inlinable
     public func `catch`<Other: ObservableType>(_ handler: @escaping (any Error) throws -> Other) -> Observable<Element>
     where Other.Element == Element {
         let source = asObservable()
@@ -21,6 +22,7 @@ extension ObservableType {
     }
 
     /// On error, emits `element` and completes.
+    @inlinable
     public func catchAndReturn(_ element: Element) -> Observable<Element> {
         self.catch { _ in Observable.just(element) }
     }

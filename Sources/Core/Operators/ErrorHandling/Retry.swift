@@ -1,6 +1,7 @@
 extension ObservableType {
     /// On error, resubscribes up to `maxRetries` times (RxJS 7 `retry(count)`: `retry(2)`
     /// subscribes at most three times); the last error is forwarded.
+    @inlinable
     public func retry(_ maxRetries: Int) -> Observable<Element> {
         retrying { _, attempt in attempt <= maxRetries }
     }
@@ -8,6 +9,7 @@ extension ObservableType {
     /// On error, resubscribes every time, without limit (RxSwift `retry()`); only a
     /// completion, or unsubscribing, ends it. Under a virtual-time driver a source that fails
     /// at once ends at the step limit instead of spinning.
+    @inlinable
     public func retry() -> Observable<Element> {
         retrying { _, _ in true }
     }
@@ -16,6 +18,7 @@ extension ObservableType {
     /// counts from 1). Synchronous failures are retried in a loop, not by recursion; under a
     /// virtual-time driver the loop spends its step budget, so `retry(Int.max)` of a source that
     /// fails at once ends (with that error) instead of spinning.
+    @usableFromInline
     func retrying(loop: String = "retry", _ shouldRetry: @escaping (any Error, Int) -> Bool) -> Observable<Element> {
         let source = asObservable()
         return Observable { downstream in
@@ -46,6 +49,7 @@ extension ObservableType {
 
     /// Resubscribes when the observable that `notificationHandler` builds from the stream of
     /// errors emits; completes or fails when that observable does (RxJS `retryWhen`).
+    @inlinable
     public func retry<Trigger: ObservableType>(
         when notificationHandler: @escaping (Observable<any Error>) -> Trigger
     ) -> Observable<Element> {

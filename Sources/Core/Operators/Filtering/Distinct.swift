@@ -2,6 +2,7 @@ extension ObservableType {
     /// Emits each value whose `key` has not been seen before in this subscription (RxJS
     /// `distinct`); the keys seen are kept until the stream ends, or cleared whenever `flushes`
     /// emits.
+    @inlinable
     public func distinct<Key: Hashable, Flushes: ObservableType>(
         by key: @escaping (Element) throws -> Key, flushes: Flushes
     ) -> Observable<Element> {
@@ -24,6 +25,7 @@ extension ObservableType {
     }
 
     /// ``distinct(by:flushes:)`` without flushing.
+    @inlinable
     public func distinct<Key: Hashable>(by key: @escaping (Element) throws -> Key) -> Observable<Element> {
         distinct(by: key, flushes: Observable<Never>.never())
     }
@@ -31,5 +33,6 @@ extension ObservableType {
 
 extension ObservableType where Element: Hashable {
     /// Emits each value not seen before in this subscription (RxJS `distinct`).
+    @inlinable
     public func distinct() -> Observable<Element> { distinct(by: { $0 }) }
 }

@@ -1,5 +1,6 @@
 extension ObservableType {
     /// Drops values equal (by `areEqual`) to the value before them.
+    @inlinable
     public func distinctUntilChanged(_ areEqual: @escaping (Element, Element) throws -> Bool) -> Observable<Element> {
         lift { observer in
             var last: Element?
@@ -18,6 +19,7 @@ extension ObservableType {
     }
 
     /// Drops values whose key equals the key of the value before them.
+    @inlinable
     public func distinctUntilChanged<Key: Equatable>(by key: @escaping (Element) throws -> Key) -> Observable<Element> {
         distinctUntilChanged { try key($0) == key($1) }
     }
@@ -25,5 +27,6 @@ extension ObservableType {
 
 extension ObservableType where Element: Equatable {
     /// Drops values equal to the value before them.
+    @inlinable
     public func distinctUntilChanged() -> Observable<Element> { distinctUntilChanged(==) }
 }

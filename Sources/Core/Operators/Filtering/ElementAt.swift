@@ -1,6 +1,7 @@
 extension ObservableType {
     /// Emits the value at `index` and completes; errors with ``RxError/argumentOutOfRange``
     /// when the source completes earlier, unless a `defaultValue` is given.
+    @inlinable
     public func elementAt(_ index: Int, defaultValue: Element? = nil) -> Observable<Element> {
         precondition(index >= 0, "elementAt needs a non-negative index")
         return lift { observer in
@@ -27,6 +28,7 @@ extension ObservableType {
     }
 
     /// RxSwift 6's spelling of ``elementAt(_:defaultValue:)``.
+    @inlinable
     public func element(at index: Int, defaultValue: Element? = nil) -> Observable<Element> {
         elementAt(index, defaultValue: defaultValue)
     }

@@ -1,6 +1,7 @@
 extension ObservableType {
     /// Emits the first value (for which `predicate` holds) and completes; errors with
     /// ``RxError/noElements`` when the source completes first (RxJS 7 `first`).
+    @inlinable
     public func first(where predicate: @escaping (Element) throws -> Bool = { _ in true }) -> Observable<Element> {
         lift { observer in
             { event in
@@ -21,6 +22,7 @@ extension ObservableType {
 
     /// Emits the last value (for which `predicate` holds) when the source completes; errors
     /// with ``RxError/noElements`` when there is none (RxJS 7 `last`).
+    @inlinable
     public func last(where predicate: @escaping (Element) throws -> Bool = { _ in true }) -> Observable<Element> {
         lift { observer in
             var last: Element?

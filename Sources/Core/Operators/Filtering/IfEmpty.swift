@@ -1,5 +1,6 @@
 extension ObservableType {
     /// Emits `defaultValue` when the source completes without a value.
+    @inlinable
     public func ifEmpty(default defaultValue: Element) -> Observable<Element> {
         lift { observer in
             var empty = true

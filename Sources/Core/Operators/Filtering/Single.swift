@@ -2,6 +2,7 @@ extension ObservableType {
     /// Emits the source's only value when it completes. Fails with
     /// ``RxError/moreThanOneElement`` at a second value (unsubscribing from the source), and
     /// with ``RxError/noElements`` at a completion without one (RxJS `single`).
+    @inlinable
     public func single() -> Observable<Element> {
         lift { observer in
             var only: Element?

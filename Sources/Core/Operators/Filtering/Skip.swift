@@ -1,5 +1,6 @@
 extension ObservableType {
     /// Drops the first `count` values.
+    @inlinable
     public func skip(_ count: Int) -> Observable<Element> {
         lift { observer in
             var remaining = count
@@ -14,6 +15,7 @@ extension ObservableType {
     }
 
     /// Drops values while `predicate` holds, then emits everything.
+    @inlinable
     public func skip(while predicate: @escaping (Element) throws -> Bool) -> Observable<Element> {
         lift { observer in
             var skipping = true
@@ -34,6 +36,7 @@ extension ObservableType {
 
     /// Drops values until `notifier` emits a value. A notifier that completes silently keeps
     /// dropping everything (RxJS 7); its error is forwarded.
+    @inlinable
     public func skip<Other: ObservableType>(until notifier: Other) -> Observable<Element> {
         let source = asObservable()
         let notifier = notifier.asObservable()

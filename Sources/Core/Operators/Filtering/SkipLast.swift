@@ -2,6 +2,7 @@ extension ObservableType {
     /// Drops the last `count` values: each value is emitted once `count` newer ones have
     /// arrived, so the output lags the source by `count` values (RxJS `skipLast`). Completion
     /// and errors pass at once; the held values are dropped.
+    @inlinable
     public func skipLast(_ count: Int) -> Observable<Element> {
         guard count > 0 else { return asObservable() }
         return lift { observer in

@@ -1,6 +1,7 @@
 extension ObservableType {
     /// Emits the first `count` values, then completes and unsubscribes; `take(0)` completes
     /// without subscribing.
+    @inlinable
     public func take(_ count: Int) -> Observable<Element> {
         guard count > 0 else { return .empty() }
         return lift { observer in
@@ -19,6 +20,7 @@ extension ObservableType {
 
     /// Emits values while `predicate` holds; completes at the first value that fails it (which
     /// is emitted too when `inclusive`).
+    @inlinable
     public func take(while predicate: @escaping (Element) throws -> Bool, inclusive: Bool = false) -> Observable<Element> {
         lift { observer in
             { event in
@@ -40,6 +42,7 @@ extension ObservableType {
 
     /// Mirrors the source until `notifier` emits a value, then completes. A notifier that
     /// completes without a value changes nothing (RxJS 7); its error is forwarded.
+    @inlinable
     public func take<Other: ObservableType>(until notifier: Other) -> Observable<Element> {
         let source = asObservable()
         let notifier = notifier.asObservable()

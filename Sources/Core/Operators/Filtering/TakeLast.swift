@@ -1,5 +1,6 @@
 extension ObservableType {
     /// Emits the last `count` values when the source completes.
+    @inlinable
     public func takeLast(_ count: Int) -> Observable<Element> {
         guard count > 0 else { return ignoreElements() }
         return lift { observer in

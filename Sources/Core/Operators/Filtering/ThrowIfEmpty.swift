@@ -1,6 +1,7 @@
 extension ObservableType {
     /// Passes the source through, but fails with `error` (default ``RxError/noElements``) when
     /// it completes without a value (RxJS `throwIfEmpty`).
+    @inlinable
     public func throwIfEmpty(_ error: @autoclosure @escaping () -> any Error = RxError.noElements) -> Observable<Element> {
         lift { observer in
             var sawValue = false

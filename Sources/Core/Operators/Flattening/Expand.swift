@@ -13,6 +13,7 @@ extension ObservableType {
     /// source:  -1------|        transform: x < 8 ? "--(2x)|" : empty
     /// result:  -1-2-4-8|
     /// ```
+    @inlinable
     public func expand<Inner: ObservableType>(
         maxConcurrent: Int = .max, _ transform: @escaping (Element) throws -> Inner
     ) -> Observable<Element> where Inner.Element == Element {

@@ -1,6 +1,7 @@
 extension ObservableType {
     /// Maps a value to an observable only while no inner observable is active; values that
     /// arrive meanwhile are dropped (RxJS `exhaustMap`).
+    @inlinable
     public func flatMapFirst<Inner: ObservableType>(_ selector: @escaping (Element) throws -> Inner) -> Observable<Inner.Element> {
         let source = asObservable()
         return Observable.composite { downstream, resources in

@@ -11,6 +11,7 @@ extension ObservableType {
     /// source:  -a---b----|       accumulator: (acc, x) in cold "--(acc+1)|"
     /// result:  ---1---2--|       seed 0
     /// ```
+    @inlinable
     public func mergeScan<State, Inner: ObservableType>(
         _ seed: State, maxConcurrent: Int = .max, accumulator: @escaping (State, Element) throws -> Inner
     ) -> Observable<State> where Inner.Element == State {
@@ -29,6 +30,7 @@ extension ObservableType {
     /// previous inner (which is unsubscribed); every value an inner emits becomes the state.
     ///
     /// Completes when the source and the latest inner have completed; any error ends it.
+    @inlinable
     public func switchScan<State, Inner: ObservableType>(
         _ seed: State, accumulator: @escaping (State, Element) throws -> Inner
     ) -> Observable<State> where Inner.Element == State {

@@ -5,6 +5,7 @@ private struct RepeatPass: Error {}
 extension ObservableType {
     /// Subscribes to the source `count` times in a row, each time after the previous one
     /// completes (RxJS `repeat(count)`); an error ends it at once. `repeat(0)` completes.
+    @inlinable
     public func `repeat`(_ count: Int) -> Observable<Element> {
         guard count > 0 else { return .empty() }
         return repeating { pass in pass < count }
@@ -13,6 +14,7 @@ extension ObservableType {
     /// Subscribes to the source again each time it completes, without end (RxSwift/RxJS
     /// `repeat()`); an error, or unsubscribing, ends it. Under a virtual-time driver a source
     /// that completes at once ends at the step limit instead of spinning.
+    @inlinable
     public func `repeat`() -> Observable<Element> {
         repeating { _ in true }
     }
@@ -20,6 +22,7 @@ extension ObservableType {
     /// Subscribes to the source `count` times (without end when `nil`), waiting `delay` on
     /// `scheduler` after each completion before the next (RxJS `repeat({ count, delay })`).
     /// The last pass's completion completes at once; an error ends it at once.
+    @inlinable
     public func `repeat`(_ count: Int? = nil, delay: Duration, scheduler: any Scheduler) -> Observable<Element> {
         if let count, count <= 0 { return .empty() }
         let source = asObservable()
@@ -40,7 +43,8 @@ extension ObservableType {
     }
 
     /// Resubscribes after the `pass`-th completion (counting from 1) while `again(pass)`.
-    private func repeating(_ again: @escaping (Int) -> Bool) -> Observable<Element> {
+    @usableFromInline
+    func repeating(_ again: @escaping (Int) -> Bool) -> Observable<Element> {
         Observable.concat(asObservable(), Observable.error(RepeatPass()))
             .retrying(loop: "repeat") { error, pass in error is RepeatPass && again(pass) }
             .catch { error in error is RepeatPass ? Observable<Element>.empty() : Observable.error(error) }

@@ -13,6 +13,7 @@ extension Observable {
     /// case b:  -x-y|
     /// result:  ---1-2--x-y-|
     /// ```
+    @inlinable
     public static func switchCase<Keys: ObservableType>(
         _ keys: Keys, cases: [Keys.Element: Observable<Element>], default defaultCase: Observable<Element>? = nil
     ) -> Observable<Element> where Keys.Element: Hashable {
@@ -25,6 +26,7 @@ extension Observable {
     /// Follows `then` while the latest condition is `true` and `else` while it is `false`
     /// (ReactiveCocoa's `+if:then:else:`), switching, and unsubscribing from the other, on
     /// every new condition. Completes when `conditions` and the current branch have completed.
+    @inlinable
     public static func `if`<Conditions: ObservableType>(
         _ conditions: Conditions, then thenSource: Observable<Element>, else elseSource: Observable<Element>
     ) -> Observable<Element> where Conditions.Element == Bool {

@@ -4,6 +4,7 @@ extension ObservableType {
     /// Covers RAC's `doNext`, `doError`, `doCompleted`, `initially` (`onSubscribe`, before the
     /// source is subscribed) and `finally` (`onDispose`, once, when the subscription ends by a
     /// terminal event or by dispose). An error thrown by `onNext` becomes the stream's error.
+    @inlinable
     public func `do`(
         onNext: ((Element) throws -> Void)? = nil,
         onError: ((any Error) -> Void)? = nil,

@@ -1,6 +1,7 @@
 extension ObservableType {
     /// Delivers events on `scheduler`, in order. Events are queued and drained by one
     /// scheduled action at a time, so a serial scheduler preserves the grammar.
+    @inlinable
     public func observe(on scheduler: any Scheduler) -> Observable<Element> {
         let source = asObservable()
         return Observable.composite { downstream, resources in

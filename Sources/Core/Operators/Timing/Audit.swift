@@ -3,6 +3,7 @@ extension ObservableType {
     /// `auditTime`): the trailing edge only, unlike ``throttle(_:latest:scheduler:)``. A
     /// completion during the wait waits for it, emits the value, then completes; an error
     /// passes at once.
+    @inlinable
     public func audit(_ duration: Duration, scheduler: any Scheduler) -> Observable<Element> {
         let source = asObservable()
         return Observable.composite { downstream, resources in

@@ -1,6 +1,7 @@
 extension ObservableType {
     /// Emits a value only after `dueTime` passes without another value; on completion a pending
     /// value is emitted at once, then completion (RxJS `debounceTime`). Errors drop it.
+    @inlinable
     public func debounce(_ dueTime: Duration, scheduler: any Scheduler) -> Observable<Element> {
         let source = asObservable()
         return Observable.composite { downstream, resources in

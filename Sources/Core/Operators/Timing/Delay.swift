@@ -1,6 +1,7 @@
 extension ObservableType {
     /// Shifts each value later by `dueTime`. Errors pass at once; completion waits until the
     /// last delayed value has been delivered (RxJS 7 `delay`).
+    @inlinable
     public func delay(_ dueTime: Duration, scheduler: any Scheduler) -> Observable<Element> {
         let source = asObservable()
         return Observable.composite { downstream, resources in
@@ -61,6 +62,7 @@ extension ObservableType {
     }
 
     /// Subscribes to the source only after `dueTime`.
+    @inlinable
     public func delaySubscription(_ dueTime: Duration, scheduler: any Scheduler) -> Observable<Element> {
         let source = asObservable()
         return Observable.composite { downstream, resources in

@@ -8,6 +8,7 @@ extension ObservableType {
     /// source:   -a--b--c|        duration(a) = "---x", duration(b) = "-x", duration(c) = "|"
     /// result:   ----ab---|
     /// ```
+    @inlinable
     public func delayWhen<Trigger: ObservableType>(_ duration: @escaping (Element) throws -> Trigger) -> Observable<Element> {
         asObservable().flatMap { value in
             try duration(value).asObservable().take(1).map { _ in value }
@@ -18,6 +19,7 @@ extension ObservableType {
     /// `delay(date)`): values before it wait until then, values at or after it pass with no
     /// delay; order is kept. Completion waits for the values still waiting; an error passes at
     /// once.
+    @inlinable
     public func delay(until date: Duration, scheduler: any Scheduler) -> Observable<Element> {
         // Deferred: the wait is measured when the value's turn comes, not when it arrived.
         asObservable().concatMap { value in

@@ -1,6 +1,7 @@
 extension ObservableType {
     /// Emits the latest value, if a new one arrived, whenever `notifier` emits. Completes with
     /// the source; the notifier's completion changes nothing (RxJS 7 `sample`).
+    @inlinable
     public func sample<Notifier: ObservableType>(_ notifier: Notifier) -> Observable<Element> {
         let source = asObservable()
         let notifier = notifier.asObservable()

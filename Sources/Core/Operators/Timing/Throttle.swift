@@ -4,6 +4,7 @@ extension ObservableType {
     /// `leading: true, trailing: latest`). A value due exactly when the window closes is still
     /// inside it when it was scheduled before the window's timer. Completion waits for a
     /// pending trailing value.
+    @inlinable
     public func throttle(_ dueTime: Duration, latest: Bool = true, scheduler: any Scheduler) -> Observable<Element> {
         throttle(dueTime, leading: true, trailing: latest, scheduler: scheduler)
     }
@@ -17,6 +18,7 @@ extension ObservableType {
     /// source:                    -a-b-c----d----|
     /// leading: false, trailing:  ----c---------d|    (dueTime 3)
     /// ```
+    @inlinable
     public func throttle(_ dueTime: Duration, leading: Bool, trailing: Bool, scheduler: any Scheduler) -> Observable<Element> {
         let source = asObservable()
         return Observable.composite { downstream, resources in

@@ -1,6 +1,7 @@
 extension ObservableType {
     /// Fails with ``RxError/timeout`` (or switches to `fallback`) when `dueTime` passes after
     /// subscription or after a value without a new event.
+    @inlinable
     public func timeout<Fallback: ObservableType>(
         _ dueTime: Duration, other fallback: Fallback?, scheduler: any Scheduler
     ) -> Observable<Element> where Fallback.Element == Element {
@@ -47,6 +48,7 @@ extension ObservableType {
 
     /// Fails with ``RxError/timeout`` when `dueTime` passes after subscription or after a value
     /// without a new event.
+    @inlinable
     public func timeout(_ dueTime: Duration, scheduler: any Scheduler) -> Observable<Element> {
         timeout(dueTime, other: Observable<Element>?.none, scheduler: scheduler)
     }

@@ -4,6 +4,13 @@ public struct Timestamped<Value> {
     public var value: Value
     /// When it arrived, on the scheduler's clock.
     public var time: Duration
+
+    /// Pairs a value with its time (for expected values in tests, say).
+    @inlinable
+    public init(value: Value, time: Duration) {
+        self.value = value
+        self.time = time
+    }
 }
 
 extension Timestamped: Equatable where Value: Equatable {}
@@ -15,6 +22,13 @@ public struct TimeIntervalled<Value> {
     public var value: Value
     /// The time since the previous value or the subscription.
     public var interval: Duration
+
+    /// Pairs a value with an interval (for expected values in tests, say).
+    @inlinable
+    public init(value: Value, interval: Duration) {
+        self.value = value
+        self.interval = interval
+    }
 }
 
 extension TimeIntervalled: Equatable where Value: Equatable {}
@@ -22,12 +36,14 @@ extension TimeIntervalled: Sendable where Value: Sendable {}
 
 extension ObservableType {
     /// Attaches to each value the time it arrived on `scheduler`'s clock (RxJS `timestamp`).
+    @inlinable
     public func timestamp(scheduler: any Scheduler) -> Observable<Timestamped<Element>> {
         map { Timestamped(value: $0, time: scheduler.now) }
     }
 
     /// Attaches to each value the time since the previous value, or since the subscription
     /// for the first (RxJS `timeInterval`).
+    @inlinable
     public func timeInterval(scheduler: any Scheduler) -> Observable<TimeIntervalled<Element>> {
         let source = asObservable()
         return Observable.deferred {

@@ -1,5 +1,6 @@
 extension ObservableType {
     /// Emits arrays of `count` values; on completion a non-empty remainder is emitted too.
+    @inlinable
     public func buffer(count: Int) -> Observable<[Element]> {
         precondition(count > 0, "buffer(count:) needs a positive count")
         return lift { observer in
@@ -25,6 +26,7 @@ extension ObservableType {
     /// Emits arrays of `count` values, starting a new array every `skip` values (RxJS
     /// `bufferCount(count, every)`): overlapping when `skip < count`, with gaps when larger.
     /// On completion every open, non-empty array is emitted, oldest first.
+    @inlinable
     public func buffer(count: Int, skip: Int) -> Observable<[Element]> {
         precondition(count > 0 && skip > 0, "buffer(count:skip:) needs a positive count and skip")
         return lift { observer in
@@ -52,6 +54,7 @@ extension ObservableType {
     /// Emits the values collected in each `timeSpan` window (an empty array for a silent
     /// window, as RxJS's `bufferTime`), or earlier once `count` values are collected, which
     /// starts a new window. On completion the current buffer is emitted, then completion.
+    @inlinable
     public func buffer(timeSpan: Duration, count: Int = .max, scheduler: any Scheduler) -> Observable<[Element]> {
         precondition(count > 0, "buffer(timeSpan:count:) needs a positive count")
         let source = asObservable()

@@ -2,6 +2,7 @@ extension ObservableType {
     /// Emits the values collected since the last emission (possibly none) whenever `boundary`
     /// emits, and the rest when the source completes (RxJS 7 `buffer(closingNotifier)`). The
     /// boundary's completion changes nothing; an error from either side ends the stream.
+    @inlinable
     public func buffer<Boundary: ObservableType>(_ boundary: Boundary) -> Observable<[Element]> {
         let source = asObservable()
         return Observable.composite { downstream, resources in

@@ -2,6 +2,7 @@ extension ObservableType {
     /// Combines each value with the one before it, the first with `start` (ReactiveCocoa
     /// `combinePreviousWithStart:reduce:`); unlike ``pairwise()``, the first value is emitted.
     /// Errors and completion pass through.
+    @inlinable
     public func combinePrevious<Result>(
         _ start: Element, _ combine: @escaping (_ previous: Element, _ current: Element) throws -> Result
     ) -> Observable<Result> {
@@ -23,6 +24,7 @@ extension ObservableType {
     }
 
     /// Pairs each value with the one before it, the first with `start`.
+    @inlinable
     public func combinePrevious(_ start: Element) -> Observable<(previous: Element, current: Element)> {
         combinePrevious(start) { (previous: $0, current: $1) }
     }

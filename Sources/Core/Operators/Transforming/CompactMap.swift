@@ -1,5 +1,6 @@
 extension ObservableType {
     /// Transforms each value and drops the `nil` results.
+    @inlinable
     public func compactMap<Result>(_ transform: @escaping (Element) throws -> Result?) -> Observable<Result> {
         lift { observer in
             { event in

@@ -1,6 +1,7 @@
 extension ObservableType {
     /// Emits `elements` after the source completes, then completes, all in the completion's
     /// frame (RxJS `endWith`). An error passes at once, without them.
+    @inlinable
     public func endWith(_ elements: Element...) -> Observable<Element> {
         lift { observer in
             { event in

@@ -1,5 +1,6 @@
 extension ObservableType {
     /// Pairs each value with its index, counting from 0 per subscription (RxSwift `enumerated`).
+    @inlinable
     public func enumerated() -> Observable<(index: Int, element: Element)> {
         lift { observer in
             var index = 0

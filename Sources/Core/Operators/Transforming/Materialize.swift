@@ -1,5 +1,6 @@
 extension ObservableType {
     /// Turns every event into a value, then completes.
+    @inlinable
     public func materialize() -> Observable<Event<Element>> {
         lift { observer in
             { event in
@@ -10,6 +11,7 @@ extension ObservableType {
     }
 
     /// Turns materialized events back into a stream.
+    @inlinable
     public func dematerialize<Value>() -> Observable<Value> where Element == Event<Value> {
         lift { observer in
             { event in

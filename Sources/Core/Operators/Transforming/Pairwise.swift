@@ -1,5 +1,6 @@
 extension ObservableType {
     /// Emits each value paired with the previous one; the first value only pairs with the second.
+    @inlinable
     public func pairwise() -> Observable<(Element, Element)> {
         lift { observer in
             var previous: Element?

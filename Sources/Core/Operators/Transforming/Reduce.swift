@@ -1,5 +1,6 @@
 extension ObservableType {
     /// Emits the final accumulation when the source completes (`seed` for an empty source).
+    @inlinable
     public func reduce<State>(_ seed: State, accumulator: @escaping (State, Element) throws -> State) -> Observable<State> {
         lift { observer in
             var state = seed
@@ -18,6 +19,7 @@ extension ObservableType {
 
     /// ``reduce(_:accumulator:)`` whose final state goes through `mapResult` (RxSwift
     /// `reduce(_:accumulator:mapResult:)`).
+    @inlinable
     public func reduce<State, Result>(
         _ seed: State, accumulator: @escaping (State, Element) throws -> State, mapResult: @escaping (State) throws -> Result
     ) -> Observable<Result> {

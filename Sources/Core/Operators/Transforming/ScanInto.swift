@@ -1,6 +1,7 @@
 extension ObservableType {
     /// Emits each intermediate accumulation, the accumulator updating the state in place
     /// (RxSwift `scan(into:accumulator:)`): no copy of a collection state per value.
+    @inlinable
     public func scan<State>(into seed: State, accumulator: @escaping (inout State, Element) throws -> Void) -> Observable<State> {
         lift { observer in
             var state = seed

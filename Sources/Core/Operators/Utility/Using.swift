@@ -3,6 +3,7 @@ extension Observable {
     /// `using`); the resource is disposed when the subscription ends, whether by completion,
     /// error or unsubscription. A factory that throws ends the stream with its error (a
     /// resource already made is disposed).
+    @inlinable
     public static func using<Resource: Disposable>(
         _ resourceFactory: @escaping () throws -> Resource,
         observableFactory: @escaping (Resource) throws -> Observable<Element>
@@ -25,12 +26,14 @@ extension Observable {
     /// Emits `element` again and again, synchronously, until unsubscribed (RxSwift
     /// `repeatElement`): combine it with `take` or `zip`. Under a virtual-time driver a
     /// subscription that never stops it ends at the step limit.
+    @inlinable
     public static func repeatElement(_ element: Element) -> Observable<Element> {
         generate(initialState: element, condition: { _ in true }, iterate: { $0 })
     }
 
     /// Emits `element` again and again on `scheduler`, one emission per scheduled action, so
     /// that other work interleaves (RxSwift `repeatElement(_:scheduler:)`).
+    @inlinable
     public static func repeatElement(_ element: Element, scheduler: any Scheduler) -> Observable<Element> {
         Observable.create { observer in
             let slot = SerialDisposable()

@@ -1,6 +1,7 @@
 extension ObservableType {
     /// Pairs each value with `object`, held weakly (RxSwift `withUnretained`): once the object
     /// is gone, the next value completes the stream instead. Errors and completion pass through.
+    @inlinable
     public func withUnretained<Object: AnyObject, Result>(
         _ object: Object, resultSelector: @escaping (Object, Element) throws -> Result
     ) -> Observable<Result> {
@@ -20,6 +21,7 @@ extension ObservableType {
 
     /// Pairs each value with `object`, held weakly; completes at the first value after the
     /// object is gone.
+    @inlinable
     public func withUnretained<Object: AnyObject>(_ object: Object) -> Observable<(Object, Element)> {
         withUnretained(object) { ($0, $1) }
     }
