@@ -31,12 +31,12 @@ public final class ColdObservable<Element>: ObservableType, TestObservableMessag
         Observable.create { [self] observer in
             let index = subscriptionLogs.count
             subscriptionLogs.append(SubscriptionLog(subscribed: scheduler.now))
-            // Each action captures the replay and a position, not a message: a closure context
-            // of fixed layout, which unspecialized code (a cold observable returned from an
-            // operator's closure) need not look generic metadata up for.
+            // Actions capture the replay (and a position when out of order), not a message: a
+            // closure context of fixed layout, which unspecialized code (a cold observable
+            // returned from an operator's closure) need not look generic metadata up for. They
+            // are kept as sequence numbers, not disposables: nothing to allocate or reference
+            // count per message.
             let replay = MessageReplay(messages: messages, receiver: observer)
-            // Sequence numbers, not a disposable per message: nothing to allocate or reference
-            // count for each.
             let virtual = scheduler.virtual
             var actions: [UInt64] = []
             actions.reserveCapacity(messages.count)
