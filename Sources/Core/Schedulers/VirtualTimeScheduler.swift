@@ -122,8 +122,19 @@ public final class VirtualTimeScheduler: Scheduler {
     private func enqueue(at due: Int64, _ action: @escaping () -> Void) -> any Disposable {
         sequence &+= 1
         heap.insert(Entry(due: due, sequence: sequence, action: action))
-        return VirtualActionDisposable(scheduler: self, sequence: sequence)
+        return VirtualActionDisposable(scheduler: self, sequence: sequence, due: due)
     }
+
+    /// Cancels an action known by its sequence number and due time. One that sorts before the
+    /// heap's head has already run (or was dropped): it needs no mark. Timers replaced after
+    /// they fired (`delay`, `debounce`) are disposed that way all the time.
+    func cancel(_ sequence: UInt64, due: Int64) {
+        guard let head = heap.min, !(due < head.due || (due == head.due && sequence < head.sequence)) else { return }
+        cancel(sequence)
+    }
+
+    /// Cancellation marks waiting to be skipped or compacted (for tests).
+    package var cancelMarkCount: Int { cancelled.count }
 
     /// Cancels the action `sequence` names (from ``enqueue(after:_:)``); nothing if it ran.
     @usableFromInline
@@ -210,5 +221,6 @@ public final class VirtualTimeScheduler: Scheduler {
 struct VirtualActionDisposable: Disposable, @unchecked Sendable {
     weak var scheduler: VirtualTimeScheduler?
     let sequence: UInt64
-    func dispose() { scheduler?.cancel(sequence) }
+    let due: Int64
+    func dispose() { scheduler?.cancel(sequence, due: due) }
 }

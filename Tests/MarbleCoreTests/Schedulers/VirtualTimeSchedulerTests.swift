@@ -32,6 +32,24 @@ struct VirtualTimeSchedulerTests {
         #expect(zip(ran, ran.dropFirst()).allSatisfy { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) })
     }
 
+    @Test("disposing an action that already ran leaves no cancellation mark; a pending one is marked and skipped")
+    func disposingAfterRunLeavesNoMark() throws {
+        let scheduler = VirtualTimeScheduler()
+        var log: [Int] = []
+        let early = scheduler.schedule(after: .seconds(1)) { log.append(1) }
+        let late = scheduler.schedule(after: .seconds(5)) { log.append(5) }
+        // Scheduled for a time already past once the clock moves: still pending, so still marked.
+        try scheduler.advance(to: .seconds(2))
+        let past = scheduler.schedule(at: .seconds(1)) { log.append(0) }
+        early.dispose()
+        #expect(scheduler.cancelMarkCount == 0)
+        past.dispose()
+        late.dispose()
+        #expect(scheduler.cancelMarkCount == 2)
+        try scheduler.run()
+        #expect(log == [1])
+    }
+
     @Test("cancelled actions are skipped; cancelling twice or after running is harmless")
     func cancellation() throws {
         let scheduler = VirtualTimeScheduler()
