@@ -114,7 +114,7 @@ let package = Package(
             name: "MarblesCombineTests", dependencies: ["MarblesCombine", "MarblesTesting"], swiftSettings: strict),
         // Imports Testing, XCTest and Foundation beside ours: no public name may clash.
         .testTarget(name: "NameClashTests", dependencies: ["MarblesTesting", "MarbleRender"], swiftSettings: strict),
-        .testTarget(name: "MarblePlaygroundTests", dependencies: ["MarblePlayground"], swiftSettings: strict),
+        .testTarget(name: "MarblePlaygroundTests", dependencies: ["MarblePlayground", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MarbleRenderTests", dependencies: ["MarbleRender", "MarblesTesting", "TestSupport"], swiftSettings: strict),
     ]

@@ -46,3 +46,9 @@ public struct MarbleError: Error, Equatable, Sendable, CustomStringConvertible {
     public init(_ message: String = "error") { self.message = message }
     public var description: String { message }
 }
+
+/// Whether the events' times never decrease (recordings and parsed diagrams usually are).
+@inlinable
+func areInTimeOrder<Element>(_ events: [Recorded<Event<Element>>]) -> Bool {
+    zip(events, events.dropFirst()).allSatisfy { $0.time <= $1.time }
+}

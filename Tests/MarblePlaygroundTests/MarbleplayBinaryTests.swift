@@ -1,19 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the built `marbleplay` executable, as a user's shell would.
 @Suite("marbleplay binary")
 struct MarbleplayBinaryTests {
-    static var binary: URL? {
-        // The test bundle sits in the build folder beside the executable.
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = folder.appendingPathComponent("marbleplay")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            folder.deleteLastPathComponent()
-        }
-        return nil
-    }
+    static var binary: URL? { builtExecutable("marbleplay") }
 
     /// Runs marbleplay until it exits; a server that keeps serving is a test failure after 20 s.
     func run(_ arguments: [String]) throws -> (status: Int32, errors: String) {

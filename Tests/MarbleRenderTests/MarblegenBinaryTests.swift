@@ -1,19 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the built `marblegen` executable, as a user's shell would.
 @Suite("marblegen binary")
 struct MarblegenBinaryTests {
-    static var binary: URL? {
-        // The test bundle sits in the build folder beside the executable.
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = folder.appendingPathComponent("marblegen")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            folder.deleteLastPathComponent()
-        }
-        return nil
-    }
+    static var binary: URL? { builtExecutable("marblegen") }
 
     func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
         let binary = try #require(Self.binary, "build marblegen first (swift build --build-tests builds it)")

@@ -22,8 +22,12 @@ public final class VirtualTimeScheduler: Scheduler {
         let action: () -> Void
 
         @inline(__always)
-        static func < (a: Entry, b: Entry) -> Bool {
-            a.due < b.due || (a.due == b.due && a.sequence < b.sequence)
+        static func < (a: Entry, b: Entry) -> Bool { precedes(a.due, a.sequence, b.due, b.sequence) }
+
+        /// The heap's order: due time, then sequence number.
+        @inline(__always)
+        static func precedes(_ aDue: Int64, _ aSequence: UInt64, _ bDue: Int64, _ bSequence: UInt64) -> Bool {
+            aDue < bDue || (aDue == bDue && aSequence < bSequence)
         }
         static func == (a: Entry, b: Entry) -> Bool { a.sequence == b.sequence }
     }
@@ -83,23 +87,12 @@ public final class VirtualTimeScheduler: Scheduler {
         enqueue(at: Self.nanos(time), action)
     }
 
-    /// Schedules `action` after `delay` and returns the number that ``cancel(_:)`` takes: for a
-    /// caller that keeps many actions (a cold test observable's messages) without a
-    /// disposable for each.
-    @usableFromInline
-    package func enqueue(after delay: Duration, _ action: @escaping () -> Void) -> UInt64 {
-        sequence &+= 1
-        heap.insert(Entry(due: nowNanos &+ max(Self.nanos(delay), 0), sequence: sequence, action: action))
-        return sequence
-    }
-
-    /// ``enqueue(after:_:)`` at the absolute virtual time `time` (kept as given when past, as
-    /// in ``schedule(at:_:)``).
+    /// Schedules `action` at the absolute virtual time `time` (kept as given when past, as in
+    /// ``schedule(at:_:)``) and returns the number that ``cancel(_:)`` takes: for a caller
+    /// that keeps many actions (a test observable's messages) without a disposable for each.
     @usableFromInline
     package func enqueue(at time: Duration, _ action: @escaping () -> Void) -> UInt64 {
-        sequence &+= 1
-        heap.insert(Entry(due: Self.nanos(time), sequence: sequence, action: action))
-        return sequence
+        insert(due: Self.nanos(time), action)
     }
 
     /// Makes room for `additional` more actions at once (a cold test observable schedules all
@@ -120,23 +113,30 @@ public final class VirtualTimeScheduler: Scheduler {
 
     @inline(__always)
     private func enqueue(at due: Int64, _ action: @escaping () -> Void) -> any Disposable {
+        VirtualActionDisposable(scheduler: self, sequence: insert(due: due, action), due: due)
+    }
+
+    @inline(__always)
+    private func insert(due: Int64, _ action: @escaping () -> Void) -> UInt64 {
         sequence &+= 1
         heap.insert(Entry(due: due, sequence: sequence, action: action))
-        return VirtualActionDisposable(scheduler: self, sequence: sequence, due: due)
+        return sequence
     }
 
     /// Cancels an action known by its sequence number and due time. One that sorts before the
     /// heap's head has already run (or was dropped): it needs no mark. Timers replaced after
     /// they fired (`delay`, `debounce`) are disposed that way all the time.
     func cancel(_ sequence: UInt64, due: Int64) {
-        guard let head = heap.min, !(due < head.due || (due == head.due && sequence < head.sequence)) else { return }
+        guard let head = heap.min, !Entry.precedes(due, sequence, head.due, head.sequence) else { return }
         cancel(sequence)
     }
 
     /// Cancellation marks waiting to be skipped or compacted (for tests).
     package var cancelMarkCount: Int { cancelled.count }
 
-    /// Cancels the action `sequence` names (from ``enqueue(after:_:)``); nothing if it ran.
+    /// Cancels the action `sequence` names (from ``enqueue(at:_:)``). Meant for actions still
+    /// waiting: one that already ran leaves a mark until the next compaction (harmless, but a
+    /// cost), so callers that cannot tell use the disposables of `schedule`.
     @usableFromInline
     package func cancel(_ sequence: UInt64) {
         guard !heap.isEmpty else { return }

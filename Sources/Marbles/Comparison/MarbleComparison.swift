@@ -91,12 +91,7 @@ public struct MarbleComparison {
     /// The events in time order; same-time events keep their recorded order. Recordings arrive
     /// in time order: they are sorted (stably) only when they do not.
     static func timeOrdered(_ events: [Recorded<Event<RecordedValue>>]) -> [Recorded<Event<RecordedValue>>] {
-        var inOrder = true
-        for index in events.indices.dropFirst() where events[index - 1].time > events[index].time {
-            inOrder = false
-            break
-        }
-        if inOrder { return events }
+        if areInTimeOrder(events) { return events }
         return zip(events.indices, events).sorted { ($0.1.time, $0.0) < ($1.1.time, $1.0) }.map(\.1)
     }
 

@@ -80,24 +80,19 @@ public struct MarbleParser: Sendable {
         var missing: (key: String, column: Int)?
         let keys = MarbleParser.asciiKeys
         let zero = try scanEvents(diagram, kind: kind) { time, event in
-            let resolved: Event<Value>
+            let key: String
+            let column: Int
             switch event {
-            case .ascii(let byte, let column):
-                guard let value = resolve(keys[Int(byte)]) else {
-                    if missing == nil { missing = (keys[Int(byte)], column) }
-                    return
-                }
-                resolved = .next(value)
-            case .value(let key, let column):
-                guard let value = resolve(key) else {
-                    if missing == nil { missing = (key, column) }
-                    return
-                }
-                resolved = .next(value)
-            case .complete: resolved = .completed
-            case .error: resolved = .error(error)
+            case .complete: return events.append(Recorded(time: .nanoseconds(time), value: .completed))
+            case .error: return events.append(Recorded(time: .nanoseconds(time), value: .error(error)))
+            case .ascii(let byte, let at): (key, column) = (keys[Int(byte)], at)
+            case .value(let text, let at): (key, column) = (text, at)
             }
-            events.append(Recorded(time: .nanoseconds(time), value: resolved))
+            guard let value = resolve(key) else {
+                if missing == nil { missing = (key, column) }
+                return
+            }
+            events.append(Recorded(time: .nanoseconds(time), value: .next(value)))
         }
         if let missing { throw MarbleSyntaxError(.missingValue(missing.key), diagram: diagram, column: missing.column) }
         if zero != 0 {
@@ -454,7 +449,7 @@ struct Scanner {
         advanceCursor(by: frameNanos)
     }
 
-    /// A `'quoted value'` whose opening quote was just read; `\\` escapes the next byte.
+    /// A `'quoted value'` whose opening quote was just read; `\` escapes the next byte.
     private mutating func quotedToken() throws(MarbleSyntaxError) -> Token {
         let open = column
         let textStart = index

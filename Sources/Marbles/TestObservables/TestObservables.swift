@@ -18,7 +18,7 @@ public final class ColdObservable<Element>: ObservableType, TestObservableMessag
     init(messages: [Recorded<Event<Element>>], scheduler: TestScheduler) {
         self.messages = messages
         self.scheduler = scheduler
-        self.inTimeOrder = Swift.zip(messages, messages.dropFirst()).allSatisfy { $0.time <= $1.time }
+        self.inTimeOrder = areInTimeOrder(messages)
     }
 
     @inlinable
@@ -31,26 +31,10 @@ public final class ColdObservable<Element>: ObservableType, TestObservableMessag
         Observable.create { [self] observer in
             let index = subscriptionLogs.count
             subscriptionLogs.append(SubscriptionLog(subscribed: scheduler.now))
-            // Actions capture the replay (and a position when out of order), not a message: a
-            // closure context of fixed layout, which unspecialized code (a cold observable
-            // returned from an operator's closure) need not look generic metadata up for. They
-            // are kept as sequence numbers, not disposables: nothing to allocate or reference
-            // count per message.
             let replay = MessageReplay(messages: messages, receiver: observer)
             let virtual = scheduler.virtual
-            var actions: [UInt64] = []
-            actions.reserveCapacity(messages.count)
-            virtual.reserve(additional: messages.count)
-            if inTimeOrder {
-                // Messages in time order run in index order (same-time ones first scheduled,
-                // first run): one closure, shared by all of them, sends the next one.
-                let sendNext = { replay.send(replay.sent) }
-                for message in messages { actions.append(virtual.enqueue(after: message.time, sendNext)) }
-            } else {
-                for position in messages.indices {
-                    actions.append(virtual.enqueue(after: messages[position].time) { replay.send(position) })
-                }
-            }
+            let now = virtual.now
+            let actions = replay.scheduleAll(on: virtual, inTimeOrder: inTimeOrder) { now + Swift.max($0, .zero) }
             return Disposables.create { [self] in
                 subscriptionLogs[index].unsubscribed = scheduler.now
                 for action in actions[(inTimeOrder ? replay.sent : 0)...] { virtual.cancel(action) }
@@ -79,6 +63,29 @@ final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Elemen
     func send(_ position: Int) {
         sent += 1
         receiver.on(messages[position].value)
+    }
+
+    /// Schedules every message at `due(message.time)` and returns the actions' sequence numbers,
+    /// in message order. Actions capture the replay (and a position when out of order), not a
+    /// message: a closure context of fixed layout, which unspecialized code (a cold observable
+    /// returned from an operator's closure) need not look generic metadata up for; and they are
+    /// kept as sequence numbers, not disposables: nothing to allocate or count per message.
+    @inlinable
+    func scheduleAll(on virtual: VirtualTimeScheduler, inTimeOrder: Bool, due: (Duration) -> Duration) -> [UInt64] {
+        var actions: [UInt64] = []
+        actions.reserveCapacity(messages.count)
+        virtual.reserve(additional: messages.count)
+        if inTimeOrder {
+            // In time order they run in index order (same-time ones first scheduled, first
+            // run): one closure, shared by all of them, sends the next one.
+            let sendNext = { self.send(self.sent) }
+            for message in messages { actions.append(virtual.enqueue(at: due(message.time), sendNext)) }
+        } else {
+            for position in messages.indices {
+                actions.append(virtual.enqueue(at: due(messages[position].time)) { self.send(position) })
+            }
+        }
+        return actions
     }
 }
 
@@ -113,18 +120,9 @@ public final class HotObservable<Element>: ObservableType, TestObservableMessage
     /// Schedules every message; the scheduler calls this at the start of its run.
     @inlinable
     func setUp() {
-        let virtual = scheduler.virtual
-        virtual.reserve(additional: messages.count)
         let replay = MessageReplay(messages: messages, receiver: subject)
-        if Swift.zip(messages, messages.dropFirst()).allSatisfy({ $0.time <= $1.time }) {
-            // In time order they run in index order: one shared closure sends the next one.
-            let sendNext = { replay.send(replay.sent) }
-            for message in messages { _ = virtual.enqueue(at: origin + message.time, sendNext) }
-        } else {
-            for position in messages.indices {
-                _ = virtual.enqueue(at: origin + messages[position].time) { replay.send(position) }
-            }
-        }
+        let origin = self.origin
+        _ = replay.scheduleAll(on: scheduler.virtual, inTimeOrder: areInTimeOrder(messages)) { origin + $0 }
     }
 
     @inlinable
