@@ -27,13 +27,16 @@ public struct MarblePrinter: Sendable {
 
     /// Prints events whose values are shown by `label` (the text of one value, unquoted).
     public func print<Value>(_ events: [Recorded<Event<Value>>], label: (Value) -> String) -> Printed {
-        let printed = printAligned([events], label: label)
-        return Printed(text: printed.texts[0], columns: printed.columns)
+        var columns: [(time: Duration, column: Int)]? = []
+        columns?.reserveCapacity(events.count)
+        let text = printLine(Self.labelled(events, label), columns: &columns)
+        return Printed(text: text, columns: columns ?? [])
     }
 
     /// Prints events whose values are strings.
     public func print(_ events: [Recorded<Event<String>>]) -> String {
-        print(events, label: { $0 }).text
+        var noColumns: [(time: Duration, column: Int)]?
+        return printLine(Self.labelled(events, { $0 }), columns: &noColumns)
     }
 
     /// Prints a subscription log as a subscription diagram; long or fractional stretches print
@@ -54,21 +57,6 @@ public struct MarblePrinter: Sendable {
         guard nanos > 0 else { return "" }
         if nanos % frameNanos == 0 && nanos / frameNanos <= maxDashes { return String(repeating: "-", count: Int(nanos / frameNanos)) }
         return Self.formatDuration(nanos) + " "
-    }
-
-    fileprivate func token(_ event: PrintedEvent) -> String {
-        switch event {
-        case .completed: return "|"
-        case .error: return "#"
-        case .next(let text):
-            guard MarbleSymbol.needsQuotes(text) else { return text }
-            var quoted = "'"
-            for c in text {
-                if c == "'" || c == "\\" { quoted.append("\\") }
-                quoted.append(c)
-            }
-            return quoted + "'"
-        }
     }
 
     /// `1500000ns` → `1.5ms`; whole seconds and minutes use `s` and `m`.
@@ -97,100 +85,66 @@ extension MarblePrinter {
     ) {
         // Values become their labels first: the rest is not generic, so it runs specialized
         // whatever module calls it.
-        printAligned(
-            lines.map { events in
-                events.map { recorded in
-                    let event: PrintedEvent
-                    switch recorded.value {
-                    case .next(let value): event = .next(label(value))
-                    case .completed: event = .completed
-                    case .error: event = .error
-                    }
-                    return (VirtualTimeScheduler.nanos(recorded.time), event)
-                }
-            })
+        printAligned(lines.map { PrintedLine(Self.labelled($0, label)) })
     }
 
-    private func printAligned(_ lines: [[(time: Int64, event: PrintedEvent)]]) -> (
-        texts: [String], columns: [(time: Duration, column: Int)]
-    ) {
-        var state = AlignedLines(lines)
+    static func labelled<Value>(_ events: [Recorded<Event<Value>>], _ label: (Value) -> String) -> [TimedEvent] {
+        events.map { recorded in
+            let event: PrintedEvent
+            switch recorded.value {
+            case .next(let value): event = .next(label(value))
+            case .completed: event = .completed
+            case .error: event = .error
+            }
+            return TimedEvent(time: VirtualTimeScheduler.nanos(recorded.time), event: event)
+        }
+    }
+
+    /// One line: nothing to align it with, so each gap is written as it is.
+    func printLine(_ events: [TimedEvent], columns: inout [(time: Duration, column: Int)]?) -> String {
+        var line = PrintedLine(events)
+        while let time = line.nextTime {
+            let gap = line.gap(to: time, printer: self)
+            line.append(gap, paddedTo: line.width + gap.width)
+            columns?.append((.nanoseconds(time), line.width))
+            line.appendEvents(at: time, printer: self)
+        }
+        return line.text
+    }
+
+    private func printAligned(_ lines: [PrintedLine]) -> (texts: [String], columns: [(time: Duration, column: Int)]) {
+        var lines = lines
+        var gaps = [Gap](repeating: .none, count: lines.count)
         // Labelled as returned: an unlabelled array would be converted by a dynamic cast of
         // each element.
         var columns: [(time: Duration, column: Int)] = []
-        columns.reserveCapacity(lines.first?.count ?? 0)
-        while let time = state.nextTime() {
+        columns.reserveCapacity(lines.first?.events.count ?? 0)
+        while let time = lines.lazy.compactMap(\.nextTime).min() {
             var column = 0
-            for line in lines.indices {
-                state.gaps[line] = state.gap(line: line, to: time, printer: self)
-                column = Swift.max(column, state.widths[line] + state.gaps[line].width)
+            for index in lines.indices {
+                gaps[index] = lines[index].gap(to: time, printer: self)
+                column = Swift.max(column, lines[index].width + gaps[index].width)
             }
-            for line in lines.indices { state.append(state.gaps[line], line: line, paddedTo: column) }
+            for index in lines.indices { lines[index].append(gaps[index], paddedTo: column) }
             columns.append((.nanoseconds(time), column))
-            for line in lines.indices { appendEvents(at: time, line: line, to: &state) }
+            for index in lines.indices { lines[index].appendEvents(at: time, printer: self) }
         }
-        return (state.outs.map { String(decoding: $0, as: UTF8.self) }, columns)
-    }
-
-    /// The events of one line at `time`: one token, or a group (`(ab)` when the frames it
-    /// takes are free, else the compact `[ab]`).
-    private func appendEvents(at time: Int64, line: Int, to state: inout AlignedLines) {
-        let events = state.sortedLines[line]
-        let start = state.positions[line]
-        var j = start
-        while j < events.count, events[j].time == time { j += 1 }
-        guard j > start else { return }
-        let oneFrameLater = time.addingReportingOverflow(frameNanos).overflow ? Int64.max : time + frameNanos
-        if j == start + 1 {
-            var text = token(events[start].event)
-            if events[start].event.isTerminal { state.ended[line] = true }
-            let previous = state.outs[line].last
-            if readsAsTimeProgression(text, after: previous, next: j < events.count ? events[j] : nil, at: time) {
-                text = "'\(text)'"
-            }
-            state.write(text, line: line)
-            state.cursors[line] = oneFrameLater
-        } else {
-            var tokens: [String] = []
-            tokens.reserveCapacity(j - start)
-            for k in start..<j {
-                tokens.append(token(events[k].event))
-                if events[k].event.isTerminal { state.ended[line] = true }
-            }
-            let (width, o1) = Int64(tokens.count + 2).multipliedReportingOverflow(by: frameNanos)
-            let next = j < events.count ? events[j].time : Int64.max
-            let (end, o2) = time.addingReportingOverflow(width)
-            let fits = !o1 && !o2 && end <= next
-            state.write(fits ? "(" : "[", line: line)
-            for t in tokens { state.write(t, line: line) }
-            state.write(fits ? ")" : "]", line: line)
-            state.cursors[line] = fits ? end : oneFrameLater
-        }
-        state.positions[line] = j
-    }
-
-    /// Whether a one-digit value at the start of a token, followed at once by a value that
-    /// starts with a letter, digit or `.`, would be read back as a time progression (`1s`) or
-    /// a mistyped one (`7b`).
-    private func readsAsTimeProgression(_ token: String, after previous: UInt8?, next: (time: Int64, event: PrintedEvent)?, at time: Int64)
-        -> Bool
-    {
-        guard token.utf8.count == 1, let digit = token.utf8.first, digit >= 0x30 && digit <= 0x39 else { return false }
-        guard previous == nil || previous == 0x20, let next, next.time == time &+ frameNanos else { return false }
-        guard let first = self.token(next.event).utf8.first else { return false }
-        return (first >= 0x30 && first <= 0x39) || ((first | 0x20) >= 0x61 && (first | 0x20) <= 0x7A) || first == 0x2E
+        return (lines.map(\.text), columns)
     }
 }
 
 /// An event as printed: a value is its label.
-private enum PrintedEvent {
+enum PrintedEvent {
     case next(String)
     case completed
     case error
+}
 
-    var isTerminal: Bool {
-        if case .next = self { false } else { true }
-    }
+/// An event with its time in nanoseconds (a struct, not a tuple: an array of tuples is
+/// destroyed through the runtime's generic tuple witness, element by element).
+struct TimedEvent {
+    let time: Int64
+    let event: PrintedEvent
 }
 
 /// What brings a line from its cursor to the next event's time.
@@ -209,101 +163,166 @@ private enum Gap {
     }
 }
 
-/// The lines being printed by `printAligned`, as UTF-8 bytes, with where each one is in time
-/// and in its events.
-private struct AlignedLines {
-    /// Each line's events with their times in nanoseconds, in time order (same-time events
-    /// in recorded order).
-    let sortedLines: [[(time: Int64, event: PrintedEvent)]]
-    var outs: [[UInt8]]
-    /// Characters written to each line (columns count characters, not bytes).
-    var widths: [Int]
-    var cursors: [Int64]
-    var positions: [Int]
+/// One line being printed, as UTF-8 bytes, with where it is in time and in its events.
+private struct PrintedLine {
+    /// The events with their times in nanoseconds, in time order (same-time events in
+    /// recorded order).
+    let events: [TimedEvent]
+    var out: [UInt8] = []
+    /// Characters written (columns count characters, not bytes).
+    var width = 0
+    /// The time the end of the line stands for.
+    var cursor: Int64 = 0
+    var position = 0
     /// After its `|` or `#` a line is padded with spaces: dashes would read as time going on.
-    var ended: [Bool]
-    /// Each line's gap before the time being printed (kept here to reuse one buffer).
-    var gaps: [Gap]
+    var ended = false
 
-    init(_ lines: [[(time: Int64, event: PrintedEvent)]]) {
-        sortedLines = lines.map { events in
-            var timed = events
-            var sorted = true
-            for i in timed.indices.dropFirst() where timed[i].time < timed[i - 1].time {
-                sorted = false
-                break
-            }
-            if !sorted {
-                timed = timed.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
-            }
-            return timed
+    init(_ events: [TimedEvent]) {
+        var sorted = true
+        for i in events.indices.dropFirst() where events[i].time < events[i - 1].time {
+            sorted = false
+            break
         }
-        outs = lines.map { events in
-            var out: [UInt8] = []
-            out.reserveCapacity(events.count * 2 + 8)
-            return out
-        }
-        widths = Array(repeating: 0, count: lines.count)
-        cursors = Array(repeating: 0, count: lines.count)
-        positions = Array(repeating: 0, count: lines.count)
-        ended = Array(repeating: false, count: lines.count)
-        gaps = Array(repeating: .none, count: lines.count)
+        self.events =
+            sorted ? events : events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        out.reserveCapacity(events.count * 2 + 8)
     }
 
-    /// The earliest time not yet printed on any line.
-    func nextTime() -> Int64? {
-        var next: Int64?
-        for line in sortedLines.indices where positions[line] < sortedLines[line].count {
-            let time = sortedLines[line][positions[line]].time
-            if next == nil || time < next! { next = time }
-        }
-        return next
-    }
+    var text: String { String(decoding: out, as: UTF8.self) }
 
-    /// What brings a line from its cursor to `time`: dashes, or a time progression.
-    mutating func gap(line: Int, to time: Int64, printer: MarblePrinter) -> Gap {
-        if ended[line] { return .none }
-        let gap = time &- cursors[line]
+    /// The time of the next event not yet printed.
+    var nextTime: Int64? { position < events.count ? events[position].time : nil }
+
+    /// What brings the line from its cursor to `time`: dashes, or a time progression.
+    mutating func gap(to time: Int64, printer: MarblePrinter) -> Gap {
+        if ended { return .none }
+        let gap = time &- cursor
         guard gap > 0 else { return .none }
-        cursors[line] = time
+        cursor = time
         if gap % printer.frameNanos == 0 && gap / printer.frameNanos <= printer.maxDashes {
             return .dashes(Int(gap / printer.frameNanos))
         }
-        return .progression(MarblePrinter.formatDuration(gap), leadingSpace: outs[line].last.map { $0 != 0x20 } ?? false)
-    }
-
-    mutating func write(_ text: String, line: Int) {
-        // Most tokens are one ASCII byte.
-        if text.utf8.count == 1, let byte = text.utf8.first, byte < 0x80 {
-            outs[line].append(byte)
-            widths[line] += 1
-            return
-        }
-        outs[line].append(contentsOf: text.utf8)
-        // One byte per character is the common case; count characters only when it is not.
-        widths[line] += text.utf8.allSatisfy { $0 < 0x80 } ? text.utf8.count : text.count
-    }
-
-    mutating func pad(_ count: Int, with byte: UInt8, line: Int) {
-        guard count > 0 else { return }
-        outs[line].append(contentsOf: repeatElement(byte, count: count))
-        widths[line] += count
+        return .progression(MarblePrinter.formatDuration(gap), leadingSpace: out.last.map { $0 != 0x20 } ?? false)
     }
 
     /// Appends a gap, padded with spaces so the next event starts at `column`: before a dash
     /// run, after a time progression (whose leading space must stay next to it).
-    mutating func append(_ gap: Gap, line: Int, paddedTo column: Int) {
-        let padding = column - widths[line] - gap.width
+    mutating func append(_ gap: Gap, paddedTo column: Int) {
+        let padding = column - width - gap.width
         switch gap {
         case .progression(let text, let leadingSpace):
-            if leadingSpace { pad(1, with: 0x20, line: line) }
-            write(text, line: line)
-            pad(1 + padding, with: 0x20, line: line)
+            if leadingSpace { pad(1, with: 0x20) }
+            write(text)
+            pad(1 + padding, with: 0x20)
         case .dashes(let count):
-            pad(padding, with: 0x20, line: line)
-            pad(count, with: 0x2D, line: line)
+            pad(padding, with: 0x20)
+            pad(count, with: 0x2D)
         case .none:
-            pad(padding, with: 0x20, line: line)
+            pad(padding, with: 0x20)
         }
+    }
+
+    /// The events at `time`: one token, or a group (`(ab)` when the frames it takes are free,
+    /// else the compact `[ab]`).
+    mutating func appendEvents(at time: Int64, printer: MarblePrinter) {
+        let start = position
+        var end = start
+        while end < events.count, events[end].time == time { end += 1 }
+        guard end > start else { return }
+        position = end
+        let oneFrameLater = time.addingReportingOverflow(printer.frameNanos).overflow ? Int64.max : time + printer.frameNanos
+        if end == start + 1 {
+            let next = end < events.count ? events[end] : nil
+            switch events[start].event {
+            case .next(let text):
+                if let byte = Self.plainByte(text) {
+                    if byte >= 0x30 && byte <= 0x39 && readsAsTimeProgression(next: next, at: time, printer: printer) {
+                        write(byte: 0x27)
+                        write(byte: byte)
+                        write(byte: 0x27)
+                    } else {
+                        write(byte: byte)
+                    }
+                } else {
+                    write(value: text)
+                }
+            case .completed:
+                write(byte: 0x7C)
+                ended = true
+            case .error:
+                write(byte: 0x23)
+                ended = true
+            }
+            cursor = oneFrameLater
+            return
+        }
+        let (width, o1) = Int64(end - start + 2).multipliedReportingOverflow(by: printer.frameNanos)
+        let next = end < events.count ? events[end].time : Int64.max
+        let (groupEnd, o2) = time.addingReportingOverflow(width)
+        let fits = !o1 && !o2 && groupEnd <= next
+        write(byte: fits ? 0x28 : 0x5B)
+        for k in start..<end {
+            switch events[k].event {
+            case .next(let text): write(value: text)
+            case .completed:
+                write(byte: 0x7C)
+                ended = true
+            case .error:
+                write(byte: 0x23)
+                ended = true
+            }
+        }
+        write(byte: fits ? 0x29 : 0x5D)
+        cursor = fits ? groupEnd : oneFrameLater
+    }
+
+    /// Whether a one-digit value at the start of a token, followed at once by a value that
+    /// starts with a letter, digit or `.`, would be read back as a time progression (`1s`) or
+    /// a mistyped one (`7b`).
+    private func readsAsTimeProgression(next: TimedEvent?, at time: Int64, printer: MarblePrinter) -> Bool {
+        guard out.last == nil || out.last == 0x20, let next, next.time == time &+ printer.frameNanos else { return false }
+        // A value that needs quotes starts with `'`.
+        guard case .next(let text) = next.event, let first = text.utf8.first, !MarbleSymbol.needsQuotes(text) else { return false }
+        return (first >= 0x30 && first <= 0x39) || ((first | 0x20) >= 0x61 && (first | 0x20) <= 0x7A) || first == 0x2E
+    }
+
+    /// The byte of a value that is one printable ASCII character other than a symbol: most
+    /// values, printed bare.
+    private static func plainByte(_ text: String) -> UInt8? {
+        let utf8 = text.utf8
+        guard utf8.count == 1 else { return nil }
+        let byte = utf8[utf8.startIndex]
+        return byte >= 0x20 && byte < 0x7F && !MarbleSymbol.isSymbol(byte) ? byte : nil
+    }
+
+    /// Writes a value, quoted when it must be.
+    mutating func write(value text: String) {
+        if let byte = Self.plainByte(text) { return write(byte: byte) }
+        guard MarbleSymbol.needsQuotes(text) else { return write(text) }
+        var quoted = "'"
+        for c in text {
+            if c == "'" || c == "\\" { quoted.append("\\") }
+            quoted.append(c)
+        }
+        quoted.append("'")
+        write(quoted)
+    }
+
+    mutating func write(byte: UInt8) {
+        out.append(byte)
+        width += 1
+    }
+
+    mutating func write(_ text: String) {
+        out.append(contentsOf: text.utf8)
+        // One byte per character is the common case; count characters only when it is not.
+        width += text.utf8.allSatisfy { $0 < 0x80 } ? text.utf8.count : text.count
+    }
+
+    mutating func pad(_ count: Int, with byte: UInt8) {
+        guard count > 0 else { return }
+        // Most pads are a dash or two: appending a repeated collection costs more than that.
+        for _ in 0..<count { out.append(byte) }
+        width += count
     }
 }

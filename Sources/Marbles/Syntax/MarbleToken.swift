@@ -43,16 +43,27 @@ public enum MarbleSymbol: UInt8, CaseIterable, Sendable {
     /// The symbol as text.
     public var character: Character { Character(Unicode.Scalar(rawValue)) }
 
+    // Bit `b` is set when byte `b` is a symbol (`low`: below 0x40, `high`: 0x40 up to 0x7F):
+    // one test instead of a switch. A test checks them against `allCases`.
+    static let lowSymbolMask: UInt64 = 0x0000_238B_0000_0000
+    static let highSymbolMask: UInt64 = 0x1000_0000_6800_0000
+
+    /// Whether `byte` is one of the symbols.
+    @inline(__always)
+    static func isSymbol(_ byte: UInt8) -> Bool {
+        byte < 0x40 ? lowSymbolMask >> byte & 1 != 0 : byte < 0x80 && highSymbolMask >> (byte - 0x40) & 1 != 0
+    }
+
     /// Whether a value written as `text` needs quotes to print as one value.
     static func needsQuotes(_ text: String) -> Bool {
         // One character of one ASCII byte or of non-ASCII scalars only: a cluster that starts
         // with ASCII (`e` + U+0301, `\r\n`) would be re-read differently without quotes.
         if text.utf8.count == 1, let byte = text.utf8.first {
-            return MarbleSymbol(rawValue: byte) != nil || byte < 0x20 || byte == 0x7F
+            return isSymbol(byte) || byte < 0x20 || byte == 0x7F
         }
         guard text.count == 1, let byte = text.utf8.first else { return true }
         if byte < 0x80 && text.utf8.count > 1 { return true }
-        if MarbleSymbol(rawValue: byte) != nil { return true }
+        if isSymbol(byte) { return true }
         return text.utf8.count == 1 && (byte < 0x20 || byte == 0x7F)
     }
 }

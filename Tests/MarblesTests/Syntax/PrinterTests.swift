@@ -23,6 +23,18 @@ struct PrinterTests {
         #expect(printer.print(try parser.parse(input, kind: .cold)) == printed)
     }
 
+    @Test("a one-character value prints bare unless it is a symbol or a control character")
+    func oneCharacterValues() throws {
+        let symbols = Set(MarbleSymbol.allCases.map(\.rawValue))
+        for byte in UInt8(0)...0x7F {
+            let text = String(UnicodeScalar(byte))
+            let printed = printer.print([Recorded(time: .zero, value: .next(text))])
+            let bare = !symbols.contains(byte) && byte >= 0x20 && byte != 0x7F
+            #expect(printed == (bare ? text : "'\(text == "'" ? "\\'" : text)'"), "byte \(byte)")
+            #expect(try parser.parse(printed, kind: .cold) == [Recorded(time: .zero, value: .next(text))], "byte \(byte)")
+        }
+    }
+
     @Test("subscription logs print as subscription diagrams")
     func subscriptions() {
         #expect(printer.print(SubscriptionLog(subscribed: .milliseconds(2), unsubscribed: .milliseconds(5))) == "--^--!")
