@@ -45,6 +45,10 @@ public struct MarbleError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Creates an error with a text; the default reads "error", as in RxJS.
     public init(_ message: String = "error") { self.message = message }
     public var description: String { message }
+
+    /// The default error of `#`, boxed once: the default argument `MarbleError()` would box a
+    /// new `any Error` (an allocation) on every call.
+    @usableFromInline static let boxed: any Error = MarbleError()
 }
 
 /// Whether the events' times never decrease (recordings and parsed diagrams usually are).

@@ -36,7 +36,7 @@ public final class MarbleExpectation {
     ///   - line: where a failure is reported (defaults to the call site).
     ///   - column: where a failure is reported (defaults to the call site).
     public func toBe<Value>(
-        _ diagram: String, values: [String: Value], error: any Error = MarbleError(), areEqual: ((Value, Value) -> Bool)? = nil,
+        _ diagram: String, values: [String: Value], error: any Error = MarbleError.boxed, areEqual: ((Value, Value) -> Bool)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) {
         toBe(
@@ -46,7 +46,7 @@ public final class MarbleExpectation {
 
     /// Expects the `diagram`, whose values are its characters as Strings.
     public func toBe(
-        _ diagram: String, error: any Error = MarbleError(),
+        _ diagram: String, error: any Error = MarbleError.boxed,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) {
         toBe(
@@ -57,7 +57,7 @@ public final class MarbleExpectation {
     /// `toBe(_:values:error:areEqual:fileID:filePath:line:column:)` with the location given
     /// as a value, for helpers that pass their caller's location on.
     public func toBe<Value>(
-        _ diagram: String, values: [String: Value], error: any Error = MarbleError(), areEqual: ((Value, Value) -> Bool)? = nil,
+        _ diagram: String, values: [String: Value], error: any Error = MarbleError.boxed, areEqual: ((Value, Value) -> Bool)? = nil,
         at location: MarbleSourceLocation
     ) {
         check(diagram, values: values, error: error, areEqual: areEqual, at: location, typed: nil)
@@ -68,7 +68,7 @@ public final class MarbleExpectation {
     /// of `Value`s is compared without erasing it.
     @inlinable
     public func toBe<Value: Equatable>(
-        _ diagram: String, values: [String: Value], error: any Error = MarbleError(), areEqual: ((Value, Value) -> Bool)? = nil,
+        _ diagram: String, values: [String: Value], error: any Error = MarbleError.boxed, areEqual: ((Value, Value) -> Bool)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) {
         toBe(
@@ -80,7 +80,7 @@ public final class MarbleExpectation {
     /// with the location given as a value.
     @inlinable
     public func toBe<Value: Equatable>(
-        _ diagram: String, values: [String: Value], error: any Error = MarbleError(), areEqual: ((Value, Value) -> Bool)? = nil,
+        _ diagram: String, values: [String: Value], error: any Error = MarbleError.boxed, areEqual: ((Value, Value) -> Bool)? = nil,
         at location: MarbleSourceLocation
     ) {
         check(

@@ -26,7 +26,7 @@ public struct MarbleParser: Sendable {
     }
 
     /// Parses a diagram whose values are its own characters (or quoted texts).
-    public func parse(_ diagram: String, kind: DiagramKind, error: any Error = MarbleError()) throws(MarbleSyntaxError) -> [Recorded<
+    public func parse(_ diagram: String, kind: DiagramKind, error: any Error = MarbleError.boxed) throws(MarbleSyntaxError) -> [Recorded<
         Event<String>
     >] {
         try parse(diagram, kind: kind, error: error) { $0 }
@@ -39,7 +39,7 @@ public struct MarbleParser: Sendable {
     // module instead of run as unspecialized generic code (metadata lookups per event).
     @inlinable
     public func parse<Value>(
-        _ diagram: String, kind: DiagramKind, values: [String: Value], error: any Error = MarbleError()
+        _ diagram: String, kind: DiagramKind, values: [String: Value], error: any Error = MarbleError.boxed
     ) throws(MarbleSyntaxError) -> [Recorded<Event<Value>>] {
         if values.isEmpty, Value.self == String.self {
             // `Value` is `String` here, so the bit cast is the identity (and avoids a dynamic
@@ -71,28 +71,28 @@ public struct MarbleParser: Sendable {
     /// Parses a diagram, resolving each value's key with `resolve`; `nil` is a missing value.
     @inlinable
     public func parse<Value>(
-        _ diagram: String, kind: DiagramKind, error: any Error = MarbleError(), resolve: (String) -> Value?
+        _ diagram: String, kind: DiagramKind, error: any Error = MarbleError.boxed, resolve: (String) -> Value?
     ) throws(MarbleSyntaxError) -> [Recorded<Event<Value>>] {
         var events: [Recorded<Event<Value>>] = []
         events.reserveCapacity(MarbleParser.eventBound(diagram))
         // A missing value is reported after the whole diagram scanned cleanly, so that a syntax
         // error anywhere wins over it.
         var missing: (key: String, column: Int)?
-        let keys = MarbleParser.asciiKeys
-        let zero = try scanEvents(diagram, kind: kind) { time, event in
-            let key: String
-            let column: Int
-            switch event {
-            case .complete: return events.append(Recorded(time: .nanoseconds(time), value: .completed))
-            case .error: return events.append(Recorded(time: .nanoseconds(time), value: .error(error)))
-            case .ascii(let byte, let at): (key, column) = (keys[Int(byte)], at)
-            case .value(let text, let at): (key, column) = (text, at)
+        let zero = try Scanner.withBytes(of: diagram) { bytes throws(MarbleSyntaxError) in
+            var scanner = Scanner(diagram, bytes: bytes, frameNanos: frameNanos)
+            while let (time, symbol, key, column) = try scanner.nextEvent(kind: kind) {
+                switch symbol {
+                case .complete: events.append(Recorded(time: .nanoseconds(time), value: .completed))
+                case .error: events.append(Recorded(time: .nanoseconds(time), value: .error(error)))
+                default:
+                    guard let value = resolve(key) else {
+                        if missing == nil { missing = (key, column) }
+                        continue
+                    }
+                    events.append(Recorded(time: .nanoseconds(time), value: .next(value)))
+                }
             }
-            guard let value = resolve(key) else {
-                if missing == nil { missing = (key, column) }
-                return
-            }
-            events.append(Recorded(time: .nanoseconds(time), value: .next(value)))
+            return scanner.zero ?? 0
         }
         if let missing { throw MarbleSyntaxError(.missingValue(missing.key), diagram: diagram, column: missing.column) }
         if zero != 0 {
@@ -102,11 +102,14 @@ public struct MarbleParser: Sendable {
         return events
     }
 
-    /// At least the number of events a diagram can hold: its bytes that are not frames,
-    /// spaces or group brackets (one pass the compiler vectorizes), so that parsing reserves
-    /// once and never copies a growing array.
+    /// At least the number of events a diagram can hold: for a long one, its bytes that are
+    /// not frames, spaces or group brackets (one pass the compiler vectorizes), so that
+    /// parsing reserves once and never copies a growing array.
     @usableFromInline
     static func eventBound(_ diagram: String) -> Int {
+        let count = diagram.utf8.count
+        // A short diagram's bytes are a bound cheaper to reserve than to count.
+        guard count > 256 else { return count }
         var diagram = diagram
         return diagram.withUTF8 { bytes in
             var skipped = 0
@@ -116,75 +119,12 @@ public struct MarbleParser: Sendable {
                 let isBracket = byte == 0x28 || byte == 0x29 || byte == 0x5B || byte == 0x5D
                 skipped &+= isFrameOrSpace || isBracket ? 1 : 0
             }
-            return bytes.count - skipped
+            return count - skipped
         }
     }
 
     /// One-character keys for ASCII values, made once.
-    @usableFromInline static let asciiKeys: [String] = (0..<128).map { String(Unicode.Scalar(UInt8($0))) }
-
-    /// An event as read, before values are looked up.
-    @usableFromInline
-    enum RawEvent {
-        /// A one-byte ASCII key (see ``asciiKeys``).
-        case ascii(UInt8, column: Int)
-        case value(String, column: Int)
-        case complete
-        case error
-    }
-
-    /// The type-independent part of parsing, in one pass: hands each event to `emit` with its
-    /// time in nanoseconds before `^` is applied, and returns the time of `^` (0 without one).
-    @usableFromInline
-    func scanEvents(_ diagram: String, kind: DiagramKind, emit: (Int64, RawEvent) -> Void) throws(MarbleSyntaxError) -> Int64 {
-        try Scanner.withBytes(of: diagram) { bytes throws(MarbleSyntaxError) in
-            try scanEvents(diagram, bytes: bytes, kind: kind, emit: emit)
-        }
-    }
-
-    private func scanEvents(
-        _ diagram: String, bytes: UnsafeBufferPointer<UInt8>, kind: DiagramKind, emit: (Int64, RawEvent) -> Void
-    ) throws(MarbleSyntaxError) -> Int64 {
-        var scanner = Scanner(diagram, bytes: bytes, frameNanos: frameNanos)
-        var zero: Int64?
-        var terminated = false
-        func fail(_ kind: MarbleSyntaxError.Kind, _ column: Int) -> MarbleSyntaxError {
-            MarbleSyntaxError(kind, diagram: diagram, column: column)
-        }
-        func add(_ event: RawEvent, _ column: Int, terminal: Bool = false) throws(MarbleSyntaxError) {
-            if kind == .expected && terminated { throw fail(.eventAfterTermination, column) }
-            if terminal { terminated = true }
-            emit(scanner.eventTime, event)
-            scanner.noteEvent()
-            scanner.advanceOneFrame()
-        }
-        while let token = try scanner.next() {
-            switch token.symbol {
-            case .zero:
-                if kind == .cold { throw fail(.zeroInColdDiagram, token.column) }
-                if scanner.inGroup { throw fail(.zeroInGroup, token.column) }
-                if zero != nil { throw fail(.secondZero, token.column) }
-                zero = scanner.cursor
-                scanner.advanceOneFrame()
-            case .unsubscribe:
-                throw fail(.unsubscribeOutsideSubscriptionDiagram, token.column)
-            case .complete:
-                try add(.complete, token.column, terminal: true)
-            case .error:
-                try add(.error, token.column, terminal: true)
-            case nil:
-                if token.isQuoted || token.end - token.start != 1 {
-                    try add(.value(scanner.key(of: token), column: token.column), token.column)
-                } else {
-                    try add(.ascii(bytes[token.start], column: token.column), token.column)
-                }
-            default:
-                continue
-            }
-        }
-        try scanner.finish()
-        return zero ?? 0
-    }
+    static let asciiKeys: [String] = (0..<128).map { String(Unicode.Scalar(UInt8($0))) }
 
     /// Parses a subscription diagram: `^` subscribes (and costs a frame), `!` unsubscribes
     /// (and costs none). No `^` means no subscription in a subscription log, and frame 0 in
@@ -249,6 +189,7 @@ public struct MarbleParser: Sendable {
 
 /// Splits a diagram into tokens and keeps the time cursor and group state; shared by the
 /// observable, subscription and time parsers so that all three count frames alike.
+@usableFromInline
 struct Scanner {
     /// A symbol or a value; a value is a range of the diagram's bytes (no string is made until
     /// an event needs its key).
@@ -276,7 +217,10 @@ struct Scanner {
     }
 
     /// A value token's key.
-    func key(of token: Token) -> String {
+    func key(of token: Token) -> String { Self.key(of: token, in: bytes, keys: keys) }
+
+    // Static: a mutating caller that called a method on `self` would copy the whole scanner.
+    private static func key(of token: Token, in bytes: UnsafeBufferPointer<UInt8>, keys: [String]) -> String {
         if token.isQuoted {
             var text: [UInt8] = []
             text.reserveCapacity(token.end - token.start)
@@ -311,11 +255,16 @@ struct Scanner {
     private var groupIsCompact = false
     private var groupColumn = 0
     private var groupEvents = 0
+    /// The time of `^` in an observable diagram.
+    @usableFromInline private(set) var zero: Int64?
+    /// Whether a `|` or `#` was read (an expected diagram allows nothing after it).
+    private var terminated = false
 
     /// ``MarbleParser/asciiKeys``, read once per scan (a global's lazy-initialization check per
     /// value showed in profiles).
     private let keys = MarbleParser.asciiKeys
 
+    @usableFromInline
     init(_ diagram: String, bytes: UnsafeBufferPointer<UInt8>, frameNanos: Int64) {
         self.diagram = diagram
         self.bytes = bytes
@@ -323,6 +272,7 @@ struct Scanner {
     }
 
     /// Runs `body` on the diagram's contiguous UTF-8 (a native string's own storage, no copy).
+    @inlinable
     static func withBytes<R>(
         of diagram: String, _ body: (UnsafeBufferPointer<UInt8>) throws(MarbleSyntaxError) -> R
     ) throws(MarbleSyntaxError) -> R {
@@ -362,33 +312,60 @@ struct Scanner {
         MarbleSyntaxError(kind, diagram: diagram, column: column)
     }
 
+    /// The next event of an observable diagram with its time before `^` is applied (see
+    /// ``zero``): `|` or `#` (an empty key), or a value (`symbol` is `nil`); `nil` at the end,
+    /// after checking the diagram is complete.
+    @usableFromInline @inline(__always)
+    mutating func nextEvent(
+        kind: DiagramKind
+    ) throws(MarbleSyntaxError) -> (time: Int64, symbol: MarbleSymbol?, key: String, column: Int)? {
+        while let token = try next() {
+            switch token.symbol {
+            case .zero:
+                if kind == .cold { throw error(.zeroInColdDiagram, at: token.column) }
+                if groupStart != nil { throw error(.zeroInGroup, at: token.column) }
+                if zero != nil { throw error(.secondZero, at: token.column) }
+                zero = cursor
+                advanceOneFrame()
+            case .unsubscribe:
+                throw error(.unsubscribeOutsideSubscriptionDiagram, at: token.column)
+            case .complete, .error, nil:
+                if kind == .expected && terminated { throw error(.eventAfterTermination, at: token.column) }
+                if token.symbol != nil { terminated = true }
+                let time = eventTime
+                groupEvents += 1
+                advanceOneFrame()
+                return (time, token.symbol, token.symbol == nil ? Self.key(of: token, in: bytes, keys: keys) : "", token.column)
+            default:
+                continue
+            }
+        }
+        try finish()
+        return nil
+    }
+
     /// The next token; spaces, frames, groups and time progressions are applied to the cursor
     /// here and not returned: callers only see events and markers.
     mutating func next() throws(MarbleSyntaxError) -> Token? {
         if let overflowColumn { throw error(.timeOverflow, at: overflowColumn) }
         while index < bytes.count {
+            skipFramesAndSpaces()
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             column += 1
-            // The common case first: a frame outside a compact group.
-            if byte == MarbleSymbol.frame.rawValue, !groupIsCompact || groupStart == nil {
-                index += 1
-                advanceCursor(by: frameNanos)
-                continue
-            }
             let next = index + 1 < bytes.count ? bytes[index + 1] : 0
             if byte >= 0x80 || next >= 0x80 || byte == 0x0D, let cluster = clusterToken() { return cluster }
             let atTokenStart = index == 0 || bytes[index - 1] == MarbleSymbol.space.rawValue
             if atTokenStart, byte >= 0x30 && byte <= 0x39, try applyTimeProgression() { continue }
             index += 1
-            guard let symbol = MarbleSymbol(rawValue: byte) else {
+            guard MarbleSymbol.isSymbol(byte), let symbol = MarbleSymbol(rawValue: byte) else {
                 return Token(value: index - 1, index, column: column)
             }
             switch symbol {
             case .space:
                 continue
             case .frame:
-                if groupStart != nil && groupIsCompact { throw error(.timeInCompactGroup, at: column) }
-                advanceCursor(by: frameNanos)
+                throw error(.timeInCompactGroup, at: column)
             case .groupOpen, .compactOpen, .groupClose, .compactClose:
                 try applyGroup(symbol)
             case .quote:
@@ -398,6 +375,40 @@ struct Scanner {
             }
         }
         return nil
+    }
+
+    /// Skips the run of frames and spaces at `index`, the bulk of most diagrams, in one tight
+    /// loop on locals; a frame inside a compact group is left for `next()` to report.
+    @inline(__always)
+    private mutating func skipFramesAndSpaces() {
+        let inCompactGroup = groupStart != nil && groupIsCompact
+        var i = index
+        var frames: Int64 = 0
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte == MarbleSymbol.frame.rawValue && !inCompactGroup {
+                frames &+= 1
+            } else if byte != MarbleSymbol.space.rawValue {
+                break
+            }
+            i &+= 1
+        }
+        guard i > index else { return }
+        // Spaces and dashes are one column each.
+        let (nanos, overflow) = frames.multipliedReportingOverflow(by: frameNanos)
+        let (sum, overflow2) = cursor.addingReportingOverflow(nanos)
+        if overflow || overflow2 || sum > Int64.max / 4 {
+            // Find the frame that overflowed, for its column.
+            while index < i {
+                column += 1
+                if bytes[index] == MarbleSymbol.frame.rawValue { advanceCursor(by: frameNanos) }
+                index += 1
+            }
+            return
+        }
+        cursor = sum
+        column += i - index
+        index = i
     }
 
     /// A value of one grapheme cluster at `index`: non-ASCII, or ASCII joined with what follows

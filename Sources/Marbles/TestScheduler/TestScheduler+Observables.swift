@@ -5,7 +5,7 @@ extension TestScheduler {
     /// A malformed diagram is reported here and gives an observable that never emits.
     @inlinable
     public func cold<Value>(
-        _ diagram: String, values: [String: Value], error: any Error = MarbleError(),
+        _ diagram: String, values: [String: Value], error: any Error = MarbleError.boxed,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> ColdObservable<Value> {
         let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
@@ -14,7 +14,7 @@ extension TestScheduler {
 
     /// A cold observable whose values are the diagram's characters (or quoted texts).
     public func cold(
-        _ diagram: String, error: any Error = MarbleError(),
+        _ diagram: String, error: any Error = MarbleError.boxed,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> ColdObservable<String> {
         cold(diagram, values: [String: String](), error: error, fileID: fileID, filePath: filePath, line: line, column: column)
@@ -24,7 +24,7 @@ extension TestScheduler {
     /// frames (counted from its `^`) whoever is subscribed.
     @inlinable
     public func hot<Value>(
-        _ diagram: String, values: [String: Value], error: any Error = MarbleError(),
+        _ diagram: String, values: [String: Value], error: any Error = MarbleError.boxed,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> HotObservable<Value> {
         let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
@@ -33,7 +33,7 @@ extension TestScheduler {
 
     /// A hot observable whose values are the diagram's characters (or quoted texts).
     public func hot(
-        _ diagram: String, error: any Error = MarbleError(),
+        _ diagram: String, error: any Error = MarbleError.boxed,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> HotObservable<String> {
         hot(diagram, values: [String: String](), error: error, fileID: fileID, filePath: filePath, line: line, column: column)
