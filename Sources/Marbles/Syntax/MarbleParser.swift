@@ -78,21 +78,17 @@ public struct MarbleParser: Sendable {
         // A missing value is reported after the whole diagram scanned cleanly, so that a syntax
         // error anywhere wins over it.
         var missing: (key: String, column: Int)?
-        let zero = try Scanner.withBytes(of: diagram) { bytes throws(MarbleSyntaxError) in
-            var scanner = Scanner(diagram, bytes: bytes, frameNanos: frameNanos)
-            while let (time, symbol, key, column) = try scanner.nextEvent(kind: kind) {
-                switch symbol {
-                case .complete: events.append(Recorded(time: .nanoseconds(time), value: .completed))
-                case .error: events.append(Recorded(time: .nanoseconds(time), value: .error(error)))
-                default:
-                    guard let value = resolve(key) else {
-                        if missing == nil { missing = (key, column) }
-                        continue
-                    }
-                    events.append(Recorded(time: .nanoseconds(time), value: .next(value)))
+        let zero = try scanEvents(diagram, kind: kind) { time, symbol, key, column in
+            switch symbol {
+            case .complete: events.append(Recorded(time: .nanoseconds(time), value: .completed))
+            case .error: events.append(Recorded(time: .nanoseconds(time), value: .error(error)))
+            default:
+                guard let value = resolve(key) else {
+                    if missing == nil { missing = (key, column) }
+                    return
                 }
+                events.append(Recorded(time: .nanoseconds(time), value: .next(value)))
             }
-            return scanner.zero ?? 0
         }
         if let missing { throw MarbleSyntaxError(.missingValue(missing.key), diagram: diagram, column: missing.column) }
         if zero != 0 {
@@ -120,6 +116,22 @@ public struct MarbleParser: Sendable {
                 skipped &+= isFrameOrSpace || isBracket ? 1 : 0
             }
             return count - skipped
+        }
+    }
+
+    /// The type-independent part of parsing, in one pass: hands each event to `emit` with its
+    /// time in nanoseconds before `^` is applied, its symbol (`|`, `#`, or `nil` for a value),
+    /// its key (empty for `|` and `#`) and column; returns the time of `^` (0 without one).
+    // Not generic: per event it calls the caller's specialized closure, which costs less than
+    // returning an event across the module boundary (value witnesses for each one).
+    @usableFromInline
+    func scanEvents(
+        _ diagram: String, kind: DiagramKind, emit: (Int64, MarbleSymbol?, String, Int) -> Void
+    ) throws(MarbleSyntaxError) -> Int64 {
+        try Scanner.withBytes(of: diagram) { bytes throws(MarbleSyntaxError) in
+            var scanner = Scanner(diagram, bytes: bytes, frameNanos: frameNanos)
+            try scanner.scanEvents(kind: kind, emit: emit)
+            return scanner.zero ?? 0
         }
     }
 
@@ -189,7 +201,6 @@ public struct MarbleParser: Sendable {
 
 /// Splits a diagram into tokens and keeps the time cursor and group state; shared by the
 /// observable, subscription and time parsers so that all three count frames alike.
-@usableFromInline
 struct Scanner {
     /// A symbol or a value; a value is a range of the diagram's bytes (no string is made until
     /// an event needs its key).
@@ -256,7 +267,7 @@ struct Scanner {
     private var groupColumn = 0
     private var groupEvents = 0
     /// The time of `^` in an observable diagram.
-    @usableFromInline private(set) var zero: Int64?
+    private(set) var zero: Int64?
     /// Whether a `|` or `#` was read (an expected diagram allows nothing after it).
     private var terminated = false
 
@@ -264,7 +275,6 @@ struct Scanner {
     /// value showed in profiles).
     private let keys = MarbleParser.asciiKeys
 
-    @usableFromInline
     init(_ diagram: String, bytes: UnsafeBufferPointer<UInt8>, frameNanos: Int64) {
         self.diagram = diagram
         self.bytes = bytes
@@ -272,7 +282,6 @@ struct Scanner {
     }
 
     /// Runs `body` on the diagram's contiguous UTF-8 (a native string's own storage, no copy).
-    @inlinable
     static func withBytes<R>(
         of diagram: String, _ body: (UnsafeBufferPointer<UInt8>) throws(MarbleSyntaxError) -> R
     ) throws(MarbleSyntaxError) -> R {
@@ -312,13 +321,9 @@ struct Scanner {
         MarbleSyntaxError(kind, diagram: diagram, column: column)
     }
 
-    /// The next event of an observable diagram with its time before `^` is applied (see
-    /// ``zero``): `|` or `#` (an empty key), or a value (`symbol` is `nil`); `nil` at the end,
-    /// after checking the diagram is complete.
-    @usableFromInline @inline(__always)
-    mutating func nextEvent(
-        kind: DiagramKind
-    ) throws(MarbleSyntaxError) -> (time: Int64, symbol: MarbleSymbol?, key: String, column: Int)? {
+    /// Reads an observable diagram's events (`|`, `#` and values) into `emit`, then checks the
+    /// diagram is complete.
+    mutating func scanEvents(kind: DiagramKind, emit: (Int64, MarbleSymbol?, String, Int) -> Void) throws(MarbleSyntaxError) {
         while let token = try next() {
             switch token.symbol {
             case .zero:
@@ -332,16 +337,15 @@ struct Scanner {
             case .complete, .error, nil:
                 if kind == .expected && terminated { throw error(.eventAfterTermination, at: token.column) }
                 if token.symbol != nil { terminated = true }
-                let time = eventTime
+                let key = token.symbol == nil ? Self.key(of: token, in: bytes, keys: keys) : ""
+                emit(eventTime, token.symbol, key, token.column)
                 groupEvents += 1
                 advanceOneFrame()
-                return (time, token.symbol, token.symbol == nil ? Self.key(of: token, in: bytes, keys: keys) : "", token.column)
             default:
                 continue
             }
         }
         try finish()
-        return nil
     }
 
     /// The next token; spaces, frames, groups and time progressions are applied to the cursor

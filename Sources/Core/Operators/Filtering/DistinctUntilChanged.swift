@@ -3,13 +3,13 @@ extension ObservableType {
     @inlinable
     public func distinctUntilChanged(_ areEqual: @escaping (Element, Element) throws -> Bool) -> Observable<Element> {
         lift { observer in
-            var last: Element?
+            let last = SerialState<Element?>(nil)
             return { event in
                 switch event {
                 case .next(let value):
                     do {
-                        if let previous = last, try areEqual(previous, value) { return }
-                        last = value
+                        if let previous = last.value, try areEqual(previous, value) { return }
+                        last.value = value
                         observer.onNext(value)
                     } catch { observer.onError(error) }
                 case .error, .completed: observer.on(event)

@@ -5,15 +5,15 @@ extension ObservableType {
     public func elementAt(_ index: Int, defaultValue: Element? = nil) -> Observable<Element> {
         precondition(index >= 0, "elementAt needs a non-negative index")
         return lift { observer in
-            var remaining = index
+            let remaining = SerialState(index)
             return { event in
                 switch event {
                 case .next(let value):
-                    if remaining == 0 {
+                    if remaining.value == 0 {
                         observer.onNext(value)
                         observer.onCompleted()
                     }
-                    remaining -= 1
+                    remaining.value -= 1
                 case .error: observer.on(event)
                 case .completed:
                     if let defaultValue {

@@ -3,10 +3,10 @@ extension ObservableType {
     @inlinable
     public func skip(_ count: Int) -> Observable<Element> {
         lift { observer in
-            var remaining = count
+            let remaining = SerialState(count)
             return { event in
-                if case .next = event, remaining > 0 {
-                    remaining -= 1
+                if case .next = event, remaining.value > 0 {
+                    remaining.value -= 1
                     return
                 }
                 observer.on(event)
@@ -18,12 +18,12 @@ extension ObservableType {
     @inlinable
     public func skip(while predicate: @escaping (Element) throws -> Bool) -> Observable<Element> {
         lift { observer in
-            var skipping = true
+            let skipping = SerialState(true)
             return { event in
-                if case .next(let value) = event, skipping {
+                if case .next(let value) = event, skipping.value {
                     do {
                         if try predicate(value) { return }
-                        skipping = false
+                        skipping.value = false
                     } catch {
                         observer.onError(error)
                         return

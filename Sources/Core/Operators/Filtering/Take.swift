@@ -5,13 +5,13 @@ extension ObservableType {
     public func take(_ count: Int) -> Observable<Element> {
         guard count > 0 else { return .empty() }
         return lift { observer in
-            var remaining = count
+            let remaining = SerialState(count)
             return { event in
                 switch event {
                 case .next(let value):
-                    remaining -= 1
+                    remaining.value -= 1
                     observer.onNext(value)
-                    if remaining == 0 { observer.onCompleted() }
+                    if remaining.value == 0 { observer.onCompleted() }
                 case .error, .completed: observer.on(event)
                 }
             }

@@ -8,33 +8,34 @@ extension ObservableType {
             let gate = Gate(downstream)
             let timer = SerialDisposable()
             resources.insert(timer)
-            var pending: Element?
-            var id = 0
+            // Touched only under the gate's lock.
+            let pending = SerialState<Element?>(nil)
+            let id = SerialState(0)
             resources.insert(
                 source.subscribe { event in
                     switch event {
                     case .next(let value):
                         let current: Int = gate.locked {
-                            pending = value
-                            id += 1
-                            return id
+                            pending.value = value
+                            id.value += 1
+                            return id.value
                         }
-                        gate.scheduleTimer(on: scheduler, after: dueTime, in: timer, isCurrent: { current == id }) {
+                        gate.scheduleTimer(on: scheduler, after: dueTime, in: timer, isCurrent: { current == id.value }) {
                             gate.locked {
-                                guard current == id, let value = pending else { return }
-                                pending = nil
+                                guard current == id.value, let value = pending.value else { return }
+                                pending.value = nil
                                 gate.emit(.next(value))
                             }
                         }
                     case .error(let error):
                         gate.locked {
-                            pending = nil
+                            pending.value = nil
                             gate.emit(.error(error))
                         }
                     case .completed:
                         gate.locked {
-                            if let value = pending { gate.emit(.next(value)) }
-                            pending = nil
+                            if let value = pending.value { gate.emit(.next(value)) }
+                            pending.value = nil
                             gate.emit(.completed)
                         }
                     }

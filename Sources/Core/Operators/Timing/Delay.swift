@@ -9,30 +9,31 @@ extension ObservableType {
             // came, even on a scheduler whose timers may fire out of order (dispatch's leeway).
             // A timer is pending exactly while the queue is not empty.
             let gate = Gate(downstream)
-            var queue = FIFOQueue<(due: Duration, value: Element)>()
-            var generation = 0
-            var sourceDone = false
+            // Touched only under the gate's lock.
+            let queue = SerialState(FIFOQueue<(due: Duration, value: Element)>())
+            let generation = SerialState(0)
+            let sourceDone = SerialState(false)
             let timer = SerialDisposable()
             resources.insert(timer)
 
             func start(after delay: Duration, generation current: Int) {
-                gate.scheduleTimer(on: scheduler, after: delay, in: timer, isCurrent: { generation == current }) {
+                gate.scheduleTimer(on: scheduler, after: delay, in: timer, isCurrent: { generation.value == current }) {
                     fire()
                 }
             }
             func fire() {
                 let next: (Duration, Int)? = gate.locked {
                     let now = scheduler.now
-                    while let next = queue.first, next.due <= now {
+                    while let next = queue.value.first, next.due <= now {
                         gate.emit(.next(next.value))
-                        _ = queue.popFirst()
+                        _ = queue.value.popFirst()
                     }
-                    guard let next = queue.first else {
-                        if sourceDone { gate.emit(.completed) }
+                    guard let next = queue.value.first else {
+                        if sourceDone.value { gate.emit(.completed) }
                         return nil
                     }
-                    generation += 1
-                    return (next.due - now, generation)
+                    generation.value += 1
+                    return (next.due - now, generation.value)
                 }
                 if let (delay, current) = next { start(after: delay, generation: current) }
             }
@@ -42,19 +43,19 @@ extension ObservableType {
                     switch event {
                     case .next(let value):
                         let current: Int? = gate.locked {
-                            let wasEmpty = queue.isEmpty
-                            queue.append((scheduler.now + dueTime, value))
+                            let wasEmpty = queue.value.isEmpty
+                            queue.value.append((scheduler.now + dueTime, value))
                             guard wasEmpty else { return nil }
-                            generation += 1
-                            return generation
+                            generation.value += 1
+                            return generation.value
                         }
                         if let current { start(after: dueTime, generation: current) }
                     case .error(let error):
                         gate.send(.error(error))
                     case .completed:
                         gate.locked {
-                            sourceDone = true
-                            if queue.isEmpty { gate.emit(.completed) }
+                            sourceDone.value = true
+                            if queue.value.isEmpty { gate.emit(.completed) }
                         }
                     }
                 })

@@ -7,13 +7,13 @@ extension ObservableType {
         _ start: Element, _ combine: @escaping (_ previous: Element, _ current: Element) throws -> Result
     ) -> Observable<Result> {
         asObservable().lift { observer in
-            var previous = start
+            let previous = SerialState(start)
             return { event in
                 switch event {
                 case .next(let value):
                     do {
-                        let combined = try combine(previous, value)
-                        previous = value
+                        let combined = try combine(previous.value, value)
+                        previous.value = value
                         observer.onNext(combined)
                     } catch { observer.onError(error) }
                 case .error(let error): observer.onError(error)

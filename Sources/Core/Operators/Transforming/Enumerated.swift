@@ -3,12 +3,12 @@ extension ObservableType {
     @inlinable
     public func enumerated() -> Observable<(index: Int, element: Element)> {
         lift { observer in
-            var index = 0
+            let index = SerialState(0)
             return { event in
                 switch event {
                 case .next(let value):
-                    observer.onNext((index, value))
-                    index += 1
+                    observer.onNext((index.value, value))
+                    index.value += 1
                 case .error(let error): observer.onError(error)
                 case .completed: observer.onCompleted()
                 }

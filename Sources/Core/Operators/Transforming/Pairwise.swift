@@ -3,12 +3,12 @@ extension ObservableType {
     @inlinable
     public func pairwise() -> Observable<(Element, Element)> {
         lift { observer in
-            var previous: Element?
+            let previous = SerialState<Element?>(nil)
             return { event in
                 switch event {
                 case .next(let value):
-                    if let previous { observer.onNext((previous, value)) }
-                    previous = value
+                    if let last = previous.value { observer.onNext((last, value)) }
+                    previous.value = value
                 case .error(let error): observer.onError(error)
                 case .completed: observer.onCompleted()
                 }

@@ -3,14 +3,14 @@ extension ObservableType {
     @inlinable
     public func reduce<State>(_ seed: State, accumulator: @escaping (State, Element) throws -> State) -> Observable<State> {
         lift { observer in
-            var state = seed
+            let state = SerialState(seed)
             return { event in
                 switch event {
                 case .next(let value):
-                    do { state = try accumulator(state, value) } catch { observer.onError(error) }
+                    do { state.value = try accumulator(state.value, value) } catch { observer.onError(error) }
                 case .error(let error): observer.onError(error)
                 case .completed:
-                    observer.onNext(state)
+                    observer.onNext(state.value)
                     observer.onCompleted()
                 }
             }

@@ -11,13 +11,13 @@ extension Observable {
     @inlinable
     public func scan<State>(_ seed: State, accumulator: @escaping (State, Element) throws -> State) -> Observable<State> {
         lift { observer in
-            var state = seed
+            let state = SerialState(seed)
             return { event in
                 switch event {
                 case .next(let value):
                     do {
-                        state = try accumulator(state, value)
-                        observer.onNext(state)
+                        state.value = try accumulator(state.value, value)
+                        observer.onNext(state.value)
                     } catch { observer.onError(error) }
                 case .error(let error): observer.onError(error)
                 case .completed: observer.onCompleted()

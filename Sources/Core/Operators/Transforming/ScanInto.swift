@@ -4,13 +4,13 @@ extension ObservableType {
     @inlinable
     public func scan<State>(into seed: State, accumulator: @escaping (inout State, Element) throws -> Void) -> Observable<State> {
         lift { observer in
-            var state = seed
+            let state = SerialState(seed)
             return { event in
                 switch event {
                 case .next(let value):
                     do {
-                        try accumulator(&state, value)
-                        observer.onNext(state)
+                        try accumulator(&state.value, value)
+                        observer.onNext(state.value)
                     } catch { observer.onError(error) }
                 case .error(let error): observer.onError(error)
                 case .completed: observer.onCompleted()
