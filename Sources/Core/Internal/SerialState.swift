@@ -2,7 +2,7 @@
 /// event delivery, or under the operator's lock.
 ///
 /// A `var` captured by an escaping closure is boxed by the compiler and every access pays a
-/// dynamic exclusivity check (`swift_beginAccess`: a thread-local access set, a quarter of a
+/// dynamic exclusivity check (`swift_beginAccess`: a thread-local access set, a fifth of a
 /// `scan` chain's time). Events reach an operator one at a time (the observer contract) and
 /// locks serialize the rest, so these accesses cannot overlap; this box skips the check.
 @usableFromInline

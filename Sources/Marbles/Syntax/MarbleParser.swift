@@ -382,7 +382,8 @@ struct Scanner {
     }
 
     /// Skips the run of frames and spaces at `index`, the bulk of most diagrams, in one tight
-    /// loop on locals; a frame inside a compact group is left for `next()` to report.
+    /// loop on locals; a frame inside a compact group is left for `next()` to report, a space
+    /// before a non-ASCII byte for `clusterToken()`.
     @inline(__always)
     private mutating func skipFramesAndSpaces() {
         let inCompactGroup = groupStart != nil && groupIsCompact
@@ -392,7 +393,8 @@ struct Scanner {
             let byte = bytes[i]
             if byte == MarbleSymbol.frame.rawValue && !inCompactGroup {
                 frames &+= 1
-            } else if byte != MarbleSymbol.space.rawValue {
+            } else if byte != MarbleSymbol.space.rawValue || (i + 1 < bytes.count && bytes[i + 1] >= 0x80) {
+                // A space that a combining mark may join is left to `clusterToken()`.
                 break
             }
             i &+= 1

@@ -232,26 +232,16 @@ private struct PrintedLine {
         position = end
         let oneFrameLater = time.addingReportingOverflow(printer.frameNanos).overflow ? Int64.max : time + printer.frameNanos
         if end == start + 1 {
+            let event = events[start].event
             let next = end < events.count ? events[end] : nil
-            switch events[start].event {
-            case .next(let text):
-                if let byte = Self.plainByte(text) {
-                    if byte >= 0x30 && byte <= 0x39 && readsAsTimeProgression(next: next, at: time, printer: printer) {
-                        write(byte: 0x27)
-                        write(byte: byte)
-                        write(byte: 0x27)
-                    } else {
-                        write(byte: byte)
-                    }
-                } else {
-                    write(value: text)
-                }
-            case .completed:
-                write(byte: 0x7C)
-                ended = true
-            case .error:
-                write(byte: 0x23)
-                ended = true
+            if case .next(let text) = event, let byte = Self.plainByte(text), byte >= 0x30 && byte <= 0x39,
+                readsAsTimeProgression(next: next, at: time, printer: printer)
+            {
+                write(byte: 0x27)
+                write(byte: byte)
+                write(byte: 0x27)
+            } else {
+                write(event)
             }
             cursor = oneFrameLater
             return
@@ -261,17 +251,7 @@ private struct PrintedLine {
         let (groupEnd, o2) = time.addingReportingOverflow(width)
         let fits = !o1 && !o2 && groupEnd <= next
         write(byte: fits ? 0x28 : 0x5B)
-        for k in start..<end {
-            switch events[k].event {
-            case .next(let text): write(value: text)
-            case .completed:
-                write(byte: 0x7C)
-                ended = true
-            case .error:
-                write(byte: 0x23)
-                ended = true
-            }
-        }
+        for k in start..<end { write(events[k].event) }
         write(byte: fits ? 0x29 : 0x5D)
         cursor = fits ? groupEnd : oneFrameLater
     }
@@ -293,6 +273,19 @@ private struct PrintedLine {
         guard utf8.count == 1 else { return nil }
         let byte = utf8[utf8.startIndex]
         return byte >= 0x20 && byte < 0x7F && !MarbleSymbol.isSymbol(byte) ? byte : nil
+    }
+
+    /// Writes an event's token: `|` or `#` (which end the line), or its value.
+    mutating func write(_ event: PrintedEvent) {
+        switch event {
+        case .next(let text): write(value: text)
+        case .completed:
+            write(byte: 0x7C)
+            ended = true
+        case .error:
+            write(byte: 0x23)
+            ended = true
+        }
     }
 
     /// Writes a value, quoted when it must be.

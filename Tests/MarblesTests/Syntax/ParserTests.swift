@@ -15,6 +15,13 @@ private func times(_ diagram: String, kind: DiagramKind = .cold) throws -> [Stri
 
 @Suite("Marble parser")
 struct ParserTests {
+    @Test("a space that a combining mark joins is one value with it; a dash stays a frame")
+    func combiningMarkAfterSpaceOrDash() throws {
+        #expect(try times("a \u{301}-|") == ["a@0", " \u{301}@1", "|@3"])
+        #expect(try times("a  \u{301}|") == ["a@0", " \u{301}@1", "|@2"])
+        #expect(try times("--\u{301}|") == ["\u{301}@2", "|@3"])
+    }
+
     @Test("values, frames, completion and errors each cost one frame; spaces cost none")
     func basics() throws {
         #expect(try times("--a-b|") == ["a@2", "b@4", "|@5"])
