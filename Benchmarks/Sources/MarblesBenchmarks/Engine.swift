@@ -17,6 +17,14 @@ func chainBenchmarks() {
                 for i in 0..<n { stages(i) }
                 precondition(acc == expected)
             },
+            Contender("stages calling the user's closures") {
+                var last = 0
+                let stages = makeStagesCallingUserClosures(
+                    transform: opaque { $0 &* 3 }, predicate: opaque { $0 & 1 == 0 }, accumulate: opaque { $0 &+ $1 },
+                    sink: { last = $0 })
+                for i in 0..<n { stages(i) }
+                precondition(last == expected)
+            },
             Contender("plain loop") {
                 var acc = 0
                 for i in 0..<n {

@@ -117,6 +117,22 @@ func say(_ line: String) {
     return { v in filter(v &* 3) }
 }
 
+/// The same chain as an engine with stored user closures must run it: each stage a closure
+/// that calls the user's closure, then the next stage (the floor for type-erased operators).
+@inline(never) func makeStagesCallingUserClosures(
+    transform: @escaping (Int) -> Int, predicate: @escaping (Int) -> Bool, accumulate: @escaping (Int, Int) -> Int,
+    sink: @escaping (Int) -> Void
+) -> (Int) -> Void {
+    final class Accumulator { var value = 0 }
+    let state = Accumulator()
+    let scan: (Int) -> Void = { v in
+        state.value = accumulate(state.value, v)
+        sink(state.value)
+    }
+    let filter: (Int) -> Void = { v in if predicate(v) { scan(v) } }
+    return { v in filter(transform(v)) }
+}
+
 /// Three transforms composed into one closure out of the optimizer's sight: what fusing
 /// `map(f).map(g).map(h)` into one stage would run per value.
 @inline(never) func composed(_ f: @escaping (Int) -> Int, _ g: @escaping (Int) -> Int, _ h: @escaping (Int) -> Int) -> (Int) -> Int {

@@ -19,12 +19,31 @@ func parserBenchmarks() {
                 for b in diagram.utf8 where b == 0x2D { dashes &+= 1 }
                 precondition(dashes > 0)
             },
+            // The parse's output alone (allocate, fill, free): a floor for any parser that
+            // returns `[Recorded<Event<String>>]`.
+            Contender("its events appended to an array, no parsing") {
+                var out: [Recorded<Event<String>>] = []
+                out.reserveCapacity(events)
+                var t: Int64 = 0
+                for _ in 0..<(events / eventsPerUnit) {
+                    out.append(Recorded(time: .nanoseconds(t + 2_000_000), value: .next("a")))
+                    out.append(Recorded(time: .nanoseconds(t + 4_000_000), value: .next("b")))
+                    out.append(Recorded(time: .nanoseconds(t + 6_000_000), value: .next("c")))
+                    out.append(Recorded(time: .nanoseconds(t + 6_000_000), value: .next("d")))
+                    out.append(Recorded(time: .nanoseconds(t + 11_000_000), value: .next("e")))
+                    out.append(Recorded(time: .nanoseconds(t + 22_000_000), value: .next("f")))
+                    t += 24_000_000
+                }
+                out.append(Recorded(time: .nanoseconds(t), value: .completed))
+                precondition(out.count == events)
+            },
             Contender("MarbleParser.parse") {
                 let parsed = try! parser.parse(diagram, kind: .cold)
                 precondition(parsed.count == events)
             },
         ])
     let small = "--a--b--(cd)--e--|"
+    let smallEvents: [(Int64, String)] = [(2_000_000, "a"), (5_000_000, "b"), (8_000_000, "c"), (8_000_000, "d"), (14_000_000, "e")]
     let count = 10_000
     compare(
         "marble parser, one 18-character diagram", unit: .nanoseconds(per: count, "ns/diagram"),
@@ -33,6 +52,18 @@ func parserBenchmarks() {
                 var total = 0
                 for _ in 0..<count { total &+= Array(opaque(small).utf8).count }
                 precondition(total == count * 18)
+            },
+            // The output alone, as above.
+            Contender("its events appended to an array, no parsing") {
+                var total = 0
+                for _ in 0..<count {
+                    var out: [Recorded<Event<String>>] = []
+                    out.reserveCapacity(opaque(small).utf8.count)
+                    for (time, key) in smallEvents { out.append(Recorded(time: .nanoseconds(time), value: .next(key))) }
+                    out.append(Recorded(time: .milliseconds(17), value: .completed))
+                    total &+= out.count
+                }
+                precondition(total == count * 6)
             },
             Contender("MarbleParser.parse") {
                 var total = 0

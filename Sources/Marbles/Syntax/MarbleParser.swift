@@ -69,37 +69,49 @@ public struct MarbleParser: Sendable {
     }
 
     /// Parses a diagram, resolving each value's key with `resolve`; `nil` is a missing value.
+    // The whole loop is inlinable: specialized in the caller's module for its value type, with
+    // the scanner's `next()` inlined into it, each event goes straight into the array (an event
+    // returned or handed to a closure across the module boundary cost value witnesses or an
+    // indirect call per event).
     @inlinable
     public func parse<Value>(
         _ diagram: String, kind: DiagramKind, error: any Error = MarbleError.boxed, resolve: (String) -> Value?
     ) throws(MarbleSyntaxError) -> [Recorded<Event<Value>>] {
-        var events: [Recorded<Event<Value>>] = []
-        events.reserveCapacity(MarbleParser.eventBound(diagram))
-        // A missing value is reported after the whole diagram scanned cleanly, so that a syntax
-        // error anywhere wins over it.
-        var missing: (key: String, column: Int)?
-        let zero = try scanEvents(diagram, kind: kind) { time, symbol, key, column in
-            switch symbol {
-            case .complete: events.append(Recorded(time: .nanoseconds(time), value: .completed))
-            case .error: events.append(Recorded(time: .nanoseconds(time), value: .error(error)))
-            default:
-                guard let value = resolve(key) else {
-                    if missing == nil { missing = (key, column) }
-                    return
+        try Scanner.withBytes(of: diagram) { bytes throws(MarbleSyntaxError) in
+            var events: [Recorded<Event<Value>>] = []
+            events.reserveCapacity(MarbleParser.eventBound(diagram))
+            var scanner = Scanner(diagram, bytes: bytes, frameNanos: frameNanos)
+            // A missing value is reported after the whole diagram scanned cleanly, so that a
+            // syntax error anywhere wins over it.
+            var missing: (key: String, column: Int)?
+            while let token = try scanner.next() {
+                guard try scanner.acceptEvent(token, kind: kind) else { continue }
+                let time = Duration.nanoseconds(scanner.eventTime)
+                switch token.symbol {
+                case .complete: events.append(Recorded(time: time, value: .completed))
+                case .error: events.append(Recorded(time: time, value: .error(error)))
+                default:
+                    let key = scanner.key(of: token)
+                    if let value = resolve(key) {
+                        events.append(Recorded(time: time, value: .next(value)))
+                    } else if missing == nil {
+                        missing = (key, token.column)
+                    }
                 }
-                events.append(Recorded(time: .nanoseconds(time), value: .next(value)))
+                scanner.eventDone()
             }
+            try scanner.finish()
+            if let missing { throw MarbleSyntaxError(.missingValue(missing.key), diagram: diagram, column: missing.column) }
+            if let zero = scanner.zero, zero != 0 {
+                let offset = Duration.nanoseconds(zero)
+                for i in events.indices { events[i].time -= offset }
+            }
+            return events
         }
-        if let missing { throw MarbleSyntaxError(.missingValue(missing.key), diagram: diagram, column: missing.column) }
-        if zero != 0 {
-            let offset = Duration.nanoseconds(zero)
-            for i in events.indices { events[i].time -= offset }
-        }
-        return events
     }
 
     /// At least the number of events a diagram can hold: for a long one, its bytes that are
-    /// not frames, spaces or group brackets (one pass the compiler vectorizes), so that
+    /// not frames, spaces or group brackets (one branch-free pass), so that
     /// parsing reserves once and never copies a growing array.
     @usableFromInline
     static func eventBound(_ diagram: String) -> Int {
@@ -119,24 +131,13 @@ public struct MarbleParser: Sendable {
         }
     }
 
-    /// The type-independent part of parsing, in one pass: hands each event to `emit` with its
-    /// time in nanoseconds before `^` is applied, its symbol (`|`, `#`, or `nil` for a value),
-    /// its key (empty for `|` and `#`) and column; returns the time of `^` (0 without one).
-    // Not generic: per event it calls the caller's specialized closure, which costs less than
-    // returning an event across the module boundary (value witnesses for each one).
-    @usableFromInline
-    func scanEvents(
-        _ diagram: String, kind: DiagramKind, emit: (Int64, MarbleSymbol?, String, Int) -> Void
-    ) throws(MarbleSyntaxError) -> Int64 {
-        try Scanner.withBytes(of: diagram) { bytes throws(MarbleSyntaxError) in
-            var scanner = Scanner(diagram, bytes: bytes, frameNanos: frameNanos)
-            try scanner.scanEvents(kind: kind, emit: emit)
-            return scanner.zero ?? 0
-        }
-    }
-
-    /// One-character keys for ASCII values, made once.
-    static let asciiKeys: [String] = (0..<128).map { String(Unicode.Scalar(UInt8($0))) }
+    /// One-character keys for ASCII values, made once and kept for the life of the process.
+    // Immutable after its one initialization, so shared reads are safe.
+    @usableFromInline nonisolated(unsafe) static let asciiKeys: UnsafePointer<String> = {
+        let table = UnsafeMutablePointer<String>.allocate(capacity: 128)
+        for byte in 0..<128 { (table + byte).initialize(to: String(Unicode.Scalar(UInt8(byte)))) }
+        return UnsafePointer(table)
+    }()
 
     /// Parses a subscription diagram: `^` subscribes (and costs a frame), `!` unsubscribes
     /// (and costs none). No `^` means no subscription in a subscription log, and frame 0 in
@@ -161,8 +162,7 @@ public struct MarbleParser: Sendable {
                 if subscribe != nil { throw fail(.secondSubscribe, token.column) }
                 if unsubscribe != nil { throw fail(.unsubscribeBeforeSubscribe, unsubscribeColumn) }
                 subscribe = scanner.eventTime
-                scanner.noteEvent()
-                scanner.advanceOneFrame()
+                scanner.eventDone()
             case .unsubscribe:
                 if unsubscribe != nil { throw fail(.secondUnsubscribe, token.column) }
                 unsubscribe = scanner.eventTime
@@ -190,8 +190,7 @@ public struct MarbleParser: Sendable {
             switch token.symbol {
             case .complete: return .nanoseconds(scanner.eventTime)
             case .zero, .error, nil:
-                scanner.noteEvent()
-                scanner.advanceOneFrame()
+                scanner.eventDone()
             default: continue
             }
         }
@@ -201,24 +200,33 @@ public struct MarbleParser: Sendable {
 
 /// Splits a diagram into tokens and keeps the time cursor and group state; shared by the
 /// observable, subscription and time parsers so that all three count frames alike.
+///
+/// The common bytes (frames, spaces, one-byte values and symbols) are read by ``next()``, which
+/// is inlined into each parser's loop and keeps its position in locals; the rare ones (clusters,
+/// time progressions, groups, quotes, errors) go through out-of-line methods.
+@usableFromInline
 struct Scanner {
     /// A symbol or a value; a value is a range of the diagram's bytes (no string is made until
     /// an event needs its key).
+    @usableFromInline
     struct Token {
-        /// The symbol, or `nil` for a value.
-        var symbol: MarbleSymbol?
+        // Words first, bytes last: 26 bytes, returned in registers (40 with `symbol` first).
         /// A value's bytes: one ASCII byte, a grapheme cluster, or a quoted text without its
         /// quotes (escapes still in).
-        var start = 0
-        var end = 0
-        var isQuoted = false
-        var column: Int
+        @usableFromInline var start = 0
+        @usableFromInline var end = 0
+        @usableFromInline var column: Int
+        /// The symbol, or `nil` for a value.
+        @usableFromInline var symbol: MarbleSymbol?
+        @usableFromInline var isQuoted = false
 
+        @inlinable
         init(symbol: MarbleSymbol, column: Int) {
             self.symbol = symbol
             self.column = column
         }
 
+        @inlinable
         init(value start: Int, _ end: Int, quoted: Bool = false, column: Int) {
             self.start = start
             self.end = end
@@ -227,11 +235,132 @@ struct Scanner {
         }
     }
 
-    /// A value token's key.
-    func key(of token: Token) -> String { Self.key(of: token, in: bytes, keys: keys) }
+    @usableFromInline let diagram: String
+    /// The diagram's UTF-8, valid for the scan (see ``withBytes(of:_:)``).
+    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline let frameNanos: Int64
+    @usableFromInline var index = 0
+    @usableFromInline var column = 0
+    @usableFromInline var cursor: Int64 = 0
+    /// Where the time first overflowed; reported by the next call to `next()` or `finish()`.
+    @usableFromInline var overflowColumn: Int?
+    @usableFromInline var groupStart: Int64?
+    @usableFromInline var groupIsCompact = false
+    @usableFromInline var groupColumn = 0
+    @usableFromInline var groupEvents = 0
+    /// The time of `^` in an observable diagram.
+    @usableFromInline var zero: Int64?
+    /// Whether a `|` or `#` was read (an expected diagram allows nothing after it).
+    @usableFromInline var terminated = false
+    /// ``MarbleParser/asciiKeys``, read once per scan (a global's lazy-initialization check per
+    /// value showed in profiles); a pointer, so the scan does not retain and release the table.
+    @usableFromInline let keys = MarbleParser.asciiKeys
 
+    @inlinable
+    init(_ diagram: String, bytes: UnsafeBufferPointer<UInt8>, frameNanos: Int64) {
+        self.diagram = diagram
+        self.bytes = bytes
+        self.frameNanos = frameNanos
+    }
+
+    /// Runs `body` on the diagram's contiguous UTF-8 (a native string's own storage, no copy).
+    @inlinable
+    static func withBytes<R>(
+        of diagram: String, _ body: (UnsafeBufferPointer<UInt8>) throws(MarbleSyntaxError) -> R
+    ) throws(MarbleSyntaxError) -> R {
+        var diagram = diagram
+        let result: Result<R, MarbleSyntaxError> = diagram.withUTF8 { bytes in
+            do throws(MarbleSyntaxError) { return .success(try body(bytes)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// The time an event read now is stamped with.
+    @inlinable
+    var eventTime: Int64 { groupStart ?? cursor }
+
+    /// Counts an event or marker in the open group (a group with none is an error).
+    @inlinable
+    mutating func noteEvent() { groupEvents &+= 1 }
+
+    /// Advances one frame for an event or marker; inside a compact group, the group's single
+    /// frame is charged when it closes instead.
+    @inlinable
+    mutating func advanceOneFrame() {
+        if !(groupStart != nil && groupIsCompact) { advanceCursor(by: frameNanos) }
+    }
+
+    /// Moves the cursor; past a quarter of `Int64` (room for offsets and hot negatives) the
+    /// overflow is remembered and reported by the next call to `next()` or `finish()`.
+    @inlinable
+    mutating func advanceCursor(by nanos: Int64) {
+        if !Self.add(nanos, to: &cursor), overflowColumn == nil { overflowColumn = max(column, 1) }
+    }
+
+    /// Adds `nanos` to `cursor` unless the sum passes a quarter of `Int64`; false when it would.
+    @inlinable @inline(__always)
+    static func add(_ nanos: Int64, to cursor: inout Int64) -> Bool {
+        let (sum, overflow) = cursor.addingReportingOverflow(nanos)
+        if overflow || sum > Int64.max / 4 { return false }
+        cursor = sum
+        return true
+    }
+
+    /// The observable-diagram grammar for one token: handles `^` and rejects `!`, `^` where it
+    /// may not be, and events after the end of an expected diagram; true for an event (`|`,
+    /// `#` or a value) the caller records and then reports with ``eventDone()``.
+    @inlinable
+    mutating func acceptEvent(_ token: Token, kind: DiagramKind) throws(MarbleSyntaxError) -> Bool {
+        switch token.symbol {
+        case nil:
+            if kind == .expected && terminated { throw fail(.eventAfterTermination, at: token.column) }
+            return true
+        case .complete, .error:
+            if kind == .expected && terminated { throw fail(.eventAfterTermination, at: token.column) }
+            terminated = true
+            return true
+        default:
+            try acceptMarker(token, kind: kind)
+            return false
+        }
+    }
+
+    /// Counts an event or marker in its group and moves past its frame.
+    @inlinable
+    mutating func eventDone() {
+        noteEvent()
+        advanceOneFrame()
+    }
+
+    /// `^` (frame 0 of a hot or expected diagram) or `!` (only in subscription diagrams).
+    @usableFromInline
+    mutating func acceptMarker(_ token: Token, kind: DiagramKind) throws(MarbleSyntaxError) {
+        switch token.symbol {
+        case .zero:
+            if kind == .cold { throw fail(.zeroInColdDiagram, at: token.column) }
+            if groupStart != nil { throw fail(.zeroInGroup, at: token.column) }
+            if zero != nil { throw fail(.secondZero, at: token.column) }
+            zero = cursor
+            advanceOneFrame()
+        default:
+            throw fail(.unsubscribeOutsideSubscriptionDiagram, at: token.column)
+        }
+    }
+
+    /// A value token's key.
+    @inlinable
+    func key(of token: Token) -> String {
+        if !token.isQuoted && token.end &- token.start == 1 {
+            let byte = bytes[token.start]
+            if byte < 0x80 { return keys[Int(byte)] }
+        }
+        return Self.longKey(of: token, in: bytes)
+    }
+
+    /// A quoted or multi-byte value's key.
     // Static: a mutating caller that called a method on `self` would copy the whole scanner.
-    private static func key(of token: Token, in bytes: UnsafeBufferPointer<UInt8>, keys: [String]) -> String {
+    @usableFromInline
+    static func longKey(of token: Token, in bytes: UnsafeBufferPointer<UInt8>) -> String {
         if token.isQuoted {
             var text: [UInt8] = []
             text.reserveCapacity(token.end - token.start)
@@ -244,7 +373,6 @@ struct Scanner {
             }
             return String(decoding: text, as: UTF8.self)
         }
-        if token.end - token.start == 1, bytes[token.start] < 0x80 { return keys[Int(bytes[token.start])] }
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]), as: UTF8.self)
     }
 
@@ -254,167 +382,108 @@ struct Scanner {
         return key(of: token).first ?? "'"
     }
 
-    private let diagram: String
-    /// The diagram's UTF-8, valid for the scan (see ``withBytes(of:_:)``).
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private let frameNanos: Int64
-    private var index = 0
-    private var column = 0
-    private(set) var cursor: Int64 = 0
-    private var overflowColumn: Int?
-    private var groupStart: Int64?
-    private var groupIsCompact = false
-    private var groupColumn = 0
-    private var groupEvents = 0
-    /// The time of `^` in an observable diagram.
-    private(set) var zero: Int64?
-    /// Whether a `|` or `#` was read (an expected diagram allows nothing after it).
-    private var terminated = false
-
-    /// ``MarbleParser/asciiKeys``, read once per scan (a global's lazy-initialization check per
-    /// value showed in profiles).
-    private let keys = MarbleParser.asciiKeys
-
-    init(_ diagram: String, bytes: UnsafeBufferPointer<UInt8>, frameNanos: Int64) {
-        self.diagram = diagram
-        self.bytes = bytes
-        self.frameNanos = frameNanos
-    }
-
-    /// Runs `body` on the diagram's contiguous UTF-8 (a native string's own storage, no copy).
-    static func withBytes<R>(
-        of diagram: String, _ body: (UnsafeBufferPointer<UInt8>) throws(MarbleSyntaxError) -> R
-    ) throws(MarbleSyntaxError) -> R {
-        var diagram = diagram
-        let result: Result<R, MarbleSyntaxError> = diagram.withUTF8 { bytes in
-            do throws(MarbleSyntaxError) { return .success(try body(bytes)) } catch { return .failure(error) }
-        }
-        return try result.get()
-    }
-
-    var inGroup: Bool { groupStart != nil }
-
-    /// The time an event read now is stamped with.
-    var eventTime: Int64 { groupStart ?? cursor }
-
-    mutating func noteEvent() { groupEvents += 1 }
-
-    /// Advances one frame for an event or marker; inside a compact group, the group's single
-    /// frame is charged when it closes instead.
-    mutating func advanceOneFrame() {
-        if !(groupStart != nil && groupIsCompact) { advanceCursor(by: frameNanos) }
-    }
-
-    /// Moves the cursor; past a quarter of `Int64` (room for offsets and hot negatives) the
-    /// overflow is remembered and reported by the next call to `next()` or `finish()`.
-    @inline(__always)
-    mutating func advanceCursor(by nanos: Int64) {
-        let (sum, overflow) = cursor.addingReportingOverflow(nanos)
-        if overflow || sum > Int64.max / 4 {
-            if overflowColumn == nil { overflowColumn = max(column, 1) }
-            return
-        }
-        cursor = sum
-    }
-
-    private func error(_ kind: MarbleSyntaxError.Kind, at column: Int) -> MarbleSyntaxError {
+    @usableFromInline
+    func fail(_ kind: MarbleSyntaxError.Kind, at column: Int) -> MarbleSyntaxError {
         MarbleSyntaxError(kind, diagram: diagram, column: column)
     }
 
-    /// Reads an observable diagram's events (`|`, `#` and values) into `emit`, then checks the
-    /// diagram is complete.
-    mutating func scanEvents(kind: DiagramKind, emit: (Int64, MarbleSymbol?, String, Int) -> Void) throws(MarbleSyntaxError) {
-        while let token = try next() {
-            switch token.symbol {
-            case .zero:
-                if kind == .cold { throw error(.zeroInColdDiagram, at: token.column) }
-                if groupStart != nil { throw error(.zeroInGroup, at: token.column) }
-                if zero != nil { throw error(.secondZero, at: token.column) }
-                zero = cursor
-                advanceOneFrame()
-            case .unsubscribe:
-                throw error(.unsubscribeOutsideSubscriptionDiagram, at: token.column)
-            case .complete, .error, nil:
-                if kind == .expected && terminated { throw error(.eventAfterTermination, at: token.column) }
-                if token.symbol != nil { terminated = true }
-                let key = token.symbol == nil ? Self.key(of: token, in: bytes, keys: keys) : ""
-                emit(eventTime, token.symbol, key, token.column)
-                groupEvents += 1
-                advanceOneFrame()
-            default:
+    /// The next event or marker token; spaces, frames, groups and time progressions are
+    /// applied to the cursor here and not returned.
+    @inlinable @inline(__always)
+    mutating func next() throws(MarbleSyntaxError) -> Token? {
+        if let overflowColumn { throw fail(.timeOverflow, at: overflowColumn) }
+        guard let base = bytes.baseAddress else { return nil }
+        let count = bytes.count
+        // The hot state lives in locals, stored back before any out-of-line call and on exit.
+        var i = index
+        var column = self.column
+        var cursor = self.cursor
+        var inCompactGroup = groupStart != nil && groupIsCompact
+        defer {
+            self.index = i
+            self.column = column
+            self.cursor = cursor
+        }
+        while i < count {
+            let byte = base[i]
+            column &+= 1
+            if byte == MarbleSymbol.frame.rawValue && !inCompactGroup {
+                if !Self.add(frameNanos, to: &cursor), overflowColumn == nil { overflowColumn = column }
+                i &+= 1
                 continue
             }
-        }
-        try finish()
-    }
-
-    /// The next token; spaces, frames, groups and time progressions are applied to the cursor
-    /// here and not returned: callers only see events and markers.
-    mutating func next() throws(MarbleSyntaxError) -> Token? {
-        if let overflowColumn { throw error(.timeOverflow, at: overflowColumn) }
-        while index < bytes.count {
-            skipFramesAndSpaces()
-            guard index < bytes.count else { break }
-            let byte = bytes[index]
-            column += 1
-            let next = index + 1 < bytes.count ? bytes[index + 1] : 0
-            if byte >= 0x80 || next >= 0x80 || byte == 0x0D, let cluster = clusterToken() { return cluster }
-            let atTokenStart = index == 0 || bytes[index - 1] == MarbleSymbol.space.rawValue
-            if atTokenStart, byte >= 0x30 && byte <= 0x39, try applyTimeProgression() { continue }
-            index += 1
+            let next = i &+ 1 < count ? base[i &+ 1] : 0
+            // A space that a combining mark may join is left to the rare path.
+            if byte == MarbleSymbol.space.rawValue && next < 0x80 {
+                i &+= 1
+                continue
+            }
+            let isDigit = byte &- 0x30 < 10
+            if byte >= 0x80 || next >= 0x80 || byte == 0x0D || (isDigit && (i == 0 || base[i &- 1] == MarbleSymbol.space.rawValue)) {
+                (self.index, self.column, self.cursor) = (i, column, cursor)
+                let rare = try rareToken()
+                (i, column, cursor) = (self.index, self.column, self.cursor)
+                switch rare {
+                case .token(let token): return token
+                case .applied: continue
+                case .ordinary: break
+                }
+            }
+            i &+= 1
             guard MarbleSymbol.isSymbol(byte), let symbol = MarbleSymbol(rawValue: byte) else {
-                return Token(value: index - 1, index, column: column)
+                return Token(value: i &- 1, i, column: column)
             }
             switch symbol {
+            case .complete, .error, .zero, .unsubscribe:
+                return Token(symbol: symbol, column: column)
             case .space:
                 continue
-            case .frame:
-                throw error(.timeInCompactGroup, at: column)
-            case .groupOpen, .compactOpen, .groupClose, .compactClose:
-                try applyGroup(symbol)
-            case .quote:
-                return try quotedToken()
             default:
-                return Token(symbol: symbol, column: column)
+                (self.index, self.column, self.cursor) = (i, column, cursor)
+                let quoted = try groupOrQuote(symbol)
+                (i, column, cursor) = (self.index, self.column, self.cursor)
+                if let quoted { return quoted }
+                inCompactGroup = groupStart != nil && groupIsCompact
             }
         }
         return nil
     }
 
-    /// Skips the run of frames and spaces at `index`, the bulk of most diagrams, in one tight
-    /// loop on locals; a frame inside a compact group is left for `next()` to report, a space
-    /// before a non-ASCII byte for `clusterToken()`.
-    @inline(__always)
-    private mutating func skipFramesAndSpaces() {
-        let inCompactGroup = groupStart != nil && groupIsCompact
-        var i = index
-        var frames: Int64 = 0
-        while i < bytes.count {
-            let byte = bytes[i]
-            if byte == MarbleSymbol.frame.rawValue && !inCompactGroup {
-                frames &+= 1
-            } else if byte != MarbleSymbol.space.rawValue || (i + 1 < bytes.count && bytes[i + 1] >= 0x80) {
-                // A space that a combining mark may join is left to `clusterToken()`.
-                break
-            }
-            i &+= 1
+    /// What the rare path made of the byte at `index`.
+    @usableFromInline
+    enum Rare {
+        /// A value token (a grapheme cluster).
+        case token(Token)
+        /// A time progression, applied to the cursor.
+        case applied
+        /// Nothing: the byte is read as usual.
+        case ordinary
+    }
+
+    /// A non-ASCII cluster, an ASCII byte a cluster joins (`e` + U+0301, `\r\n`) or a time
+    /// progression at `index` (`column` already counts its first character).
+    @usableFromInline
+    mutating func rareToken() throws(MarbleSyntaxError) -> Rare {
+        if let cluster = clusterToken() { return .token(cluster) }
+        let byte = bytes[index]
+        let atTokenStart = index == 0 || bytes[index - 1] == MarbleSymbol.space.rawValue
+        if atTokenStart, byte >= 0x30 && byte <= 0x39, try applyTimeProgression() { return .applied }
+        return .ordinary
+    }
+
+    /// A group bracket or a quote just read (`index` is past it): applies the group, or reads
+    /// the quoted value; a frame here is inside a compact group, an error.
+    @usableFromInline
+    mutating func groupOrQuote(_ symbol: MarbleSymbol) throws(MarbleSyntaxError) -> Token? {
+        switch symbol {
+        case .frame:
+            throw fail(.timeInCompactGroup, at: column)
+        case .quote:
+            return try quotedToken()
+        default:
+            try applyGroup(symbol)
+            return nil
         }
-        guard i > index else { return }
-        // Spaces and dashes are one column each.
-        let (nanos, overflow) = frames.multipliedReportingOverflow(by: frameNanos)
-        let (sum, overflow2) = cursor.addingReportingOverflow(nanos)
-        if overflow || overflow2 || sum > Int64.max / 4 {
-            // Find the frame that overflowed, for its column.
-            while index < i {
-                column += 1
-                if bytes[index] == MarbleSymbol.frame.rawValue { advanceCursor(by: frameNanos) }
-                index += 1
-            }
-            return
-        }
-        cursor = sum
-        column += i - index
-        index = i
     }
 
     /// A value of one grapheme cluster at `index`: non-ASCII, or ASCII joined with what follows
@@ -435,13 +504,13 @@ struct Scanner {
     /// digit-led token ending in letters that is not one (`10xs`) is an error.
     private mutating func applyTimeProgression() throws(MarbleSyntaxError) -> Bool {
         guard let (length, nanos) = timeProgression(at: index) else {
-            if let typo = mistypedTimeProgression(at: index) { throw error(.invalidTimeProgression(typo), at: column) }
+            if let typo = mistypedTimeProgression(at: index) { throw fail(.invalidTimeProgression(typo), at: column) }
             return false
         }
         guard nanos >= 0 else {
-            throw error(.timeProgressionTooLong(String(decoding: bytes[index..<index + length], as: UTF8.self)), at: column)
+            throw fail(.timeProgressionTooLong(String(decoding: bytes[index..<index + length], as: UTF8.self)), at: column)
         }
-        if groupStart != nil && groupIsCompact { throw error(.timeInCompactGroup, at: column) }
+        if groupStart != nil && groupIsCompact { throw fail(.timeInCompactGroup, at: column) }
         advanceCursor(by: nanos)
         column += length - 1
         index += length
@@ -451,7 +520,7 @@ struct Scanner {
     /// `(` and `[` open a group (a `(` group takes one frame); `)` and `]` close it.
     private mutating func applyGroup(_ symbol: MarbleSymbol) throws(MarbleSyntaxError) {
         if symbol == .groupOpen || symbol == .compactOpen {
-            if groupStart != nil { throw error(.nestedGroup, at: column) }
+            if groupStart != nil { throw fail(.nestedGroup, at: column) }
             groupStart = cursor
             groupIsCompact = symbol == .compactOpen
             groupColumn = column
@@ -459,8 +528,8 @@ struct Scanner {
             if symbol == .groupOpen { advanceCursor(by: frameNanos) }
             return
         }
-        guard let start = groupStart, groupIsCompact == (symbol == .compactClose) else { throw error(.unopenedGroup, at: column) }
-        if groupEvents == 0 { throw error(.emptyGroup, at: groupColumn) }
+        guard let start = groupStart, groupIsCompact == (symbol == .compactClose) else { throw fail(.unopenedGroup, at: column) }
+        if groupEvents == 0 { throw fail(.emptyGroup, at: groupColumn) }
         groupStart = nil
         if symbol == .compactClose { cursor = start }
         advanceCursor(by: frameNanos)
@@ -484,15 +553,22 @@ struct Scanner {
                 break
             }
         }
-        guard let textEnd else { throw error(.unterminatedQuote, at: open) }
-        if textEnd == textStart { throw error(.emptyQuote, at: open) }
+        guard let textEnd else { throw fail(.unterminatedQuote, at: open) }
+        if textEnd == textStart { throw fail(.emptyQuote, at: open) }
         return Token(value: textStart, textEnd, quoted: true, column: open)
     }
 
-    /// Fails on an unclosed group.
+    /// Fails on an unclosed group or a time overflow.
+    // Inlinable with the failure out of line: an out-of-line call copied the whole scanner.
+    @inlinable
     func finish() throws(MarbleSyntaxError) {
-        if let overflowColumn { throw error(.timeOverflow, at: overflowColumn) }
-        if groupStart != nil { throw error(.unclosedGroup, at: groupColumn) }
+        if overflowColumn != nil || groupStart != nil { throw unfinished() }
+    }
+
+    @usableFromInline
+    func unfinished() -> MarbleSyntaxError {
+        if let overflowColumn { return fail(.timeOverflow, at: overflowColumn) }
+        return fail(.unclosedGroup, at: groupColumn)
     }
 
     /// A token of digits (and a fraction) then letters only, up to a space or the end, that is

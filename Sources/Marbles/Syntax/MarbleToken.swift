@@ -45,11 +45,11 @@ public enum MarbleSymbol: UInt8, CaseIterable, Sendable {
 
     // Bit `b` is set when byte `b` is a symbol (`low`: below 0x40, `high`: 0x40 up to 0x7F):
     // one test instead of a switch. A test checks them against `allCases`.
-    static let lowSymbolMask: UInt64 = 0x0000_238B_0000_0000
-    static let highSymbolMask: UInt64 = 0x1000_0000_6800_0000
+    @usableFromInline static var lowSymbolMask: UInt64 { 0x0000_238B_0000_0000 }
+    @usableFromInline static var highSymbolMask: UInt64 { 0x1000_0000_6800_0000 }
 
     /// Whether `byte` is one of the symbols.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func isSymbol(_ byte: UInt8) -> Bool {
         byte < 0x40 ? lowSymbolMask >> byte & 1 != 0 : byte < 0x80 && highSymbolMask >> (byte - 0x40) & 1 != 0
     }
