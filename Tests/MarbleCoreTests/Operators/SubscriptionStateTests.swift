@@ -34,5 +34,15 @@ struct SubscriptionStateTests {
         #expect(distinct.0 == [1, 2, 3, 4] && distinct.1 == distinct.0)
         let element = try twice(source.elementAt(2))
         #expect(element.0 == [2] && element.1 == [2])
+        let counted = try twice(source.count())
+        #expect(counted.0 == [6] && counted.1 == [6])
+        let skippedLast = try twice(source.skipLast(2))
+        #expect(skippedLast.0 == [1, 1, 2, 3] && skippedLast.1 == skippedLast.0)
+        let only = try twice(Observable.from([7]).single())
+        #expect(only.0 == [7] && only.1 == [7])
+        let unique = try twice(source.distinct())
+        #expect(unique.0 == [1, 2, 3, 4] && unique.1 == unique.0)
+        let buffered = try twice(source.buffer(count: 4))
+        #expect(buffered.0 == [[1, 1, 2, 3], [3, 4]] && buffered.1 == buffered.0)
     }
 }

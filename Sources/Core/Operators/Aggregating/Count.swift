@@ -5,18 +5,18 @@ extension ObservableType {
     @inlinable
     public func count(where predicate: @escaping (Element) throws -> Bool = { _ in true }) -> Observable<Int> {
         lift { observer in
-            var total = 0
+            let total = SerialState(0)
             return { event in
                 switch event {
                 case .next(let value):
                     do {
-                        if try predicate(value) { total += 1 }
+                        if try predicate(value) { total.value += 1 }
                     } catch {
                         observer.onError(error)
                     }
                 case .error(let error): observer.onError(error)
                 case .completed:
-                    observer.onNext(total)
+                    observer.onNext(total.value)
                     observer.onCompleted()
                 }
             }

@@ -14,14 +14,14 @@ extension ObservableType where Element: Comparable {
     @usableFromInline
     func extreme(by isBetter: @escaping (Element, Element) -> Bool) -> Observable<Element> {
         lift { observer in
-            var best: Element?
+            let best = SerialState<Element?>(nil)
             return { event in
                 switch event {
                 case .next(let value):
-                    if best.map({ isBetter(value, $0) }) ?? true { best = value }
+                    if best.value.map({ isBetter(value, $0) }) ?? true { best.value = value }
                 case .error(let error): observer.onError(error)
                 case .completed:
-                    if let best { observer.onNext(best) }
+                    if let best = best.value { observer.onNext(best) }
                     observer.onCompleted()
                 }
             }

@@ -9,14 +9,14 @@ extension ObservableType {
         let source = asObservable()
         return Observable.composite { downstream, resources in
             let gate = Gate(downstream)
-            var seen = Set<Key>()
-            resources.insert(flushes.subscribe { event in if case .next = event { gate.locked { seen.removeAll() } } })
+            let seen = SerialState(Set<Key>())
+            resources.insert(flushes.subscribe { event in if case .next = event { gate.locked { seen.value.removeAll() } } })
             resources.insert(
                 source.subscribe { event in
                     guard case .next(let value) = event else { return gate.send(event) }
                     do {
                         let k = try key(value)
-                        gate.locked { if seen.insert(k).inserted { gate.emit(.next(value)) } }
+                        gate.locked { if seen.value.insert(k).inserted { gate.emit(.next(value)) } }
                     } catch {
                         gate.send(.error(error))
                     }

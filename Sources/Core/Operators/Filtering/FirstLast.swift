@@ -25,14 +25,14 @@ extension ObservableType {
     @inlinable
     public func last(where predicate: @escaping (Element) throws -> Bool = { _ in true }) -> Observable<Element> {
         lift { observer in
-            var last: Element?
+            let last = SerialState<Element?>(nil)
             return { event in
                 switch event {
                 case .next(let value):
-                    do { if try predicate(value) { last = value } } catch { observer.onError(error) }
+                    do { if try predicate(value) { last.value = value } } catch { observer.onError(error) }
                 case .error: observer.on(event)
                 case .completed:
-                    if let last {
+                    if let last = last.value {
                         observer.onNext(last)
                         observer.onCompleted()
                     } else {

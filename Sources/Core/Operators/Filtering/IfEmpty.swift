@@ -3,11 +3,11 @@ extension ObservableType {
     @inlinable
     public func ifEmpty(default defaultValue: Element) -> Observable<Element> {
         lift { observer in
-            var empty = true
+            let empty = SerialState(true)
             return { event in
                 switch event {
-                case .next: empty = false
-                case .completed: if empty { observer.onNext(defaultValue) }
+                case .next: empty.value = false
+                case .completed: if empty.value { observer.onNext(defaultValue) }
                 case .error: break
                 }
                 observer.on(event)

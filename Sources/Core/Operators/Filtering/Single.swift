@@ -5,15 +5,15 @@ extension ObservableType {
     @inlinable
     public func single() -> Observable<Element> {
         lift { observer in
-            var only: Element?
+            let only = SerialState<Element?>(nil)
             return { event in
                 switch event {
                 case .next(let value):
-                    if only != nil { return observer.onError(RxError.moreThanOneElement) }
-                    only = value
+                    if only.value != nil { return observer.onError(RxError.moreThanOneElement) }
+                    only.value = value
                 case .error(let error): observer.onError(error)
                 case .completed:
-                    guard let only else { return observer.onError(RxError.noElements) }
+                    guard let only = only.value else { return observer.onError(RxError.noElements) }
                     observer.onNext(only)
                     observer.onCompleted()
                 }

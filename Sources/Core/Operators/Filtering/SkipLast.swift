@@ -6,18 +6,18 @@ extension ObservableType {
     public func skipLast(_ count: Int) -> Observable<Element> {
         guard count > 0 else { return asObservable() }
         return lift { observer in
-            var ring: [Element] = []
-            var oldest = 0
+            let state = SerialState((ring: [Element](), oldest: 0))
             return { event in
                 switch event {
                 case .next(let value):
-                    if ring.count < count {
-                        ring.append(value)
+                    if state.value.ring.count < count {
+                        state.value.ring.append(value)
                         return
                     }
-                    observer.onNext(ring[oldest])
-                    ring[oldest] = value
-                    oldest = (oldest + 1) % count
+                    let oldest = state.value.oldest
+                    observer.onNext(state.value.ring[oldest])
+                    state.value.ring[oldest] = value
+                    state.value.oldest = (oldest + 1) % count
                 case .error, .completed: observer.on(event)
                 }
             }

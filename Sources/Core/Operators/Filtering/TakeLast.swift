@@ -4,19 +4,19 @@ extension ObservableType {
     public func takeLast(_ count: Int) -> Observable<Element> {
         guard count > 0 else { return ignoreElements() }
         return lift { observer in
-            var ring: [Element] = []
-            var start = 0
+            let state = SerialState((ring: [Element](), start: 0))
             return { event in
                 switch event {
                 case .next(let value):
-                    if ring.count < count {
-                        ring.append(value)
+                    if state.value.ring.count < count {
+                        state.value.ring.append(value)
                     } else {
-                        ring[start] = value
-                        start = (start + 1) % count
+                        state.value.ring[state.value.start] = value
+                        state.value.start = (state.value.start + 1) % count
                     }
                 case .error: observer.on(event)
                 case .completed:
+                    let (ring, start) = state.value
                     for i in 0..<ring.count { observer.onNext(ring[(start + i) % ring.count]) }
                     observer.onCompleted()
                 }

@@ -4,15 +4,15 @@ extension ObservableType {
     @inlinable
     public func throwIfEmpty(_ error: @autoclosure @escaping () -> any Error = RxError.noElements) -> Observable<Element> {
         lift { observer in
-            var sawValue = false
+            let sawValue = SerialState(false)
             return { event in
                 switch event {
                 case .next:
-                    sawValue = true
+                    sawValue.value = true
                     observer.on(event)
                 case .error: observer.on(event)
                 case .completed:
-                    if sawValue { observer.onCompleted() } else { observer.onError(error()) }
+                    if sawValue.value { observer.onCompleted() } else { observer.onError(error()) }
                 }
             }
         }

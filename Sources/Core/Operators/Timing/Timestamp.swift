@@ -47,11 +47,11 @@ extension ObservableType {
     public func timeInterval(scheduler: any Scheduler) -> Observable<TimeIntervalled<Element>> {
         let source = asObservable()
         return Observable.deferred {
-            var last = scheduler.now
+            let last = SerialState(scheduler.now)
             return source.map { value in
                 let now = scheduler.now
-                defer { last = now }
-                return TimeIntervalled(value: value, interval: now - last)
+                defer { last.value = now }
+                return TimeIntervalled(value: value, interval: now - last.value)
             }
         }
     }

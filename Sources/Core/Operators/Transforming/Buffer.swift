@@ -4,19 +4,19 @@ extension ObservableType {
     public func buffer(count: Int) -> Observable<[Element]> {
         precondition(count > 0, "buffer(count:) needs a positive count")
         return lift { observer in
-            var buffer: [Element] = []
+            let buffer = SerialState([Element]())
             return { event in
                 switch event {
                 case .next(let value):
-                    buffer.append(value)
-                    if buffer.count == count {
-                        let full = buffer
-                        buffer = []
+                    buffer.value.append(value)
+                    if buffer.value.count == count {
+                        let full = buffer.value
+                        buffer.value = []
                         observer.onNext(full)
                     }
                 case .error(let error): observer.onError(error)
                 case .completed:
-                    if !buffer.isEmpty { observer.onNext(buffer) }
+                    if !buffer.value.isEmpty { observer.onNext(buffer.value) }
                     observer.onCompleted()
                 }
             }
