@@ -210,7 +210,7 @@ struct Scanner {
     /// an event needs its key).
     @usableFromInline
     struct Token {
-        // Words first, bytes last: 26 bytes, returned in registers (40 with `symbol` first).
+        // Words first, bytes last: 26 bytes (40 with `symbol` first).
         /// A value's bytes: one ASCII byte, a grapheme cluster, or a quoted text without its
         /// quotes (escapes still in).
         @usableFromInline var start = 0
@@ -246,7 +246,7 @@ struct Scanner {
     @usableFromInline var overflowColumn: Int?
     @usableFromInline var groupStart: Int64?
     @usableFromInline var groupIsCompact = false
-    @usableFromInline var groupColumn = 0
+    var groupColumn = 0
     @usableFromInline var groupEvents = 0
     /// The time of `^` in an observable diagram.
     @usableFromInline var zero: Int64?
