@@ -11,6 +11,7 @@ func parserBenchmarks() {
     let eventsPerUnit = 6
     let events = diagram.utf8.count / unit.utf8.count * eventsPerUnit + 1
     let parser = MarbleParser()
+    let keys = (0..<128).map { String(Unicode.Scalar(UInt8($0))) }
     compare(
         "marble parser, 1 MB diagram", unit: .megabytesPerSecond(diagram.utf8.count),
         [
@@ -36,6 +37,9 @@ func parserBenchmarks() {
                 }
                 out.append(Recorded(time: .nanoseconds(t), value: .completed))
                 precondition(out.count == events)
+            },
+            Contender("least tokenizer: a pass, an event per letter") {
+                precondition(leastTokenizer(diagram, keys: keys, capacity: events).count == events)
             },
             Contender("MarbleParser.parse") {
                 let parsed = try! parser.parse(diagram, kind: .cold)
@@ -65,12 +69,61 @@ func parserBenchmarks() {
                 }
                 precondition(total == count * 6)
             },
+            Contender("least tokenizer: a pass, an event per letter") {
+                var total = 0
+                for _ in 0..<count { total &+= leastTokenizer(opaque(small), keys: keys, capacity: 18).count }
+                precondition(total == count * 6)
+            },
             Contender("MarbleParser.parse") {
                 var total = 0
                 for _ in 0..<count { total &+= try! parser.parse(opaque(small), kind: .cold).count }
                 precondition(total == count * 6)
             },
         ])
+    // What every parse pays whatever the diagram: the same floor against the parse of `|`.
+    compare(
+        "marble parser, fixed cost: the diagram \"|\"", unit: .nanoseconds(per: count, "ns/diagram"),
+        [
+            Contender("its event appended to an array, no parsing") {
+                var total = 0
+                for _ in 0..<count {
+                    var out: [Recorded<Event<String>>] = []
+                    out.reserveCapacity(opaque("|").utf8.count)
+                    out.append(Recorded(time: .zero, value: .completed))
+                    total &+= out.count
+                }
+                precondition(total == count)
+            },
+            Contender("MarbleParser.parse") {
+                var total = 0
+                for _ in 0..<count { total &+= try! parser.parse(opaque("|"), kind: .cold).count }
+                precondition(total == count)
+            },
+        ])
+}
+
+/// The least a tokenizer does: one pass over the bytes through a pointer, one event per letter
+/// (not the letters of a `10ms`) at the frame count so far, a completion at `|`; no groups, time
+/// progressions, columns or checks. A bound for the parser: its events differ in time only.
+@inline(never) func leastTokenizer(_ text: String, keys: [String], capacity: Int) -> [Recorded<Event<String>>] {
+    var text = text
+    return text.withUTF8 { bytes in
+        var out: [Recorded<Event<String>>] = []
+        out.reserveCapacity(capacity)
+        var frames: Int64 = 0
+        var previous: UInt8 = 0
+        for byte in bytes {
+            if byte == 0x2D {
+                frames &+= 1
+            } else if byte &- 0x61 < 26 && previous != 0x6D && previous &- 0x30 >= 10 {
+                out.append(Recorded(time: .nanoseconds(frames &* 1_000_000), value: .next(keys[Int(byte)])))
+            } else if byte == 0x7C {
+                out.append(Recorded(time: .nanoseconds(frames &* 1_000_000), value: .completed))
+            }
+            previous = byte
+        }
+        return out
+    }
 }
 
 func printerBenchmarks() {

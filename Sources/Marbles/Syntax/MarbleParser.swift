@@ -80,7 +80,7 @@ public struct MarbleParser: Sendable {
         try Scanner.withBytes(of: diagram) { bytes throws(MarbleSyntaxError) in
             var events: [Recorded<Event<Value>>] = []
             events.reserveCapacity(MarbleParser.eventBound(diagram))
-            var scanner = Scanner(diagram, bytes: bytes, frameNanos: frameNanos)
+            var scanner = Scanner(bytes: bytes, frameNanos: frameNanos)
             // A missing value is reported after the whole diagram scanned cleanly, so that a
             // syntax error anywhere wins over it.
             var missing: (key: String, column: Int)?
@@ -149,12 +149,12 @@ public struct MarbleParser: Sendable {
     private func parseSubscription(
         _ diagram: String, bytes: UnsafeBufferPointer<UInt8>
     ) throws(MarbleSyntaxError) -> (subscribe: Duration?, unsubscribe: Duration?) {
-        var scanner = Scanner(diagram, bytes: bytes, frameNanos: frameNanos)
+        var scanner = Scanner(bytes: bytes, frameNanos: frameNanos)
         var subscribe: Int64?
         var unsubscribe: Int64?
         var unsubscribeColumn = 0
         func fail(_ kind: MarbleSyntaxError.Kind, _ column: Int) -> MarbleSyntaxError {
-            MarbleSyntaxError(kind, diagram: diagram, column: column)
+            MarbleSyntaxError(kind, diagram: String(decoding: bytes, as: UTF8.self), column: column)
         }
         while let token = try scanner.next() {
             switch token.symbol {
@@ -185,7 +185,7 @@ public struct MarbleParser: Sendable {
     }
 
     private func time(_ diagram: String, bytes: UnsafeBufferPointer<UInt8>) throws(MarbleSyntaxError) -> Duration {
-        var scanner = Scanner(diagram, bytes: bytes, frameNanos: frameNanos)
+        var scanner = Scanner(bytes: bytes, frameNanos: frameNanos)
         while let token = try scanner.next() {
             switch token.symbol {
             case .complete: return .nanoseconds(scanner.eventTime)
@@ -235,8 +235,9 @@ struct Scanner {
         }
     }
 
-    @usableFromInline let diagram: String
-    /// The diagram's UTF-8, valid for the scan (see ``withBytes(of:_:)``).
+    /// The diagram's UTF-8, valid for the scan (see ``withBytes(of:_:)``). The scanner keeps no
+    /// reference to the diagram's `String` (it would be retained, released and copied with the
+    /// scanner); an error rebuilds the text from these bytes, which round-trip exactly.
     @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
     @usableFromInline let frameNanos: Int64
     @usableFromInline var index = 0
@@ -257,8 +258,7 @@ struct Scanner {
     @usableFromInline let keys = MarbleParser.asciiKeys
 
     @inlinable
-    init(_ diagram: String, bytes: UnsafeBufferPointer<UInt8>, frameNanos: Int64) {
-        self.diagram = diagram
+    init(bytes: UnsafeBufferPointer<UInt8>, frameNanos: Int64) {
         self.bytes = bytes
         self.frameNanos = frameNanos
     }
@@ -384,7 +384,7 @@ struct Scanner {
 
     @usableFromInline
     func fail(_ kind: MarbleSyntaxError.Kind, at column: Int) -> MarbleSyntaxError {
-        MarbleSyntaxError(kind, diagram: diagram, column: column)
+        MarbleSyntaxError(kind, diagram: String(decoding: bytes, as: UTF8.self), column: column)
     }
 
     /// The next event or marker token; spaces, frames, groups and time progressions are
@@ -492,12 +492,26 @@ struct Scanner {
         let byte = bytes[index]
         let next = index + 1 < bytes.count ? bytes[index + 1] : 0
         guard byte >= 0x80 || next >= 0x80 || (byte == 0x0D && next == 0x0A) else { return nil }
-        let position = diagram.utf8.index(diagram.utf8.startIndex, offsetBy: index)
-        let character = diagram[position...].first!
+        let character = Self.character(startingAt: index, in: bytes)
         guard byte >= 0x80 || character.utf8.count > 1 else { return nil }
         let start = index
         index += character.utf8.count
         return Token(value: start, index, column: column)
+    }
+
+    /// The grapheme cluster that starts at byte `start`: read from a window of the bytes that
+    /// grows until the cluster ends inside it (a window cut mid-cluster would cut it short).
+    private static func character(startingAt start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Character {
+        var window = 32
+        while true {
+            var end = min(start + window, bytes.count)
+            // A window that cuts a scalar would decode its bytes as U+FFFD, another cluster.
+            while end < bytes.count && bytes[end] & 0xC0 == 0x80 { end -= 1 }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+            let character = text.first!
+            if end == bytes.count || character.utf8.count < text.utf8.count { return character }
+            window *= 2
+        }
     }
 
     /// Applies a time progression (`10ms`) starting at `index`; false when there is none. A

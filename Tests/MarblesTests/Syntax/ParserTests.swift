@@ -22,6 +22,20 @@ struct ParserTests {
         #expect(try times("--\u{301}|") == ["\u{301}@2", "|@3"])
     }
 
+    @Test("a grapheme cluster of any length is one value, whatever its bytes")
+    func longClusters() throws {
+        // 41 and 161 bytes: longer than the scanner's first look (32 bytes), which a two-byte
+        // mark straddles at byte 32.
+        let zalgo = "a" + String(repeating: "\u{301}", count: 20)
+        let longer = "b" + String(repeating: "\u{301}", count: 80)
+        #expect(try times("-\(zalgo)-\(longer)|") == ["\(zalgo)@1", "\(longer)@3", "|@4"])
+        let family = "👨‍👩‍👧‍👦"
+        #expect(try times("\(family)\(family)-|") == ["\(family)@0", "\(family)@1", "|@3"])
+        // A cluster that ends where the look ends, with more text after it.
+        let exact = "c" + String(repeating: "\u{301}", count: 15) + "d"
+        #expect(try times(exact) == ["c" + String(repeating: "\u{301}", count: 15) + "@0", "d@1"])
+    }
+
     @Test("values, frames, completion and errors each cost one frame; spaces cost none")
     func basics() throws {
         #expect(try times("--a-b|") == ["a@2", "b@4", "|@5"])
