@@ -247,7 +247,7 @@ struct Scanner {
     @usableFromInline var overflowColumn: Int?
     @usableFromInline var groupStart: Int64?
     @usableFromInline var groupIsCompact = false
-    var groupColumn = 0
+    @usableFromInline var groupColumn = 0
     @usableFromInline var groupEvents = 0
     /// The time of `^` in an observable diagram.
     @usableFromInline var zero: Int64?
@@ -438,6 +438,15 @@ struct Scanner {
                 return Token(symbol: symbol, column: column)
             case .space:
                 continue
+            case .groupOpen where groupStart == nil:
+                groupStart = cursor
+                groupIsCompact = false
+                groupColumn = column
+                groupEvents = 0
+                if !Self.add(frameNanos, to: &cursor), overflowColumn == nil { overflowColumn = column }
+            case .groupClose where groupStart != nil && !groupIsCompact && groupEvents > 0:
+                groupStart = nil
+                if !Self.add(frameNanos, to: &cursor), overflowColumn == nil { overflowColumn = column }
             default:
                 (self.index, self.column, self.cursor) = (i, column, cursor)
                 let quoted = try groupOrQuote(symbol)
