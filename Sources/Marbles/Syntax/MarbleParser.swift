@@ -438,16 +438,8 @@ struct Scanner {
                 return Token(symbol: symbol, column: column)
             case .space:
                 continue
-            case .groupOpen where groupStart == nil:
-                groupStart = cursor
-                groupIsCompact = false
-                groupColumn = column
-                groupEvents = 0
-                if !Self.add(frameNanos, to: &cursor), overflowColumn == nil { overflowColumn = column }
-            case .groupClose where groupStart != nil && !groupIsCompact && groupEvents > 0:
-                groupStart = nil
-                if !Self.add(frameNanos, to: &cursor), overflowColumn == nil { overflowColumn = column }
             default:
+                if applyPlainGroup(symbol, column: column, cursor: &cursor) { continue }
                 (self.index, self.column, self.cursor) = (i, column, cursor)
                 let quoted = try groupOrQuote(symbol)
                 (i, column, cursor) = (self.index, self.column, self.cursor)
@@ -456,6 +448,25 @@ struct Scanner {
             }
         }
         return nil
+    }
+
+    /// Applies a valid `(` or `)` on the caller's cursor; false for any other symbol or an
+    /// invalid bracket, which ``groupOrQuote(_:)`` handles (and reports).
+    @inlinable @inline(__always)
+    mutating func applyPlainGroup(_ symbol: MarbleSymbol, column: Int, cursor: inout Int64) -> Bool {
+        switch symbol {
+        case .groupOpen where groupStart == nil:
+            groupStart = cursor
+            groupIsCompact = false
+            groupColumn = column
+            groupEvents = 0
+        case .groupClose where groupStart != nil && !groupIsCompact && groupEvents > 0:
+            groupStart = nil
+        default:
+            return false
+        }
+        if !Self.add(frameNanos, to: &cursor), overflowColumn == nil { overflowColumn = column }
+        return true
     }
 
     /// What the rare path made of the byte at `index`.
