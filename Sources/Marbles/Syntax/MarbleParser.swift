@@ -154,7 +154,7 @@ public struct MarbleParser: Sendable {
         var unsubscribe: Int64?
         var unsubscribeColumn = 0
         func fail(_ kind: MarbleSyntaxError.Kind, _ column: Int) -> MarbleSyntaxError {
-            MarbleSyntaxError(kind, diagram: String(decoding: bytes, as: UTF8.self), column: column)
+            MarbleSyntaxError(kind, diagram: diagram, column: column)
         }
         while let token = try scanner.next() {
             switch token.symbol {
