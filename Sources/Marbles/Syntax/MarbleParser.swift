@@ -79,7 +79,7 @@ public struct MarbleParser: Sendable {
     ) throws(MarbleSyntaxError) -> [Recorded<Event<Value>>] {
         try Scanner.withBytes(of: diagram) { bytes throws(MarbleSyntaxError) in
             var events: [Recorded<Event<Value>>] = []
-            events.reserveCapacity(MarbleParser.eventBound(diagram))
+            events.reserveCapacity(MarbleParser.eventBound(bytes))
             var scanner = Scanner(bytes: bytes, frameNanos: frameNanos)
             // A missing value is reported after the whole diagram scanned cleanly, so that a
             // syntax error anywhere wins over it.
@@ -114,21 +114,17 @@ public struct MarbleParser: Sendable {
     /// not frames, spaces or group brackets (one branch-free pass), so that
     /// parsing reserves once and never copies a growing array.
     @usableFromInline
-    static func eventBound(_ diagram: String) -> Int {
-        let count = diagram.utf8.count
+    static func eventBound(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         // A short diagram's bytes are a bound cheaper to reserve than to count.
-        guard count > 256 else { return count }
-        var diagram = diagram
-        return diagram.withUTF8 { bytes in
-            var skipped = 0
-            for byte in bytes {
-                // `-`, ` `, `(`, `)`, `[`, `]`
-                let isFrameOrSpace = byte == 0x2D || byte == 0x20
-                let isBracket = byte == 0x28 || byte == 0x29 || byte == 0x5B || byte == 0x5D
-                skipped &+= isFrameOrSpace || isBracket ? 1 : 0
-            }
-            return count - skipped
+        guard bytes.count > 256 else { return bytes.count }
+        var skipped = 0
+        for byte in bytes {
+            // `-`, ` `, `(`, `)`, `[`, `]`
+            let isFrameOrSpace = byte == 0x2D || byte == 0x20
+            let isBracket = byte == 0x28 || byte == 0x29 || byte == 0x5B || byte == 0x5D
+            skipped &+= isFrameOrSpace || isBracket ? 1 : 0
         }
+        return bytes.count - skipped
     }
 
     /// One-character keys for ASCII values, made once and kept for the life of the process.
