@@ -3,49 +3,168 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdatomic.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 
-// The runtime's types, as its hook variable declares them (swift/Runtime/Concurrency.h).
+// The runtime's types, as its hook variables declare them (swift/Runtime/Concurrency.h and
+// ConcurrencyHooks.def): each hook gets the arguments and the original implementation.
 typedef struct Job Job;
-typedef __attribute__((swiftcall)) void (*original_fn)(Job *job);
-typedef __attribute__((swiftcall)) void (*hook_fn)(Job *job, original_fn original);
+typedef __attribute__((swiftcall)) void (*global_original)(Job *job);
+typedef __attribute__((swiftcall)) void (*global_hook)(Job *job, global_original original);
+typedef __attribute__((swiftcall)) void (*delay_original)(unsigned long long delay, Job *job);
+typedef __attribute__((swiftcall)) void (*delay_hook)(unsigned long long delay, Job *job, delay_original original);
+typedef __attribute__((swiftcall)) void (*deadline_original)(
+    long long sec, long long nsec, long long tsec, long long tnsec, int clock, Job *job);
+typedef __attribute__((swiftcall)) void (*deadline_hook)(
+    long long sec, long long nsec, long long tsec, long long tnsec, int clock, Job *job, deadline_original original);
 
-static hook_fn previous_hook;
-static marbles_capture_fn capture;
-static marbles_capture_fn pending_capture;
-static bool installed;
+// The runtime's clock reading, the one `ContinuousClock.now` and `SuspendingClock.now` use.
+extern void swift_get_time(long long *seconds, long long *nanoseconds, int clock);
+extern __attribute__((swiftcall)) void swift_task_enqueueGlobalWithDelay(unsigned long long delay, Job *job);
+extern __attribute__((swiftcall)) void swift_task_enqueueGlobalWithDeadline(
+    long long sec, long long nsec, long long tsec, long long tnsec, int clock, Job *job);
+
+static global_hook previous_global;
+static global_hook previous_main;
+static delay_hook previous_delay;
+static deadline_hook previous_deadline;
+static marbles_hook_callbacks callbacks;
+static marbles_hook_callbacks pending_callbacks;
+static int installed;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static __thread void *current_driver;
 
 // Every global enqueue in the process comes here: a thread-local read, then either the test
 // scheduler driving this thread or the usual path.
-static __attribute__((swiftcall)) void marbles_enqueue_hook(Job *job, original_fn original) {
+static __attribute__((swiftcall)) void marbles_global_hook(Job *job, global_original original) {
     void *driver = current_driver;
     if (driver != NULL) {
-        capture(driver, job);
-    } else if (previous_hook != NULL) {
-        previous_hook(job, original);
+        callbacks.global(driver, job);
+    } else if (previous_global != NULL) {
+        previous_global(job, original);
     } else {
         original(job);
     }
 }
 
-static void install(void) {
-    hook_fn *slot = (hook_fn *)dlsym(RTLD_DEFAULT, "swift_task_enqueueGlobal_hook");
-    if (slot == NULL) return;
-    capture = pending_capture;
-    previous_hook = *slot;
-    *slot = marbles_enqueue_hook;
-    installed = true;
+// Main-actor jobs: run by the driver when it is the main thread (the test runs on the main
+// actor); otherwise the main queue runs them, and the driver hears of it.
+static __attribute__((swiftcall)) void marbles_main_hook(Job *job, global_original original) {
+    void *driver = current_driver;
+    if (driver != NULL && marbles_is_main_thread()) {
+        callbacks.main(driver, job);
+        return;
+    }
+    if (driver != NULL) callbacks.main_escape(driver);
+    if (previous_main != NULL) {
+        previous_main(job, original);
+    } else {
+        original(job);
+    }
 }
 
-bool marbles_enqueue_hook_install(marbles_capture_fn capture_fn) {
-    pending_capture = capture_fn;
-    pthread_once(&once, install);
-    return installed;
+static __attribute__((swiftcall)) void marbles_delay_hook(unsigned long long delay, Job *job, delay_original original) {
+    void *driver = current_driver;
+    if (driver != NULL) {
+        long long ns = delay > (unsigned long long)INT64_MAX ? INT64_MAX : (long long)delay;
+        callbacks.delayed(driver, job, ns, false, 0);
+    } else if (previous_delay != NULL) {
+        previous_delay(delay, job, original);
+    } else {
+        original(delay, job);
+    }
 }
+
+static __attribute__((swiftcall)) void marbles_deadline_hook(
+    long long sec, long long nsec, long long tsec, long long tnsec, int clock, Job *job, deadline_original original) {
+    void *driver = current_driver;
+    if (driver != NULL) {
+        long long now_sec = 0, now_nsec = 0;
+        swift_get_time(&now_sec, &now_nsec, clock);
+        // Saturating: a deadline decades away stays a very long sleep, not an overflow.
+        __int128 remaining = ((__int128)sec - now_sec) * 1000000000 + ((__int128)nsec - now_nsec);
+        if (remaining > INT64_MAX) remaining = INT64_MAX;
+        if (remaining < INT64_MIN) remaining = INT64_MIN;
+        callbacks.delayed(driver, job, (long long)remaining, true, clock);
+    } else if (previous_deadline != NULL) {
+        previous_deadline(sec, nsec, tsec, tnsec, clock, job, original);
+    } else {
+        original(sec, nsec, tsec, tnsec, clock, job);
+    }
+}
+
+static void install(void) {
+    global_hook *global_slot = (global_hook *)dlsym(RTLD_DEFAULT, "swift_task_enqueueGlobal_hook");
+    if (global_slot == NULL) return;
+    callbacks = pending_callbacks;
+    previous_global = *global_slot;
+    *global_slot = marbles_global_hook;
+    installed |= 1;
+    global_hook *main_slot = (global_hook *)dlsym(RTLD_DEFAULT, "swift_task_enqueueMainExecutor_hook");
+    if (main_slot != NULL) {
+        previous_main = *main_slot;
+        *main_slot = marbles_main_hook;
+        installed |= 2;
+    }
+    delay_hook *delay_slot = (delay_hook *)dlsym(RTLD_DEFAULT, "swift_task_enqueueGlobalWithDelay_hook");
+    if (delay_slot != NULL) {
+        previous_delay = *delay_slot;
+        *delay_slot = marbles_delay_hook;
+        installed |= 4;
+    }
+    deadline_hook *deadline_slot = (deadline_hook *)dlsym(RTLD_DEFAULT, "swift_task_enqueueGlobalWithDeadline_hook");
+    if (deadline_slot != NULL) {
+        previous_deadline = *deadline_slot;
+        *deadline_slot = marbles_deadline_hook;
+        installed |= 8;
+    }
+}
+
+bool marbles_enqueue_hook_install(marbles_hook_callbacks given) {
+    pending_callbacks = given;
+    pthread_once(&once, install);
+    return (installed & 1) != 0;
+}
+
+int marbles_enqueue_hooks_installed(void) { return installed; }
 
 void *marbles_enqueue_hook_set_driver(void *driver) {
     void *previous = current_driver;
     current_driver = driver;
     return previous;
 }
+
+bool marbles_is_main_thread(void) {
+#if defined(__APPLE__)
+    return pthread_main_np() != 0;
+#elif defined(__linux__)
+    return syscall(SYS_gettid) == getpid();
+#else
+    return false;
+#endif
+}
+
+void marbles_enqueue_global_with_delay(unsigned long long delay_ns, void *job) {
+    swift_task_enqueueGlobalWithDelay(delay_ns, (Job *)job);
+}
+
+void marbles_enqueue_global_with_deadline_after(long long delay_ns, int clock, void *job) {
+    long long sec = 0, nsec = 0;
+    swift_get_time(&sec, &nsec, clock);
+    long long total = nsec + delay_ns;
+    swift_task_enqueueGlobalWithDeadline(sec + total / 1000000000, total % 1000000000, 0, 0, clock, (Job *)job);
+}
+
+// A stand-in for a hook another library installed before ours: it counts, then takes the usual path.
+static atomic_int test_previous_calls;
+static __attribute__((swiftcall)) void test_previous_delay_hook(unsigned long long delay, Job *job, delay_original original) {
+    atomic_fetch_add(&test_previous_calls, 1);
+    original(delay, job);
+}
+
+void marbles_test_set_previous_delay_hook(bool on) { previous_delay = on ? test_previous_delay_hook : NULL; }
+
+int marbles_test_previous_hook_calls(void) { return atomic_load(&test_previous_calls); }

@@ -139,6 +139,7 @@ extension TestScheduler {
     /// After a flush: cancels async work still running (as at an unsubscription), wakes
     /// parked sleepers, and reports work that escaped to other threads.
     func finishAsyncRuns(location: MarbleSourceLocation) {
+        reportSleepsAndMainActorWork(location: location)
         guard !asyncRuns.isEmpty || asyncClock != nil else { return }
         // A task still suspended when nothing is left to run waits for something that will not
         // come on this timeline: work on another thread, or an input that never ends. Either
@@ -176,6 +177,44 @@ extension TestScheduler {
                         scheduler.clock, avoid hops to other queues, and inject MainActor work as a closure
                         """,
                     location: unfinished.first?.location ?? location))
+        }
+    }
+
+    /// Puts a system-clock sleep of the code under test on virtual time: its job runs when
+    /// virtual time reaches the duration read from its deadline.
+    func scheduleSleep(_ job: UnownedJob, _ sleep: SleepDeadline) {
+        if sleep.ambiguousRange != nil { ambiguousSleeps.append((now, sleep)) }
+        virtual.schedule(at: now + sleep.duration) { [executor] in executor.enqueueRouted(job) }
+    }
+
+    private func reportSleepsAndMainActorWork(location: MarbleSourceLocation) {
+        let ambiguous = ambiguousSleeps
+        ambiguousSleeps = []
+        for (start, sleep) in ambiguous {
+            guard let range = sleep.ambiguousRange else { continue }
+            reporter.report(
+                MarbleFailure(
+                    message: """
+                        a sleep on \(sleep.clockName) started at \(frameText(start, frame: frame)) has no duration that can be \
+                        told: Task.sleep hands the runtime a deadline on the real clock, and the duration read back from it \
+                        lies between \(range.lowerBound) and \(range.upperBound) (the task ran that long in real time before \
+                        it slept), which holds more than one round value; it slept \(sleep.duration) of virtual time. Sleep \
+                        right after computing the deadline, use a rounder duration, or sleep on scheduler.clock
+                        """,
+                    location: location))
+        }
+        let mainEscapes = executor.mainActorEscapes.load(ordering: .relaxed)
+        if mainEscapes > reportedMainActorEscapes {
+            reportedMainActorEscapes = mainEscapes
+            reporter.report(
+                MarbleFailure(
+                    message: """
+                        the code under test started \(mainEscapes) main-actor job(s), but this test does not run on the main \
+                        actor, so they ran on the main queue in real time, outside the test scheduler. Mark the test \
+                        @MainActor (Swift Testing: @MainActor @Test; XCTest: a synchronous test method, or one marked \
+                        @MainActor): the scheduler then runs main-actor work on the main thread, on virtual time
+                        """,
+                    location: location))
         }
     }
 

@@ -1,18 +1,24 @@
 internal import CConcurrencyHooks
 
-/// Routes unstructured tasks started by code under test (`Task { }`, `Task.detached`, the
-/// internal tasks of swift-async-algorithms' `debounce` or `merge`) onto the test scheduler's
-/// executor, through the Swift runtime's global-enqueue hook.
+/// Routes the work that code under test starts onto the test scheduler's executor, through the
+/// Swift runtime's hooks: unstructured tasks (`Task { }`, `Task.detached`, the internal tasks of
+/// swift-async-algorithms' `debounce` or `merge`) through the global-enqueue hook, main-actor
+/// jobs through the main-executor hook, and sleeps that reach the runtime as a delay or a
+/// deadline through those two hooks.
 ///
-/// The hook is installed once per process and routes by thread: a job enqueued on a thread
-/// that is currently driving a test scheduler (running its `run { }` body, or its flush) goes
-/// to that scheduler's executor; every other job takes the usual path to the global executor.
-/// Tests running in parallel on other threads are untouched, and a job never changes owner
-/// while it waits: whoever enqueued it on the driver thread was the test's own code.
+/// The hooks are installed once per process, each chained to the hook installed before it, and
+/// route by thread: a job enqueued on a thread that is currently driving a test scheduler
+/// (running its `run { }` body, or its flush) goes to that scheduler's executor; every other job
+/// takes the usual path. Tests running in parallel on other threads are untouched, and a job
+/// never changes owner while it waits: whoever enqueued it on the driver thread was the test's
+/// own code. Main-actor jobs are routed only when the driving thread is the main thread (a
+/// `@MainActor` test), since they must run there.
 enum GlobalEnqueueHook {
-    /// Whether the runtime exports the hook (it does on Linux and Apple platforms); without it
-    /// unstructured tasks escape to the global pool and the scheduler reports them.
-    static let isAvailable: Bool = marbles_enqueue_hook_install(captureJob)
+    /// Whether the runtime exports the global-enqueue hook (it does on Linux and Apple
+    /// platforms); without it unstructured tasks escape to the global pool and the scheduler
+    /// reports them.
+    static let isAvailable: Bool = marbles_enqueue_hook_install(
+        marbles_hook_callbacks(global: captureJob, main: captureMainJob, delayed: captureSleep, main_escape: noteMainEscape))
 
     /// Runs `body` with jobs enqueued on this thread routed to `executor`.
     static func routing<T>(to executor: TestTaskExecutor, _ body: () throws -> T) rethrows -> T {
@@ -23,8 +29,27 @@ enum GlobalEnqueueHook {
     }
 }
 
-/// The hook's callback: the job belongs to the executor whose scheduler drives this thread.
+private func executor(_ driver: UnsafeMutableRawPointer) -> TestTaskExecutor {
+    Unmanaged<TestTaskExecutor>.fromOpaque(driver).takeUnretainedValue()
+}
+
+/// The global hook's callback: the job belongs to the executor whose scheduler drives this thread.
 private let captureJob: @convention(c) (UnsafeMutableRawPointer, UnsafeMutableRawPointer) -> Void = { driver, job in
-    let executor = Unmanaged<TestTaskExecutor>.fromOpaque(driver).takeUnretainedValue()
-    executor.enqueueRouted(unsafeBitCast(job, to: UnownedJob.self))
+    executor(driver).enqueueRouted(unsafeBitCast(job, to: UnownedJob.self))
+}
+
+/// The main-executor hook's callback (the driving thread is the main thread).
+private let captureMainJob: @convention(c) (UnsafeMutableRawPointer, UnsafeMutableRawPointer) -> Void = { driver, job in
+    executor(driver).enqueueMainActor(unsafeBitCast(job, to: UnownedJob.self))
+}
+
+/// The delay and deadline hooks' callback.
+private let captureSleep: @convention(c) (UnsafeMutableRawPointer, UnsafeMutableRawPointer, Int64, Bool, Int32) -> Void = {
+    driver, job, remaining, isDeadline, _ in
+    executor(driver).enqueueSleep(unsafeBitCast(job, to: UnownedJob.self), remaining: .nanoseconds(remaining), isDeadline: isDeadline)
+}
+
+/// A main-actor job enqueued while a thread other than the main thread drives the scheduler.
+private let noteMainEscape: @convention(c) (UnsafeMutableRawPointer) -> Void = { driver in
+    executor(driver).mainActorEscapes.add(1, ordering: .relaxed)
 }

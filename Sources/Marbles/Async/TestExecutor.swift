@@ -1,3 +1,4 @@
+@_spi(ExperimentalScheduling) @_spi(ExperimentalCustomExecutors) import _Concurrency
 import Synchronization
 
 #if canImport(Glibc)
@@ -9,15 +10,25 @@ import Synchronization
 /// The task executor a ``TestScheduler`` runs async work on: a FIFO of jobs that only the
 /// scheduler's thread runs, one at a time, between virtual-time steps.
 ///
+/// Three kinds of jobs share the one FIFO, so their order is the order they were enqueued:
+/// jobs of tasks that prefer this executor, unstructured tasks and main-actor jobs routed here
+/// by the runtime hooks (``GlobalEnqueueHook``) from the driving thread, and sleepers whose
+/// virtual deadline came (`Task.sleep` on the system clocks, see ``SleepDeadline``).
+///
 /// Jobs arriving from another thread are still queued (they belong to our tasks), but counted:
-/// they mean some work ran outside the scheduler (a `DispatchQueue`, `MainActor`, a system-clock
-/// sleep), which makes timing racy, and the scheduler fails the test when it sees any.
-/// Unstructured tasks started on the driving thread arrive through `GlobalEnqueueHook` and are
-/// not foreign.
+/// they mean some work ran outside the scheduler (a `DispatchQueue`, a custom executor), which
+/// makes timing racy, and the scheduler fails the test when it sees any.
 final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
+    /// A queued job; `origin` is set when the job is its task hopping executors (see `enqueue`).
+    struct Queued {
+        var job: UnownedJob
+        var onMainActor: Bool
+        var origin: ContinuousClock.Instant?
+    }
+
     // `jobs`, `foreignEnqueues` and `owner` are guarded by `lock`.
     private let lock = Lock()
-    private var jobs: [UnownedJob] = []
+    private var jobs: [Queued] = []
     private var head = 0
     private var foreignEnqueues = 0
     private var owner: pthread_t
@@ -26,6 +37,17 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     // Emissions through an `AsyncEmitter` from other threads.
     let foreignEmissionLock = Lock()
     var foreignEmissions = 0
+    /// Main-actor jobs enqueued while a thread other than the main thread drove the scheduler.
+    let mainActorEscapes = Atomic<Int>(0)
+
+    /// The job running now on the owner thread (its address, which is its task's for a task
+    /// job) and the real time its task started reading the clock from (touched on the owner
+    /// thread only).
+    private var running: (address: UnsafeRawPointer, origin: ContinuousClock.Instant)?
+
+    /// Puts a sleeper's job on virtual time (set by the scheduler): wakes it `delay` from now,
+    /// or reports a sleep whose duration cannot be told.
+    var scheduleSleep: ((UnownedJob, SleepDeadline) -> Void)?
 
     init() { owner = pthread_self() }
 
@@ -36,18 +58,28 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     var isOwnerThread: Bool { lock.withLock { pthread_equal(owner, pthread_self()) != 0 } }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        let unowned = UnownedJob(job)
-        lock.withLock {
-            if pthread_equal(owner, pthread_self()) == 0 { foreignEnqueues += 1 }
-            jobs.append(unowned)
-            waiting.add(1, ordering: .releasing)
-        }
+        enqueue(Queued(job: UnownedJob(job), onMainActor: false, origin: nil), routed: false)
     }
 
     /// Queues a job the global-enqueue hook routed here (a `Task { }` started on the driver thread).
-    func enqueueRouted(_ job: UnownedJob) {
+    func enqueueRouted(_ job: UnownedJob) { enqueue(Queued(job: job, onMainActor: false, origin: nil), routed: true) }
+
+    /// Queues a main-actor job the main-executor hook routed here (the driver is the main thread).
+    func enqueueMainActor(_ job: UnownedJob) { enqueue(Queued(job: job, onMainActor: true, origin: nil), routed: true) }
+
+    private func enqueue(_ queued: Queued, routed: Bool) {
+        var queued = queued
         lock.withLock {
-            jobs.append(job)
+            if pthread_equal(owner, pthread_self()) == 0 {
+                if !routed { foreignEnqueues += 1 }
+            } else if let running, running.address == Self.address(of: queued.job) {
+                // The running task enqueues itself: a hop between executors (MainActor code calling
+                // the nonisolated `ContinuousClock.sleep(until:)`), not a wait. A deadline it passes
+                // next may have been computed from the clock before the hop, so the hop keeps the
+                // origin of the job that read it.
+                queued.origin = running.origin
+            }
+            jobs.append(queued)
             waiting.add(1, ordering: .releasing)
         }
     }
@@ -59,14 +91,20 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     /// - Returns: how many ran.
     func runUntilIdle(limit: Int) -> Int {
         var ran = 0
-        while ran < limit, waiting.load(ordering: .acquiring) > 0, let job = next() {
-            job.runSynchronously(on: asUnownedTaskExecutor())
+        while ran < limit, waiting.load(ordering: .acquiring) > 0, let queued = next() {
+            running = (Self.address(of: queued.job), queued.origin ?? .now)
+            if queued.onMainActor {
+                queued.job.runSynchronously(on: MainActor.sharedUnownedExecutor)
+            } else {
+                queued.job.runSynchronously(on: asUnownedTaskExecutor())
+            }
+            running = nil
             ran += 1
         }
         return ran
     }
 
-    private func next() -> UnownedJob? {
+    private func next() -> Queued? {
         lock.withLock {
             guard head < jobs.count else {
                 if head > 0 {
@@ -80,4 +118,68 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
             return jobs[head]
         }
     }
+
+    private static func address(of job: UnownedJob) -> UnsafeRawPointer { unsafeBitCast(job, to: UnsafeRawPointer.self) }
+
+    /// How long the running job's task has been running, in real time: a sleep's deadline was
+    /// computed within it. Zero off the owner thread.
+    private var slack: Duration {
+        guard let running, isOwnerThread else { return .zero }
+        return running.origin.duration(to: .now)
+    }
+
+    /// A sleep that reached the runtime as a delay or a deadline (the C hooks' path).
+    func enqueueSleep(_ job: UnownedJob, remaining: Duration, isDeadline: Bool) {
+        let deadline =
+            isDeadline
+            ? SleepDeadline(remaining: remaining, slack: slack, clockName: "the system clock")
+            : SleepDeadline(exactly: remaining, clockName: "Task.sleep(nanoseconds:)")
+        guard let scheduleSleep else { return }
+        scheduleSleep(job, deadline)
+    }
 }
+
+// Swift 6.3's `Task.sleep` and `ContinuousClock`/`SuspendingClock.sleep(until:)` hand their
+// sleeper to the current task's scheduling executor (they reach the runtime's delay and deadline
+// hooks only when there is none): being one is what puts the sleeps of our tasks on virtual time.
+#if compiler(>=6.3)
+@available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
+extension TestTaskExecutor: SchedulingExecutor {
+    func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
+        let unowned = UnownedJob(job)
+        guard isOwnerThread, let scheduleSleep, let duration = delay as? Duration else {
+            return forward(unowned) { $0.enqueue(ExecutorJob(unowned), after: delay, tolerance: tolerance, clock: clock) }
+        }
+        scheduleSleep(unowned, SleepDeadline(exactly: duration, clockName: "\(C.self)"))
+    }
+
+    func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
+        let unowned = UnownedJob(job)
+        guard isOwnerThread, let scheduleSleep else {
+            return forward(unowned) { $0.enqueue(ExecutorJob(unowned), at: instant, tolerance: tolerance, clock: clock) }
+        }
+        let remaining: Duration
+        if let instant = instant as? ContinuousClock.Instant {
+            remaining = ContinuousClock.now.duration(to: instant)
+        } else if let instant = instant as? SuspendingClock.Instant {
+            remaining = SuspendingClock.now.duration(to: instant)
+        } else if let duration = clock.now.duration(to: instant) as? Duration {
+            remaining = duration
+        } else {
+            return forward(unowned) { $0.enqueue(ExecutorJob(unowned), at: instant, tolerance: tolerance, clock: clock) }
+        }
+        scheduleSleep(unowned, SleepDeadline(remaining: remaining, slack: slack, clockName: "\(C.self)"))
+    }
+
+    /// A sleep this executor cannot put on virtual time (from another thread, on a clock with
+    /// other durations) goes where it would have gone without us.
+    private func forward(_ job: UnownedJob, _ enqueue: (any SchedulingExecutor) -> Void) {
+        lock.withLock { foreignEnqueues += 1 }
+        if let platform = Task.defaultExecutor as? any SchedulingExecutor {
+            enqueue(platform)
+        } else {
+            Task.defaultExecutor.enqueue(ExecutorJob(job))
+        }
+    }
+}
+#endif

@@ -69,7 +69,15 @@ public final class TestScheduler: Scheduler {
     @exclusivity(unchecked) @usableFromInline var testObservables: [(name: () -> String, logs: () -> [SubscriptionLog])] = []
 
     // Async support: created on first use.
-    lazy var executor = TestTaskExecutor()
+    lazy var executor: TestTaskExecutor = {
+        let executor = TestTaskExecutor()
+        executor.scheduleSleep = { [weak self] job, deadline in self?.scheduleSleep(job, deadline) }
+        return executor
+    }()
+    /// Sleeps on a system clock whose duration could not be told from their deadline, with the
+    /// virtual time they started at; reported when the run ends.
+    var ambiguousSleeps: [(start: Duration, sleep: SleepDeadline)] = []
+    var reportedMainActorEscapes = 0
     var asyncClock: TestClock?
     var asyncRuns: [AsyncRun] = []
     var reportedEscapes = 0

@@ -1,0 +1,187 @@
+import Foundation
+import MarbleCore
+@testable import Marbles
+import MarblesTesting
+import Testing
+
+/// `Task.sleep` and the system clocks' sleeps, in code that was never given a clock, run on
+/// the test scheduler's virtual time.
+@Suite("Task.sleep on virtual time")
+struct TaskSleepTests {
+    @Test("every way of sleeping on the system clocks wakes at its virtual frame")
+    func everySleepForm() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            scheduler.expect(emitting: String.self) { emit in
+                try await Task.sleep(for: .milliseconds(3))
+                emit("a")
+                try await Task.sleep(nanoseconds: 2_000_000)
+                emit("b")
+                try await ContinuousClock().sleep(for: .milliseconds(1))
+                emit("c")
+                try await SuspendingClock().sleep(for: .milliseconds(4))
+                emit("d")
+                try await Task.sleep(until: .now + .milliseconds(2), clock: .continuous)
+                emit("e")
+                try await Task.sleep(for: .seconds(1.5), clock: .suspending)
+                emit("f")
+            }.toBe("---a-bc---d-e 1499ms (f|)")
+        }
+    }
+
+    @Test("a ten-second sleep is ten seconds of virtual time")
+    func longSleep() {
+        let scheduler = TestScheduler(frame: .seconds(1))
+        scheduler.run {
+            scheduler.expect(emitting: String.self) { emit in
+                try await Task.sleep(for: .seconds(10))
+                emit("a")
+            }.toBe("----------(a|)")
+        }
+    }
+
+    @Test("an unstructured Task { } started by the code under test sleeps on virtual time")
+    func unstructuredTask() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let results = PublishSubject<String>()
+            let expectation = scheduler.expect(results)
+            Task {
+                try await Task.sleep(for: .milliseconds(300))
+                results.onNext("late")
+                results.onCompleted()
+            }
+            expectation.toBe("300ms (l|)", values: ["l": "late"])
+        }
+    }
+
+    @Test("a sleep cancelled by task.cancel() at a frame ends there with CancellationError")
+    func cancelledSleep() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let results = PublishSubject<String>()
+            let expectation = scheduler.expect(results)
+            let task = Task {
+                do {
+                    try await Task.sleep(for: .milliseconds(10))
+                    results.onNext("slept")
+                } catch {
+                    results.onNext(error is CancellationError ? "cancelled" : "other")
+                }
+            }
+            scheduler.schedule(after: .milliseconds(4)) { task.cancel() }
+            expectation.toBe("----c", values: ["c": "cancelled"])
+        }
+    }
+
+    @Test("a sleep until an instant in the past returns at the same frame")
+    func pastDeadline() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            scheduler.expect(emitting: String.self) { emit in
+                try await Task.sleep(for: .milliseconds(2))
+                try await Task.sleep(until: .now - .seconds(5), clock: .continuous)
+                emit("a")
+                try await Task.sleep(for: .zero)
+                emit("b")
+            }.toBe("--(ab|)")
+        }
+    }
+
+    @Test("two sleepers due at one instant wake in the order they started sleeping")
+    func sameInstant() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let results = PublishSubject<String>()
+            let expectation = scheduler.expect(results)
+            Task {
+                try await Task.sleep(for: .milliseconds(5))
+                results.onNext("first")
+            }
+            Task {
+                try await Task.sleep(for: .milliseconds(2))
+                try await Task.sleep(for: .milliseconds(3))
+                results.onNext("second")
+            }
+            expectation.toBe("-----(ab)", values: ["a": "first", "b": "second"])
+        }
+    }
+
+    @Test("a sleep whose duration cannot be told fails the test, naming the clock, the frame and the interval")
+    func ambiguousSleep() {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(reporter: reporter)
+        scheduler.run {
+            // Where it wakes depends on real time, so only the failure is checked.
+            _ = scheduler.expect(emitting: String.self) { emit in
+                try await Task.sleep(for: .milliseconds(2))
+                // The deadline is read from the real clock, then the job spends real time before it sleeps.
+                let deadline = ContinuousClock.now + .milliseconds(40)
+                spin(for: .milliseconds(25))
+                try await Task.sleep(until: deadline, clock: .continuous)
+                emit("a")
+            }
+        }
+        let messages = reporter.failures.map(\.message)
+        #expect(messages.count == 1, "\(messages)")
+        #expect(messages.first?.contains("a sleep on ContinuousClock started at frame 2 has no duration that can be told") == true, "\(messages)")
+    }
+
+    @Test("the same timeline in 500 runs")
+    func determinism() {
+        var timelines = Set<String>()
+        for _ in 0..<500 {
+            let reporter = CollectingReporter()
+            let scheduler = TestScheduler(reporter: reporter)
+            let expectation = scheduler.run {
+                let results = PublishSubject<Int>()
+                let expectation = scheduler.expect(results)
+                for index in 0..<4 {
+                    Task {
+                        try await Task.sleep(for: .milliseconds(3 - index % 2))
+                        results.onNext(index)
+                        try await ContinuousClock().sleep(for: .milliseconds(1))
+                        results.onNext(index * 10)
+                    }
+                }
+                return expectation
+            }
+            #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
+            timelines.insert(expectation.recorded.map { "\($0.value)@\($0.time)" }.joined(separator: " "))
+        }
+        #expect(timelines.count == 1, "\(timelines)")
+    }
+}
+
+@Suite("Reading a sleep's duration from its deadline")
+struct SleepDeadlineTests {
+    @Test("the roundest duration in the interval, and when the interval is ambiguous")
+    func roundest() {
+        let ms: Int64 = 1_000_000
+        #expect(SleepDeadline.roundest(from: 300 * ms - 3_000, to: 300 * ms + 40_000) == (300 * ms, false))
+        #expect(SleepDeadline.roundest(from: 1_500_000 - 2_000, to: 1_500_000 + 20_000) == (1_500_000, false))
+        #expect(SleepDeadline.roundest(from: 50 * ms - 1_000, to: 53 * ms) == (50 * ms, false))
+        // 1.5 ms and 2 ms are both plausible:
+        #expect(SleepDeadline.roundest(from: 1_500_000, to: 2_200_000) == (2 * ms, true))
+        // 350 ms and 400 ms:
+        #expect(SleepDeadline.roundest(from: 349 * ms, to: 401 * ms) == (400 * ms, true))
+        #expect(SleepDeadline.roundest(from: 7, to: 7) == (7, false))
+        #expect(SleepDeadline.roundest(from: 7, to: 8) == (7, true))
+        #expect(SleepDeadline.roundest(from: .max - 10, to: .max) == (.max - 7, false))
+    }
+
+    @Test("a deadline that had passed is due at once; an exact delay is kept")
+    func passedAndExact() {
+        #expect(SleepDeadline(remaining: .microseconds(-3), slack: .milliseconds(4), clockName: "c").duration == .zero)
+        #expect(SleepDeadline(remaining: .seconds(-5), slack: .zero, clockName: "c").ambiguousRange == nil)
+        #expect(SleepDeadline(exactly: .nanoseconds(1_234_567), clockName: "c").duration == .nanoseconds(1_234_567))
+        let sleep = SleepDeadline(remaining: .nanoseconds(299_999_100), slack: .microseconds(30), clockName: "c")
+        #expect(sleep.duration == .milliseconds(300) && sleep.ambiguousRange == nil)
+    }
+}
+
+/// Busy-waits `duration` of real time.
+func spin(for duration: Duration) {
+    let end = ContinuousClock.now + duration
+    while ContinuousClock.now < end {}
+}
