@@ -27,6 +27,13 @@ extern __attribute__((swiftcall)) void swift_task_enqueueGlobalWithDelay(unsigne
 extern __attribute__((swiftcall)) void swift_task_enqueueGlobalWithDeadline(
     long long sec, long long nsec, long long tsec, long long tnsec, int clock, Job *job);
 
+typedef struct { void *identity; void *witness; } executor_ref;
+typedef __attribute__((swiftcall)) executor_ref (*get_main_original)(void);
+typedef __attribute__((swiftcall)) executor_ref (*get_main_hook)(get_main_original original);
+extern __attribute__((swiftcall)) executor_ref swift_task_getMainExecutor(void);
+extern __attribute__((swiftcall)) void swift_task_enqueue(Job *job, executor_ref executor);
+
+static get_main_hook previous_get_main;
 static global_hook previous_global;
 static global_hook previous_main;
 static delay_hook previous_delay;
@@ -36,6 +43,7 @@ static marbles_hook_callbacks pending_callbacks;
 static int installed;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static __thread void *current_driver;
+static __thread executor_ref current_main_standin;
 
 // Every global enqueue in the process comes here: a thread-local read, then either the test
 // scheduler driving this thread or the usual path.
@@ -64,6 +72,15 @@ static __attribute__((swiftcall)) void marbles_main_hook(Job *job, global_origin
     } else {
         original(job);
     }
+}
+
+// What `MainActor`'s executor is, as the runtime asks for it at every hop and isolation check: on
+// a driving thread, the test scheduler's stand-in, which runs main-actor jobs in the scheduler's
+// loop when the test runs on the main actor (Swift 6.3 enqueues main-actor jobs through the
+// main executor's own `enqueue`, so this is where they can be caught).
+static __attribute__((swiftcall)) executor_ref marbles_get_main_hook(get_main_original original) {
+    if (current_driver != NULL && current_main_standin.identity != NULL) return current_main_standin;
+    return previous_get_main != NULL ? previous_get_main(original) : original();
 }
 
 static __attribute__((swiftcall)) void marbles_delay_hook(unsigned long long delay, Job *job, delay_original original) {
@@ -109,6 +126,12 @@ static void install(void) {
         *main_slot = marbles_main_hook;
         installed |= 2;
     }
+    get_main_hook *get_main_slot = (get_main_hook *)dlsym(RTLD_DEFAULT, "swift_task_getMainExecutor_hook");
+    if (get_main_slot != NULL) {
+        previous_get_main = *get_main_slot;
+        *get_main_slot = marbles_get_main_hook;
+        installed |= 16;
+    }
     delay_hook *delay_slot = (delay_hook *)dlsym(RTLD_DEFAULT, "swift_task_enqueueGlobalWithDelay_hook");
     if (delay_slot != NULL) {
         previous_delay = *delay_slot;
@@ -131,10 +154,19 @@ bool marbles_enqueue_hook_install(marbles_hook_callbacks given) {
 
 int marbles_enqueue_hooks_installed(void) { return installed; }
 
-void *marbles_enqueue_hook_set_driver(void *driver) {
-    void *previous = current_driver;
-    current_driver = driver;
+marbles_route marbles_enqueue_hook_set_route(marbles_route route) {
+    marbles_route previous = {current_driver, current_main_standin.identity, current_main_standin.witness};
+    current_driver = route.driver;
+    current_main_standin.identity = route.main_identity;
+    current_main_standin.witness = route.main_witness;
     return previous;
+}
+
+void marbles_enqueue_on_real_main(void *job) {
+    marbles_route saved = marbles_enqueue_hook_set_route((marbles_route){NULL, NULL, NULL});
+    executor_ref main = swift_task_getMainExecutor();
+    marbles_enqueue_hook_set_route(saved);
+    swift_task_enqueue((Job *)job, main);
 }
 
 bool marbles_is_main_thread(void) {

@@ -144,7 +144,7 @@ enum TieFindings {
 @Suite("Escapes")
 struct AsyncEscapeTests {
     enum Escape: String, CaseIterable, CustomTestStringConvertible {
-        case dispatchQueue, systemClockSleep
+        case dispatchQueue, mainQueueTimer
         var testDescription: String { rawValue }
 
         func wait() async throws {
@@ -153,8 +153,11 @@ struct AsyncEscapeTests {
                 await withCheckedContinuation { (resume: CheckedContinuation<Void, Never>) in
                     DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { resume.resume() }
                 }
-            case .systemClockSleep:
-                try await Task.sleep(for: .milliseconds(20))
+            case .mainQueueTimer:
+                // Dispatch timers stay on the wall clock (Task.sleep no longer escapes: TaskSleepTests).
+                await withCheckedContinuation { (resume: CheckedContinuation<Void, Never>) in
+                    DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(20)) { resume.resume() }
+                }
             }
         }
     }

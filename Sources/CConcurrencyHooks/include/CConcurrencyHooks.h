@@ -30,12 +30,22 @@ typedef struct {
 /// Returns false when the runtime does not export `swift_task_enqueueGlobal_hook`.
 bool marbles_enqueue_hook_install(marbles_hook_callbacks callbacks);
 
-/// Which of the four hooks are installed, as bits: 1 global, 2 main, 4 delay, 8 deadline.
+/// Which hooks are installed, as bits: 1 global, 2 main enqueue, 4 delay, 8 deadline, 16 get main executor.
 int marbles_enqueue_hooks_installed(void);
 
-/// Routes jobs enqueued on the calling thread to `driver` (NULL: to the runtime, as usual).
-/// Returns the driver that was set before, to restore it.
-void *_Nullable marbles_enqueue_hook_set_driver(void *_Nullable driver);
+/// Where the calling thread's work goes: `driver` gets its jobs (NULL: the runtime, as usual),
+/// and `MainActor`'s executor is the serial executor `main_identity`/`main_witness` (NULL: the real one).
+typedef struct {
+    void *_Nullable driver;
+    void *_Nullable main_identity;
+    void *_Nullable main_witness;
+} marbles_route;
+
+/// Sets the calling thread's route; returns the one set before, to restore it.
+marbles_route marbles_enqueue_hook_set_route(marbles_route route);
+
+/// Enqueues `job` on the real main executor (not a driver's stand-in).
+void marbles_enqueue_on_real_main(void *_Nonnull job);
 
 /// Whether the calling thread is the process's main thread.
 bool marbles_is_main_thread(void);

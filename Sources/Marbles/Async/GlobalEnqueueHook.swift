@@ -20,11 +20,15 @@ enum GlobalEnqueueHook {
     static let isAvailable: Bool = marbles_enqueue_hook_install(
         marbles_hook_callbacks(global: captureJob, main: captureMainJob, delayed: captureSleep, main_escape: noteMainEscape))
 
-    /// Runs `body` with jobs enqueued on this thread routed to `executor`.
+    /// Runs `body` with jobs enqueued on this thread routed to `executor`, and `MainActor`'s
+    /// executor on this thread being `executor`'s main-actor stand-in.
     static func routing<T>(to executor: TestTaskExecutor, _ body: () throws -> T) rethrows -> T {
         guard isAvailable else { return try body() }
-        let previous = marbles_enqueue_hook_set_driver(Unmanaged.passUnretained(executor).toOpaque())
-        defer { marbles_enqueue_hook_set_driver(previous) }
+        executor.drivesOnMainActor = MainActorStandIn.isOnMainActor
+        let standIn = unsafeBitCast(executor.mainActor.asUnownedSerialExecutor(), to: (UnsafeMutableRawPointer, UnsafeMutableRawPointer).self)
+        let previous = marbles_enqueue_hook_set_route(
+            marbles_route(driver: Unmanaged.passUnretained(executor).toOpaque(), main_identity: standIn.0, main_witness: standIn.1))
+        defer { marbles_enqueue_hook_set_route(previous) }
         return try body()
     }
 }

@@ -37,8 +37,13 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     // Emissions through an `AsyncEmitter` from other threads.
     let foreignEmissionLock = Lock()
     var foreignEmissions = 0
-    /// Main-actor jobs enqueued while a thread other than the main thread drove the scheduler.
+    /// Main-actor jobs sent to the real main queue because the test does not run on the main actor.
     let mainActorEscapes = Atomic<Int>(0)
+    /// `MainActor`'s executor on the driving thread.
+    private(set) lazy var mainActor = MainActorStandIn(executor: self)
+    /// Whether the thread driving the scheduler runs on the main actor (set when it starts
+    /// driving): main-actor jobs then run in the scheduler's loop.
+    var drivesOnMainActor = false
 
     /// The job running now on the owner thread (its address, which is its task's for a task
     /// job) and the real time its task started reading the clock from (touched on the owner
@@ -64,8 +69,8 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     /// Queues a job the global-enqueue hook routed here (a `Task { }` started on the driver thread).
     func enqueueRouted(_ job: UnownedJob) { enqueue(Queued(job: job, onMainActor: false, origin: nil), routed: true) }
 
-    /// Queues a main-actor job the main-executor hook routed here (the driver is the main thread).
-    func enqueueMainActor(_ job: UnownedJob) { enqueue(Queued(job: job, onMainActor: true, origin: nil), routed: true) }
+    /// Queues a main-actor job (the test runs on the main actor).
+    func enqueueMainActor(_ job: UnownedJob) { enqueue(Queued(job: job, onMainActor: true, origin: nil), routed: false) }
 
     private func enqueue(_ queued: Queued, routed: Bool) {
         var queued = queued
@@ -94,7 +99,7 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
         while ran < limit, waiting.load(ordering: .acquiring) > 0, let queued = next() {
             running = (Self.address(of: queued.job), queued.origin ?? .now)
             if queued.onMainActor {
-                queued.job.runSynchronously(on: MainActor.sharedUnownedExecutor)
+                queued.job.runSynchronously(on: mainActor.asUnownedSerialExecutor())
             } else {
                 queued.job.runSynchronously(on: asUnownedTaskExecutor())
             }
