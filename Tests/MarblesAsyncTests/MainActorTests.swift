@@ -42,14 +42,14 @@ struct MainActorTests {
     @MainActor
     @Test("Task { @MainActor in } and awaiting a main-actor function from the scheduler's tasks")
     func hopsToTheMainActor() {
-        let scheduler = TestScheduler()
+        let scheduler = TestScheduler(frame: .milliseconds(100))
         scheduler.run {
             scheduler.expect(emitting: String.self) { emit in
                 let first = await Self.onMain("a")
                 emit(first)
-                try await Task.sleep(for: .milliseconds(2))
+                try await Task.sleep(for: .milliseconds(200))
                 let second = await Task { @MainActor in
-                    try? await Task.sleep(for: .milliseconds(3))
+                    try? await Task.sleep(for: .milliseconds(300))
                     return Self.checkedOnMain("b")
                 }.value
                 emit(second)
@@ -68,7 +68,7 @@ struct MainActorTests {
     @Test("main-actor work from a test that is not on the main actor fails, saying to mark the test @MainActor")
     func notOnTheMainActor() async {
         let reporter = CollectingReporter()
-        let scheduler = TestScheduler(reporter: reporter)
+        let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
         scheduler.run {
             Task { @MainActor in _ = 1 }
         }

@@ -10,22 +10,22 @@ import Testing
 struct TaskSleepTests {
     @Test("every way of sleeping on the system clocks wakes at its virtual frame")
     func everySleepForm() {
-        let scheduler = TestScheduler()
+        let scheduler = TestScheduler(frame: .milliseconds(100))
         scheduler.run {
             scheduler.expect(emitting: String.self) { emit in
-                try await Task.sleep(for: .milliseconds(3))
+                try await Task.sleep(for: .milliseconds(300))
                 emit("a")
-                try await Task.sleep(nanoseconds: 2_000_000)
+                try await Task.sleep(nanoseconds: 200_000_000)
                 emit("b")
-                try await ContinuousClock().sleep(for: .milliseconds(1))
+                try await ContinuousClock().sleep(for: .milliseconds(100))
                 emit("c")
-                try await SuspendingClock().sleep(for: .milliseconds(4))
+                try await SuspendingClock().sleep(for: .milliseconds(400))
                 emit("d")
-                try await Task.sleep(until: .now + .milliseconds(2), clock: .continuous)
+                try await Task.sleep(until: .now + .milliseconds(200), clock: .continuous)
                 emit("e")
                 try await Task.sleep(for: .seconds(1.5), clock: .suspending)
                 emit("f")
-            }.toBe("---a-bc---d-e 1499ms (f|)")
+            }.toBe("---a-bc---d-e 1400ms (f|)")
         }
     }
 
@@ -42,7 +42,7 @@ struct TaskSleepTests {
 
     @Test("an unstructured Task { } started by the code under test sleeps on virtual time")
     func unstructuredTask() {
-        let scheduler = TestScheduler()
+        let scheduler = TestScheduler(frame: .milliseconds(100))
         scheduler.run {
             let results = PublishSubject<String>()
             let expectation = scheduler.expect(results)
@@ -57,29 +57,29 @@ struct TaskSleepTests {
 
     @Test("a sleep cancelled by task.cancel() at a frame ends there with CancellationError")
     func cancelledSleep() {
-        let scheduler = TestScheduler()
+        let scheduler = TestScheduler(frame: .milliseconds(100))
         scheduler.run {
             let results = PublishSubject<String>()
             let expectation = scheduler.expect(results)
             let task = Task {
                 do {
-                    try await Task.sleep(for: .milliseconds(10))
+                    try await Task.sleep(for: .seconds(1))
                     results.onNext("slept")
                 } catch {
                     results.onNext(error is CancellationError ? "cancelled" : "other")
                 }
             }
-            scheduler.schedule(after: .milliseconds(4)) { task.cancel() }
+            scheduler.schedule(after: .milliseconds(400)) { task.cancel() }
             expectation.toBe("----c", values: ["c": "cancelled"])
         }
     }
 
     @Test("a sleep until an instant in the past returns at the same frame")
     func pastDeadline() {
-        let scheduler = TestScheduler()
+        let scheduler = TestScheduler(frame: .milliseconds(100))
         scheduler.run {
             scheduler.expect(emitting: String.self) { emit in
-                try await Task.sleep(for: .milliseconds(2))
+                try await Task.sleep(for: .milliseconds(200))
                 try await Task.sleep(until: .now - .seconds(5), clock: .continuous)
                 emit("a")
                 try await Task.sleep(for: .zero)
@@ -90,17 +90,17 @@ struct TaskSleepTests {
 
     @Test("two sleepers due at one instant wake in the order they started sleeping")
     func sameInstant() {
-        let scheduler = TestScheduler()
+        let scheduler = TestScheduler(frame: .milliseconds(100))
         scheduler.run {
             let results = PublishSubject<String>()
             let expectation = scheduler.expect(results)
             Task {
-                try await Task.sleep(for: .milliseconds(5))
+                try await Task.sleep(for: .milliseconds(500))
                 results.onNext("first")
             }
             Task {
-                try await Task.sleep(for: .milliseconds(2))
-                try await Task.sleep(for: .milliseconds(3))
+                try await Task.sleep(for: .milliseconds(200))
+                try await Task.sleep(for: .milliseconds(300))
                 results.onNext("second")
             }
             expectation.toBe("-----(ab)", values: ["a": "first", "b": "second"])
@@ -110,14 +110,14 @@ struct TaskSleepTests {
     @Test("a sleep whose duration cannot be told fails the test, naming the clock, the frame and the interval")
     func ambiguousSleep() {
         let reporter = CollectingReporter()
-        let scheduler = TestScheduler(reporter: reporter)
+        let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
         scheduler.run {
             // Where it wakes depends on real time, so only the failure is checked.
             _ = scheduler.expect(emitting: String.self) { emit in
-                try await Task.sleep(for: .milliseconds(2))
+                try await Task.sleep(for: .milliseconds(200))
                 // The deadline is read from the real clock, then the job spends real time before it sleeps.
-                let deadline = ContinuousClock.now + .milliseconds(40)
-                spin(for: .milliseconds(25))
+                let deadline = ContinuousClock.now + .milliseconds(400)
+                spin(for: .milliseconds(80))
                 try await Task.sleep(until: deadline, clock: .continuous)
                 emit("a")
             }
@@ -132,15 +132,17 @@ struct TaskSleepTests {
         var timelines = Set<String>()
         for _ in 0..<500 {
             let reporter = CollectingReporter()
-            let scheduler = TestScheduler(reporter: reporter)
+            // Durations in tenths of a second: a reading stays exact while the sleeping task ran
+            // less than 50 ms of real time before it slept, so a loaded machine does not matter.
+            let scheduler = TestScheduler(frame: .milliseconds(100))
             let expectation = scheduler.run {
                 let results = PublishSubject<Int>()
                 let expectation = scheduler.expect(results)
                 for index in 0..<4 {
                     Task {
-                        try await Task.sleep(for: .milliseconds(3 - index % 2))
+                        try await Task.sleep(for: .milliseconds(300 - 100 * (index % 2)))
                         results.onNext(index)
-                        try await ContinuousClock().sleep(for: .milliseconds(1))
+                        try await ContinuousClock().sleep(for: .milliseconds(100))
                         results.onNext(index * 10)
                     }
                 }

@@ -57,3 +57,27 @@ private let captureSleep: @convention(c) (UnsafeMutableRawPointer, UnsafeMutable
 private let noteMainEscape: @convention(c) (UnsafeMutableRawPointer) -> Void = { driver in
     executor(driver).mainActorEscapes.add(1, ordering: .relaxed)
 }
+
+/// The runtime hooks seen from tests: which are installed, and the runtime's delay and deadline
+/// entry points (Swift 6.3's `Task.sleep` reaches them only when no scheduling executor is
+/// current, so tests call them directly).
+package enum RuntimeHooks {
+    /// Bits: 1 global enqueue, 2 main enqueue, 4 delay, 8 deadline, 16 get main executor.
+    package static var installed: Int {
+        _ = GlobalEnqueueHook.isAvailable
+        return Int(marbles_enqueue_hooks_installed())
+    }
+
+    package static func enqueueGlobal(_ job: UnownedJob, afterNanoseconds delay: UInt64) {
+        marbles_enqueue_global_with_delay(delay, unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
+    }
+
+    /// `clock`: the runtime's clock id (1 continuous, 2 suspending).
+    package static func enqueueGlobal(_ job: UnownedJob, deadlineAfterNanoseconds delay: Int64, clock: Int32) {
+        marbles_enqueue_global_with_deadline_after(delay, clock, unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
+    }
+
+    /// Puts a counting hook where another library's delay hook would be, before ours in the chain.
+    package static func simulatePreviousDelayHook(_ on: Bool) { marbles_test_set_previous_delay_hook(on) }
+    package static var previousDelayHookCalls: Int { Int(marbles_test_previous_hook_calls()) }
+}
