@@ -52,6 +52,9 @@ let package = Package(
             dependencies: [
                 "Marbles",
                 .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux, .windows, .android])),
+                // DispatchQueue, RunLoop and OperationQueue as schedulers, with their time types.
+                .product(name: "OpenCombineDispatch", package: "OpenCombine", condition: .when(platforms: [.linux, .windows, .android])),
+                .product(name: "OpenCombineFoundation", package: "OpenCombine", condition: .when(platforms: [.linux, .windows, .android])),
             ],
             swiftSettings: strict),
 

@@ -7,6 +7,10 @@
     public typealias CombineScheduler = Combine.Scheduler
 #else
     @_exported @preconcurrency public import OpenCombine
+    // `DispatchQueue`, `RunLoop` and `OperationQueue` as schedulers, with the time types code
+    // under test is written against (`DispatchQueue.SchedulerTimeType`, …).
+    @_exported @preconcurrency public import OpenCombineDispatch
+    @_exported @preconcurrency public import OpenCombineFoundation
 
     /// Combine's `Scheduler` protocol (MarbleCore has a `Scheduler` of its own).
     public typealias CombineScheduler = OpenCombine.Scheduler
