@@ -19,11 +19,10 @@ import Synchronization
 /// they mean some work ran outside the scheduler (a `DispatchQueue`, a custom executor), which
 /// makes timing racy, and the scheduler fails the test when it sees any.
 final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
-    /// A queued job; `origin` is set when the job is its task hopping executors (see `enqueue`).
+    /// A queued job, and whether it runs isolated to the main actor.
     struct Queued {
         var job: UnownedJob
         var onMainActor: Bool
-        var origin: ContinuousClock.Instant?
     }
 
     // `jobs`, `foreignEnqueues` and `owner` are guarded by `lock`.
@@ -45,14 +44,20 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     /// driving): main-actor jobs then run in the scheduler's loop.
     var drivesOnMainActor = false
 
-    /// The job running now on the owner thread (its address, which is its task's for a task
-    /// job) and the real time its task started reading the clock from (touched on the owner
-    /// thread only).
-    private var running: (address: UnsafeRawPointer, origin: ContinuousClock.Instant)?
+    /// When the job running now on the owner thread started, in real time (owner thread only).
+    private var runningSince: ContinuousClock.Instant?
+    /// Whether any job was ever enqueued: the scheduler then notes the real time at which each
+    /// virtual instant starts, the bound a sleep's deadline is read against.
+    let hasSeenJobs = Atomic<Bool>(false)
 
     /// Puts a sleeper's job on virtual time (set by the scheduler): wakes it `delay` from now,
     /// or reports a sleep whose duration cannot be told.
     var scheduleSleep: ((UnownedJob, SleepDeadline) -> Void)?
+    /// How long, in real time, the current virtual instant has lasted, when the scheduler knows
+    /// (set by the scheduler).
+    var instantSlack: (() -> Duration?)?
+    /// Called on the owner thread when the first job is enqueued (set by the scheduler).
+    var firstJob: (() -> Void)?
 
     init() { owner = pthread_self() }
 
@@ -63,27 +68,24 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     var isOwnerThread: Bool { lock.withLock { pthread_equal(owner, pthread_self()) != 0 } }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        enqueue(Queued(job: UnownedJob(job), onMainActor: false, origin: nil), routed: false)
+        enqueue(Queued(job: UnownedJob(job), onMainActor: false), routed: false)
     }
 
     /// Queues a job the global-enqueue hook routed here (a `Task { }` started on the driver thread).
-    func enqueueRouted(_ job: UnownedJob) { enqueue(Queued(job: job, onMainActor: false, origin: nil), routed: true) }
+    func enqueueRouted(_ job: UnownedJob) { enqueue(Queued(job: job, onMainActor: false), routed: true) }
 
     /// Queues a main-actor job (the test runs on the main actor).
-    func enqueueMainActor(_ job: UnownedJob) { enqueue(Queued(job: job, onMainActor: true, origin: nil), routed: false) }
+    func enqueueMainActor(_ job: UnownedJob) { enqueue(Queued(job: job, onMainActor: true), routed: false) }
 
     private func enqueue(_ queued: Queued, routed: Bool) {
-        var queued = queued
+        if !hasSeenJobs.load(ordering: .relaxed) {
+            hasSeenJobs.store(true, ordering: .relaxed)
+            // The first async work: from now on the scheduler notes when each instant begins; for
+            // this one, a clock read by the work is later than now.
+            if isOwnerThread { firstJob?() }
+        }
         lock.withLock {
-            if pthread_equal(owner, pthread_self()) == 0 {
-                if !routed { foreignEnqueues += 1 }
-            } else if let running, running.address == Self.address(of: queued.job) {
-                // The running task enqueues itself: a hop between executors (MainActor code calling
-                // the nonisolated `ContinuousClock.sleep(until:)`), not a wait. A deadline it passes
-                // next may have been computed from the clock before the hop, so the hop keeps the
-                // origin of the job that read it.
-                queued.origin = running.origin
-            }
+            if !routed, pthread_equal(owner, pthread_self()) == 0 { foreignEnqueues += 1 }
             jobs.append(queued)
             waiting.add(1, ordering: .releasing)
         }
@@ -97,13 +99,13 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     func runUntilIdle(limit: Int) -> Int {
         var ran = 0
         while ran < limit, waiting.load(ordering: .acquiring) > 0, let queued = next() {
-            running = (Self.address(of: queued.job), queued.origin ?? .now)
+            runningSince = .now
             if queued.onMainActor {
                 queued.job.runSynchronously(on: mainActor.asUnownedSerialExecutor())
             } else {
                 queued.job.runSynchronously(on: asUnownedTaskExecutor())
             }
-            running = nil
+            runningSince = nil
             ran += 1
         }
         return ran
@@ -124,13 +126,14 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    private static func address(of job: UnownedJob) -> UnsafeRawPointer { unsafeBitCast(job, to: UnsafeRawPointer.self) }
-
-    /// How long the running job's task has been running, in real time: a sleep's deadline was
-    /// computed within it. Zero off the owner thread.
+    /// How long the clock may have run, in real time, since the sleeping code read it to compute
+    /// its deadline: since the current virtual instant began (the read happened at this virtual
+    /// time, possibly in another task: swift-async-algorithms' `debounce` reads the clock where a
+    /// value arrives and sleeps in its timer task), or at least since the running job started.
     private var slack: Duration {
-        guard let running, isOwnerThread else { return .zero }
-        return running.origin.duration(to: .now)
+        guard isOwnerThread else { return .zero }
+        let job = runningSince.map { $0.duration(to: .now) } ?? .zero
+        return max(job, instantSlack?() ?? .zero)
     }
 
     /// A sleep that reached the runtime as a delay or a deadline (the C hooks' path).

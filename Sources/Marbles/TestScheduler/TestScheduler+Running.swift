@@ -11,7 +11,9 @@ extension TestScheduler {
         _ body: () throws -> Result
     ) rethrows -> Result {
         let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        // Tasks the body starts (`Task { }` in a view model) run on this scheduler's executor.
+        // Tasks the body starts (`Task { }` in a view model) run on this scheduler's executor; a
+        // deadline the body computes is read against the real time the run began.
+        if instantOrigin?.time != now { instantOrigin = (now, .now) }
         let result = try GlobalEnqueueHook.routing(to: executor) { try body() }
         flush(at: location)
         checkReleased(at: location)
@@ -93,6 +95,19 @@ extension TestScheduler {
         }
     }
 
+    /// Notes the real time at which the next virtual instant begins (once async work exists: a
+    /// `Task.sleep` deadline is read against it).
+    @inline(__always) private func noteInstantOrigin() {
+        guard executor.hasSeenJobs.load(ordering: .relaxed), let next = virtual.nextDueTime, next != instantOrigin?.time else { return }
+        instantOrigin = (next, .now)
+    }
+
+    /// How long the current virtual instant has lasted in real time, if its start was noted.
+    var instantSlack: Duration? {
+        guard let instantOrigin, instantOrigin.time == now else { return nil }
+        return instantOrigin.real.duration(to: .now)
+    }
+
     func setUpHot() {
         let pending = hotToSetUp
         hotToSetUp = []
@@ -125,6 +140,7 @@ extension TestScheduler {
                 while true {
                     budget.used += executor.runUntilIdle(limit: virtual.stepLimit - budget.used + 1)
                     if budget.exhausted { return budget.loopDescription ?? limitText }
+                    noteInstantOrigin()
                     guard virtual.step(through: limit) else { break }
                     budget.used += 1
                     if budget.exhausted { return budget.loopDescription ?? limitText }

@@ -72,8 +72,15 @@ public final class TestScheduler: Scheduler {
     lazy var executor: TestTaskExecutor = {
         let executor = TestTaskExecutor()
         executor.scheduleSleep = { [weak self] job, deadline in self?.scheduleSleep(job, deadline) }
+        executor.instantSlack = { [weak self] in self?.instantSlack }
+        executor.firstJob = { [weak self] in
+            guard let self, instantOrigin?.time != now else { return }
+            instantOrigin = (now, .now)
+        }
         return executor
     }()
+    /// The virtual instant being run and the real time it began at, noted once async work exists.
+    var instantOrigin: (time: Duration, real: ContinuousClock.Instant)?
     /// Sleeps on a system clock whose duration could not be told from their deadline, with the
     /// virtual time they started at; reported when the run ends.
     var ambiguousSleeps: [(start: Duration, sleep: SleepDeadline)] = []

@@ -1,0 +1,70 @@
+public import MarbleCore
+import Observation
+
+extension TestScheduler {
+    /// Records `value()` now and each time it changes, through Observation: for `@Observable`
+    /// models (`scheduler.expect(observing: { model.results })`); follow with `toBe`. A change
+    /// is recorded at the virtual time it happens, after the work already due then; several
+    /// changes in one step are recorded once, with the value they leave.
+    ///
+    /// ```swift
+    /// @MainActor @Test func search() {
+    ///     let scheduler = TestScheduler(frame: .milliseconds(100))
+    ///     scheduler.run {
+    ///         let model = SearchModel(api: .stub)
+    ///         let results = scheduler.expect(observing: { model.results })
+    ///         scheduler.schedule(after: .milliseconds(100)) { model.queryChanged("swift") }
+    ///         results.toBe("e---r", values: ["e": [], "r": ["SWIFT"]])
+    ///     }
+    /// }
+    /// ```
+    public func expect<Value>(
+        observing value: @escaping () -> Value, unsubscribe: String? = nil,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) -> MarbleExpectation {
+        expect(
+            observations(of: value), unsubscribe: unsubscribe,
+            at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// An observable of `value()`: its value when subscribed, then each new value when the
+    /// properties it reads change (read on this scheduler, at the virtual time of the change).
+    public func observations<Value>(of value: @escaping () -> Value) -> MarbleCore.Observable<Value> {
+        MarbleCore.Observable.create { [unowned self] observer in
+            let subscription = BooleanDisposable()
+            let tracker = ObservationTracker(scheduler: self, read: value) { current in
+                if !subscription.isDisposed { observer.onNext(current) }
+            }
+            tracker.track()
+            return subscription
+        }
+    }
+}
+
+/// Reads a value under observation tracking and reads it again, on the scheduler, when it changes.
+private final class ObservationTracker<Value>: @unchecked Sendable {
+    private unowned let scheduler: TestScheduler
+    private let read: () -> Value
+    private let emit: (Value) -> Void
+    private var pending = false
+
+    init(scheduler: TestScheduler, read: @escaping () -> Value, emit: @escaping (Value) -> Void) {
+        self.scheduler = scheduler
+        self.read = read
+        self.emit = emit
+    }
+
+    func track() {
+        pending = false
+        let current = withObservationTracking(read, onChange: { [self] in changed() })
+        emit(current)
+    }
+
+    // Observation calls this as the property is about to change (willSet): the new value is read
+    // by an action queued at the same virtual time.
+    private func changed() {
+        guard !pending else { return }
+        pending = true
+        scheduler.schedule { [self] in track() }
+    }
+}
