@@ -5,7 +5,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MARBLEGEN := .build/debug/marblegen
 
-.PHONY: diagrams test test-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
+.PHONY: diagrams test test-tsan examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
 	playground playground-deps playground-e2e playground-load playground-load-debug playground-screenshot
 
 deps:
@@ -34,6 +34,15 @@ diagrams: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# The examples package (Examples/): code as apps write it (a @MainActor @Observable model with
+# Task.sleep, a Combine view model on AnySchedulerOf<DispatchQueue>, async-algorithms' debounce in
+# a Task, an actor sleeping with Task.sleep(nanoseconds:)), each with marble tests.
+examples: deps
+	cd Examples && $(SWIFT) build --build-tests && $(SWIFT) test --skip-build --parallel
+
+examples-tsan: deps
+	cd Examples && $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 # Concurrency and async tests under ThreadSanitizer (separate build folder, so the normal build stays warm).
 test-tsan: deps
@@ -125,4 +134,4 @@ bench-debug: deps
 	cd Benchmarks && $(SWIFT) run -c debug MarblesBenchmarks --quick --only scheduler,small-test
 
 clean:
-	rm -rf .build .build-tsan .build-release Benchmarks/.build
+	rm -rf .build .build-tsan .build-release Benchmarks/.build Examples/.build Examples/.build-tsan

@@ -174,11 +174,25 @@ struct SleepDeadlineTests {
 
     @Test("a deadline that had passed is due at once; an exact delay is kept")
     func passedAndExact() {
-        #expect(SleepDeadline(remaining: .microseconds(-3), slack: .milliseconds(4), clockName: "c").duration == .zero)
-        #expect(SleepDeadline(remaining: .seconds(-5), slack: .zero, clockName: "c").ambiguousRange == nil)
-        #expect(SleepDeadline(exactly: .nanoseconds(1_234_567), clockName: "c").duration == .nanoseconds(1_234_567))
-        let sleep = SleepDeadline(remaining: .nanoseconds(299_999_100), slack: .microseconds(30), clockName: "c")
-        #expect(sleep.duration == .milliseconds(300) && sleep.ambiguousRange == nil)
+        let now = [SleepDeadline.Instant(time: .milliseconds(500), age: .milliseconds(4))]
+        #expect(SleepDeadline(remaining: .microseconds(-3), instants: now, now: .milliseconds(500), clockName: "c").delay == .zero)
+        #expect(SleepDeadline(remaining: .seconds(-5), instants: now, now: .milliseconds(500), clockName: "c").ambiguousRange == nil)
+        #expect(SleepDeadline(exactly: .nanoseconds(1_234_567), clockName: "c").delay == .nanoseconds(1_234_567))
+    }
+
+    @Test("a deadline read at an earlier instant ends the duration after that instant")
+    func readAtAnEarlierInstant() {
+        // Virtual instants 300 ms and 400 ms began 60 µs and 20 µs of real time before the sleep
+        // arrived at 400 ms; 299.95 ms were left to the deadline: it was read 50 µs before, at 300 ms.
+        let instants = [
+            SleepDeadline.Instant(time: .milliseconds(300), age: .microseconds(60)),
+            SleepDeadline.Instant(time: .milliseconds(400), age: .microseconds(20)),
+        ]
+        let earlier = SleepDeadline(remaining: .microseconds(299_950), instants: instants, now: .milliseconds(400), clockName: "c")
+        #expect(earlier.duration == .milliseconds(300) && earlier.delay == .milliseconds(200) && earlier.ambiguousRange == nil)
+        // 299.99 ms left: read 10 µs before, within this instant.
+        let current = SleepDeadline(remaining: .microseconds(299_990), instants: instants, now: .milliseconds(400), clockName: "c")
+        #expect(current.duration == .milliseconds(300) && current.delay == .milliseconds(300))
     }
 }
 

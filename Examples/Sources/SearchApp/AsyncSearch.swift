@@ -1,24 +1,40 @@
 import AsyncAlgorithms
 
-/// A model that debounces an `AsyncSequence` of queries with swift-async-algorithms (on its
-/// default clock, `ContinuousClock`) in a `Task` of its own, and publishes what it finds.
-public final class AsyncSearch: @unchecked Sendable {
+/// A model that debounces an `AsyncSequence` of queries with swift-async-algorithms in a
+/// `Task` of its own, and publishes what it finds. It takes the clock debounce runs on, as
+/// code using swift-async-algorithms does (`ContinuousClock` in the app): debounce compares the
+/// clock's `now` with its deadline after each wake-up, and only an injected clock's `now` can
+/// be virtual.
+public final class AsyncSearch<C: Clock>: @unchecked Sendable where C.Duration == Duration {
     private let api: SearchAPI
+    private let clock: C
     private var task: Task<Void, Never>?
 
-    public init(api: SearchAPI) { self.api = api }
+    public init(api: SearchAPI, clock: C) {
+        self.api = api
+        self.clock = clock
+    }
 
     /// Starts searching `queries`; `show` gets each result list.
     public func start<Queries: AsyncSequence & Sendable>(
         queries: Queries, show: @escaping @Sendable ([String]) -> Void
-    ) where Queries.Element == String, Queries.Failure == Never {
-        let api = self.api
+    ) where Queries.Element == String {
+        let (api, clock) = (self.api, self.clock)
         task = Task {
-            for await query in queries.debounce(for: .milliseconds(300)) {
-                show(await api.search(query))
+            do {
+                for try await query in queries.debounce(for: .milliseconds(300), clock: clock) {
+                    show(await api.search(query))
+                }
+            } catch {
+                show([])
             }
         }
     }
 
     public func stop() { task?.cancel() }
+}
+
+extension AsyncSearch where C == ContinuousClock {
+    /// Debounces on the system's continuous clock.
+    public convenience init(api: SearchAPI) { self.init(api: api, clock: ContinuousClock()) }
 }

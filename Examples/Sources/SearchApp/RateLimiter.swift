@@ -1,32 +1,21 @@
-/// An actor that lets at most one call through per interval, sleeping callers with
-/// `Task.sleep(nanoseconds:)` until their slot comes.
+/// An actor that lets callers through one per `interval`, in the order they asked, sleeping
+/// them with `Task.sleep(nanoseconds:)`; a caller arriving after a quiet spell goes at once.
 public actor RateLimiter {
     private let interval: UInt64
-    private var nextSlot: UInt64 = 0
-    private var clock: UInt64 = 0
-    private let now: @Sendable () -> UInt64
+    /// Ends `interval` after the latest caller went through.
+    private var slot: Task<Void, Never>?
 
-    /// `interval` in nanoseconds; `now` reads the time in nanoseconds (`ContinuousClock` in the app).
-    public init(interval: UInt64, now: @escaping @Sendable () -> UInt64 = RateLimiter.uptimeNanoseconds) {
-        self.interval = interval
-        self.now = now
-    }
+    /// At most one caller per `interval` nanoseconds.
+    public init(intervalNanoseconds interval: UInt64) { self.interval = interval }
 
-    /// Waits until this caller may go, then returns.
-    public func acquire() async throws {
-        let slot = nextSlot
-        nextSlot += interval
-        var waited: UInt64 = 0
-        if slot > clock {
-            waited = slot - clock
-            try await Task.sleep(nanoseconds: waited)
+    /// Returns when this caller's turn comes.
+    public func acquire() async {
+        let previous = slot
+        let interval = interval
+        slot = Task {
+            await previous?.value
+            try? await Task.sleep(nanoseconds: interval)
         }
-        clock += waited
+        await previous?.value
     }
-
-    public static let uptimeNanoseconds: @Sendable () -> UInt64 = {
-        let elapsed = ContinuousClock.now - start
-        return UInt64(elapsed.components.seconds) * 1_000_000_000 + UInt64(elapsed.components.attoseconds / 1_000_000_000)
-    }
-    private static let start = ContinuousClock.now
 }

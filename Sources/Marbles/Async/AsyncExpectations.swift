@@ -181,10 +181,20 @@ extension TestScheduler {
     }
 
     /// Puts a system-clock sleep of the code under test on virtual time: its job runs when
-    /// virtual time reaches the duration read from its deadline.
-    func scheduleSleep(_ job: UnownedJob, _ sleep: SleepDeadline) {
+    /// virtual time reaches the end of the sleep (see ``SleepDeadline``).
+    func scheduleSleep(_ job: UnownedJob, exact: Duration?, remaining: Duration, jobAge: Duration, clockName: String) {
+        let sleep: SleepDeadline
+        if let exact {
+            sleep = SleepDeadline(exactly: exact, clockName: clockName)
+        } else {
+            let real = ContinuousClock.now
+            var instants = recentInstants.map { SleepDeadline.Instant(time: $0.time, age: $0.real.duration(to: real)) }
+            // Without a note of this instant, the running job's start is the bound.
+            if instants.last?.time != now { instants = [SleepDeadline.Instant(time: now, age: jobAge)] }
+            sleep = SleepDeadline(remaining: remaining, instants: instants, now: now, clockName: clockName)
+        }
         if sleep.ambiguousRange != nil { ambiguousSleeps.append((now, sleep)) }
-        virtual.schedule(at: now + sleep.duration) { [executor] in executor.enqueueRouted(job) }
+        virtual.schedule(at: now + sleep.delay) { [executor] in executor.enqueueRouted(job) }
     }
 
     private func reportSleepsAndMainActorWork(location: MarbleSourceLocation) {

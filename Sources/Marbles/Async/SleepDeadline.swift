@@ -1,22 +1,36 @@
 import MarbleCore
 
-/// What the runtime tells the test scheduler about a `Task.sleep` on a system clock, and the
-/// virtual duration read from it.
+/// What a `Task.sleep` on a system clock becomes on the test scheduler's virtual time.
 ///
 /// `Task.sleep(for:)`, `Task.sleep(until:clock:)`, `Task.sleep(nanoseconds:)` and
-/// `ContinuousClock`/`SuspendingClock.sleep` reach the executor as an absolute deadline on the
-/// real clock, computed from the real `now` a moment before: the duration the code asked for
-/// is lost. It is bounded, though. Reading the clock again when the sleep arrives gives
-/// `remaining`, at most the duration; the job that computed the deadline started `slack`
-/// earlier, so the duration is at most `remaining + slack`. The duration taken is the roundest
-/// number in that interval (the most trailing decimal zeros in nanoseconds, the smaller of two
-/// equally round ones): 300 ms, 1.5 s, 250 µs. The reading is *ambiguous* when the interval
-/// also holds a number half as round (a multiple of half the chosen one's last digit's step):
-/// then the test fails with the interval, and the sleep takes the roundest value so the run
-/// goes on. A deadline that had passed when the sleep arrived (`remaining <= 0`) is due at once,
-/// as it is in the app.
+/// `ContinuousClock`/`SuspendingClock.sleep` reach the executor as an absolute deadline `D` on
+/// the real clock, computed from the real `now` a moment before: the duration the code asked
+/// for is lost, but it is bounded. Reading the clock again when the sleep arrives gives
+/// `remaining = D - now`, at most the duration. The read happened while the scheduler ran the
+/// current virtual instant or one of the few before it (a read can be handed to another task:
+/// swift-async-algorithms' `debounce` reads the clock where a value arrives and sleeps in its
+/// timer task, possibly at a later instant), whose real start times the scheduler notes; so the
+/// duration is at most `remaining` plus the real time since the oldest of those began.
+///
+/// The duration taken is the roundest number in that interval (the most trailing decimal zeros
+/// in nanoseconds, the smaller of two equally round ones): 300 ms, 1.5 s, 250 µs. From it the
+/// read's real time follows (`D - duration`), hence the virtual instant it happened at, and the
+/// sleep ends `duration` after that instant. The reading is *ambiguous* when the interval also
+/// holds a number half as round (a multiple of half the chosen one's last digit's step): the
+/// test then fails with the interval, and the sleep takes the roundest value so the run goes on.
+/// A deadline that had passed when the sleep arrived (`remaining <= 0`) is due at once, as it is
+/// in the app.
 struct SleepDeadline: Equatable {
-    /// The virtual duration the sleep takes.
+    /// A virtual instant the scheduler ran, and how long before the sleep arrived (in real time)
+    /// it began.
+    struct Instant: Equatable {
+        var time: Duration
+        var age: Duration
+    }
+
+    /// How long after the virtual time it arrived at the sleep ends.
+    let delay: Duration
+    /// The duration read from the deadline (the delay's `Duration` for an exact sleep).
     let duration: Duration
     /// When the reading was ambiguous: the interval the duration lies in.
     let ambiguousRange: ClosedRange<Duration>?
@@ -25,25 +39,32 @@ struct SleepDeadline: Equatable {
 
     /// A sleep whose duration the runtime passed as such.
     init(exactly duration: Duration, clockName: String) {
-        self.duration = max(duration, .zero)
+        self.delay = max(duration, .zero)
+        self.duration = delay
         self.ambiguousRange = nil
         self.clockName = clockName
     }
 
-    /// A sleep given as a deadline `remaining` after the real now, computed by a job that had
-    /// been running for `slack`.
-    init(remaining: Duration, slack: Duration, clockName: String) {
+    /// A sleep given as a deadline `remaining` after the real now, arriving at virtual time
+    /// `now`; `instants` are the recent virtual instants, oldest first, the last one `now`'s.
+    init(remaining: Duration, instants: [Instant], now: Duration, clockName: String) {
         self.clockName = clockName
         let low = remaining.clampedNanoseconds
         guard low > 0 else {
-            duration = .zero
-            ambiguousRange = nil
+            (delay, duration, ambiguousRange) = (.zero, .zero, nil)
             return
         }
-        let high = low.addingReportingOverflow(max(slack.clampedNanoseconds, 0))
-        let (value, ambiguous) = Self.roundest(from: low, to: high.overflow ? .max : high.partialValue)
+        let instants = instants.isEmpty ? [Instant(time: now, age: .zero)] : instants
+        let span = max(instants[0].age.clampedNanoseconds, 0)
+        let high = low.addingReportingOverflow(span)
+        let top = high.overflow ? Int64.max : high.partialValue
+        let (value, ambiguous) = Self.roundest(from: low, to: top)
         duration = .nanoseconds(value)
-        ambiguousRange = ambiguous ? Duration.nanoseconds(low)...Duration.nanoseconds(high.overflow ? .max : high.partialValue) : nil
+        ambiguousRange = ambiguous ? Duration.nanoseconds(low)...Duration.nanoseconds(top) : nil
+        // The read was `value - low` before the sleep arrived: at the latest instant begun by then.
+        let readAge = Duration.nanoseconds(value - low)
+        let readAt = instants.last { $0.age >= readAge } ?? instants[0]
+        delay = max(readAt.time + duration - now, .zero)
     }
 
     /// The roundest integer in `low...high` (both positive), and whether a number half as round

@@ -50,12 +50,10 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     /// virtual instant starts, the bound a sleep's deadline is read against.
     let hasSeenJobs = Atomic<Bool>(false)
 
-    /// Puts a sleeper's job on virtual time (set by the scheduler): wakes it `delay` from now,
-    /// or reports a sleep whose duration cannot be told.
-    var scheduleSleep: ((UnownedJob, SleepDeadline) -> Void)?
-    /// How long, in real time, the current virtual instant has lasted, when the scheduler knows
-    /// (set by the scheduler).
-    var instantSlack: (() -> Duration?)?
+    /// Puts a sleeper's job on virtual time (set by the scheduler): given what the runtime
+    /// passed (an exact duration, or the time left to a deadline) and how long the running job
+    /// has run, wakes it when the sleep ends, or reports a sleep whose duration cannot be told.
+    var scheduleSleep: ((UnownedJob, _ exact: Duration?, _ remaining: Duration, _ jobAge: Duration, _ clockName: String) -> Void)?
     /// Called on the owner thread when the first job is enqueued (set by the scheduler).
     var firstJob: (() -> Void)?
 
@@ -126,24 +124,15 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// How long the clock may have run, in real time, since the sleeping code read it to compute
-    /// its deadline: since the current virtual instant began (the read happened at this virtual
-    /// time, possibly in another task: swift-async-algorithms' `debounce` reads the clock where a
-    /// value arrives and sleeps in its timer task), or at least since the running job started.
-    private var slack: Duration {
-        guard isOwnerThread else { return .zero }
-        let job = runningSince.map { $0.duration(to: .now) } ?? .zero
-        return max(job, instantSlack?() ?? .zero)
+    /// How long the running job has run, in real time (zero off the owner thread).
+    private var jobAge: Duration {
+        guard isOwnerThread, let runningSince else { return .zero }
+        return runningSince.duration(to: .now)
     }
 
     /// A sleep that reached the runtime as a delay or a deadline (the C hooks' path).
     func enqueueSleep(_ job: UnownedJob, remaining: Duration, isDeadline: Bool) {
-        let deadline =
-            isDeadline
-            ? SleepDeadline(remaining: remaining, slack: slack, clockName: "the system clock")
-            : SleepDeadline(exactly: remaining, clockName: "Task.sleep(nanoseconds:)")
-        guard let scheduleSleep else { return }
-        scheduleSleep(job, deadline)
+        scheduleSleep?(job, isDeadline ? nil : remaining, remaining, jobAge, isDeadline ? "the system clock" : "a delay")
     }
 }
 
@@ -158,7 +147,7 @@ extension TestTaskExecutor: SchedulingExecutor {
         guard isOwnerThread, let scheduleSleep, let duration = delay as? Duration else {
             return forward(unowned) { $0.enqueue(ExecutorJob(unowned), after: delay, tolerance: tolerance, clock: clock) }
         }
-        scheduleSleep(unowned, SleepDeadline(exactly: duration, clockName: "\(C.self)"))
+        scheduleSleep(unowned, duration, duration, jobAge, "\(C.self)")
     }
 
     func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
@@ -176,7 +165,7 @@ extension TestTaskExecutor: SchedulingExecutor {
         } else {
             return forward(unowned) { $0.enqueue(ExecutorJob(unowned), at: instant, tolerance: tolerance, clock: clock) }
         }
-        scheduleSleep(unowned, SleepDeadline(remaining: remaining, slack: slack, clockName: "\(C.self)"))
+        scheduleSleep(unowned, nil, remaining, jobAge, "\(C.self)")
     }
 
     /// A sleep this executor cannot put on virtual time (from another thread, on a clock with

@@ -13,7 +13,7 @@ extension TestScheduler {
         let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         // Tasks the body starts (`Task { }` in a view model) run on this scheduler's executor; a
         // deadline the body computes is read against the real time the run began.
-        if instantOrigin?.time != now { instantOrigin = (now, .now) }
+        noteInstant(now)
         let result = try GlobalEnqueueHook.routing(to: executor) { try body() }
         flush(at: location)
         checkReleased(at: location)
@@ -98,15 +98,19 @@ extension TestScheduler {
     /// Notes the real time at which the next virtual instant begins (once async work exists: a
     /// `Task.sleep` deadline is read against it).
     @inline(__always) private func noteInstantOrigin() {
-        guard executor.hasSeenJobs.load(ordering: .relaxed), let next = virtual.nextDueTime, next != instantOrigin?.time else { return }
-        instantOrigin = (next, .now)
+        guard executor.hasSeenJobs.load(ordering: .relaxed), let next = virtual.nextDueTime else { return }
+        noteInstant(next)
     }
 
-    /// How long the current virtual instant has lasted in real time, if its start was noted.
-    var instantSlack: Duration? {
-        guard let instantOrigin, instantOrigin.time == now else { return nil }
-        return instantOrigin.real.duration(to: .now)
+    /// Notes that virtual instant `time` begins now (in real time), unless it is the latest noted.
+    func noteInstant(_ time: Duration) {
+        guard recentInstants.last?.time != time else { return }
+        if recentInstants.count == Self.instantsKept { recentInstants.removeFirst() }
+        recentInstants.append((time, .now))
     }
+
+    /// How many instants back a sleep's deadline may have been computed.
+    static let instantsKept = 4
 
     func setUpHot() {
         let pending = hotToSetUp

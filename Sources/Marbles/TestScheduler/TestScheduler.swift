@@ -71,16 +71,15 @@ public final class TestScheduler: Scheduler {
     // Async support: created on first use.
     lazy var executor: TestTaskExecutor = {
         let executor = TestTaskExecutor()
-        executor.scheduleSleep = { [weak self] job, deadline in self?.scheduleSleep(job, deadline) }
-        executor.instantSlack = { [weak self] in self?.instantSlack }
-        executor.firstJob = { [weak self] in
-            guard let self, instantOrigin?.time != now else { return }
-            instantOrigin = (now, .now)
+        executor.scheduleSleep = { [weak self] job, exact, remaining, jobAge, clock in
+            self?.scheduleSleep(job, exact: exact, remaining: remaining, jobAge: jobAge, clockName: clock)
         }
+        executor.firstJob = { [weak self] in self?.noteInstant(self?.now ?? .zero) }
         return executor
     }()
-    /// The virtual instant being run and the real time it began at, noted once async work exists.
-    var instantOrigin: (time: Duration, real: ContinuousClock.Instant)?
+    /// The latest virtual instants run and the real time each began at, noted once async work
+    /// exists (oldest first): a `Task.sleep` deadline is read against them.
+    var recentInstants: [(time: Duration, real: ContinuousClock.Instant)] = []
     /// Sleeps on a system clock whose duration could not be told from their deadline, with the
     /// virtual time they started at; reported when the run ends.
     var ambiguousSleeps: [(start: Duration, sleep: SleepDeadline)] = []
