@@ -81,7 +81,7 @@ plugin-check: deps
 # Formatting, from the checked-in .swift-format (swift-format ships with the toolchain), and
 # no function in Sources over 60 lines.
 lint:
-	$(SWIFT) format lint --strict --configuration .swift-format -r Sources Tests Benchmarks/Sources Plugins Package.swift
+	$(SWIFT) format lint --strict --configuration .swift-format -r Sources Tests Benchmarks/Sources Plugins Package.swift Examples/Sources Examples/Tests Examples/Package.swift
 	python3 scripts/long-functions.py 60
 
 # The DocC catalogs of the library modules (.build/docs/*.doccarchive), without a DocC

@@ -1,8 +1,9 @@
 import Foundation
 import MarbleCore
-@testable import Marbles
 import MarblesTesting
 import Testing
+
+@testable import Marbles
 
 /// Holds the jobs of tasks that prefer it instead of running them, so a test can hand a job to
 /// the runtime's delay and deadline entry points itself.

@@ -1,8 +1,9 @@
 import Foundation
 import MarbleCore
-@testable import Marbles
 import MarblesTesting
 import Testing
+
+@testable import Marbles
 
 /// `Task.sleep` and the system clocks' sleeps, in code that was never given a clock, run on
 /// the test scheduler's virtual time.
@@ -124,7 +125,9 @@ struct TaskSleepTests {
         }
         let messages = reporter.failures.map(\.message)
         #expect(messages.count == 1, "\(messages)")
-        #expect(messages.first?.contains("a sleep on ContinuousClock started at frame 2 has no duration that can be told") == true, "\(messages)")
+        #expect(
+            messages.first?.contains("a sleep on ContinuousClock started at frame 2 has no duration that can be told") == true,
+            "\(messages)")
     }
 
     @Test("the same timeline in 500 runs")
@@ -174,24 +177,29 @@ struct SleepDeadlineTests {
 
     @Test("a deadline that had passed is due at once; an exact delay is kept")
     func passedAndExact() {
-        let now = [SleepDeadline.Instant(time: .milliseconds(500), age: .milliseconds(4))]
-        #expect(SleepDeadline(remaining: .microseconds(-3), instants: now, now: .milliseconds(500), clockName: "c").delay == .zero)
-        #expect(SleepDeadline(remaining: .seconds(-5), instants: now, now: .milliseconds(500), clockName: "c").ambiguousRange == nil)
-        #expect(SleepDeadline(exactly: .nanoseconds(1_234_567), clockName: "c").delay == .nanoseconds(1_234_567))
+        let arrival = ContinuousClock.now
+        let now = [SleepDeadline.Instant(time: .milliseconds(500), real: arrival - .milliseconds(4))]
+        let passed = SleepDeadline(
+            remaining: .microseconds(-3), instants: now, arrival: arrival, now: .milliseconds(500), clock: ContinuousClock.self)
+        #expect(passed.delay == .zero && passed.ambiguousRange == nil)
+        #expect(SleepDeadline(exactly: .nanoseconds(1_234_567), clock: ContinuousClock.self).delay == .nanoseconds(1_234_567))
     }
 
     @Test("a deadline read at an earlier instant ends the duration after that instant")
     func readAtAnEarlierInstant() {
         // Virtual instants 300 ms and 400 ms began 60 µs and 20 µs of real time before the sleep
         // arrived at 400 ms; 299.95 ms were left to the deadline: it was read 50 µs before, at 300 ms.
+        let arrival = ContinuousClock.now
         let instants = [
-            SleepDeadline.Instant(time: .milliseconds(300), age: .microseconds(60)),
-            SleepDeadline.Instant(time: .milliseconds(400), age: .microseconds(20)),
+            SleepDeadline.Instant(time: .milliseconds(300), real: arrival - .microseconds(60)),
+            SleepDeadline.Instant(time: .milliseconds(400), real: arrival - .microseconds(20)),
         ]
-        let earlier = SleepDeadline(remaining: .microseconds(299_950), instants: instants, now: .milliseconds(400), clockName: "c")
+        let earlier = SleepDeadline(
+            remaining: .microseconds(299_950), instants: instants, arrival: arrival, now: .milliseconds(400), clock: ContinuousClock.self)
         #expect(earlier.duration == .milliseconds(300) && earlier.delay == .milliseconds(200) && earlier.ambiguousRange == nil)
         // 299.99 ms left: read 10 µs before, within this instant.
-        let current = SleepDeadline(remaining: .microseconds(299_990), instants: instants, now: .milliseconds(400), clockName: "c")
+        let current = SleepDeadline(
+            remaining: .microseconds(299_990), instants: instants, arrival: arrival, now: .milliseconds(400), clock: ContinuousClock.self)
         #expect(current.duration == .milliseconds(300) && current.delay == .milliseconds(300))
     }
 }

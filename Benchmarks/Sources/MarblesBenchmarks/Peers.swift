@@ -130,6 +130,42 @@ nonisolated func asyncDriverBenchmarks() {
                 precondition(recording.events.count == steps, "\(recording.events.count)")
             },
         ])
+    // The same test written against scheduler.clock and with Task.sleep (system clock, no injection).
+    func sleepTest(_ sleep: @escaping @Sendable (TestClock) async throws -> Void) {
+        let scheduler = TestScheduler(frame: .milliseconds(100), reporter: CollectingReporter())
+        let clock = scheduler.clock
+        let expectation = scheduler.run {
+            scheduler.expect(emitting: Int.self) { emit in
+                for i in 0..<steps {
+                    try await sleep(clock)
+                    emit(i)
+                }
+            }
+        }
+        precondition(
+            expectation.recorded.count == steps + 1 && scheduler.now == .milliseconds(100 * steps), "\(expectation.recorded.count)")
+    }
+    compare(
+        "Task.sleep on virtual time: \(steps) sleeps of 100 ms", unit: .nanoseconds(per: steps, "ns/sleep"),
+        [
+            Contender("scheduler.clock.sleep(for:)") { sleepTest { try await $0.sleep(for: .milliseconds(100)) } },
+            Contender("Task.sleep(for:) (ContinuousClock)") { sleepTest { _ in try await Task.sleep(for: .milliseconds(100)) } },
+            Contender("Task.sleep(nanoseconds:)") { sleepTest { _ in try await Task.sleep(nanoseconds: 100_000_000) } },
+        ])
+    compare(
+        "a test that sleeps 10 s with Task.sleep", unit: .microseconds(per: 1),
+        [
+            Contender("Task.sleep(for: .seconds(10))") {
+                let scheduler = TestScheduler(reporter: CollectingReporter())
+                let expectation = scheduler.run {
+                    scheduler.expect(emitting: Int.self) { emit in
+                        try await Task.sleep(for: .seconds(10))
+                        emit(1)
+                    }
+                }
+                precondition(expectation.recorded.count == 2 && scheduler.now == .seconds(10))
+            }
+        ])
     let tests = options.quick ? 200 : 1_000
     compare(
         "one short marble test", unit: .microseconds(per: tests),

@@ -15,7 +15,8 @@ public final class CombineSearchViewModel: @unchecked Sendable {
     public let results: AnyPublisher<[String], Never>
 
     public init(search: @escaping (String) -> AnyPublisher<[String], Never>, scheduler: AnySchedulerOf<DispatchQueue>) {
-        results = query
+        results =
+            query
             .debounce(for: .milliseconds(300), scheduler: scheduler)
             .removeDuplicates()
             .map(search)

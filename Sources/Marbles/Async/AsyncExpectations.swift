@@ -182,16 +182,15 @@ extension TestScheduler {
 
     /// Puts a system-clock sleep of the code under test on virtual time: its job runs when
     /// virtual time reaches the end of the sleep (see ``SleepDeadline``).
-    func scheduleSleep(_ job: UnownedJob, exact: Duration?, remaining: Duration, jobAge: Duration, clockName: String) {
+    func scheduleSleep(_ job: UnownedJob, exact: Duration?, remaining: Duration, at real: ContinuousClock.Instant, clock: Any.Type?) {
         let sleep: SleepDeadline
         if let exact {
-            sleep = SleepDeadline(exactly: exact, clockName: clockName)
+            sleep = SleepDeadline(exactly: exact, clock: clock)
         } else {
-            let real = ContinuousClock.now
-            var instants = recentInstants.map { SleepDeadline.Instant(time: $0.time, age: $0.real.duration(to: real)) }
-            // Without a note of this instant, the running job's start is the bound.
-            if instants.last?.time != now { instants = [SleepDeadline.Instant(time: now, age: jobAge)] }
-            sleep = SleepDeadline(remaining: remaining, instants: instants, now: now, clockName: clockName)
+            // This instant is noted once any job exists, and a sleep is one; should it not be, the
+            // bound is the sleep's own arrival (the read was just before).
+            let instants = recentInstants.last?.time == now ? recentInstants : [SleepDeadline.Instant(time: now, real: real)]
+            sleep = SleepDeadline(remaining: remaining, instants: instants, arrival: real, now: now, clock: clock)
         }
         if sleep.ambiguousRange != nil { ambiguousSleeps.append((now, sleep)) }
         virtual.schedule(at: now + sleep.delay) { [executor] in executor.enqueueRouted(job) }

@@ -25,7 +25,8 @@ enum GlobalEnqueueHook {
     static func routing<T>(to executor: TestTaskExecutor, _ body: () throws -> T) rethrows -> T {
         guard isAvailable else { return try body() }
         executor.drivesOnMainActor = MainActorStandIn.isOnMainActor
-        let standIn = unsafeBitCast(executor.mainActor.asUnownedSerialExecutor(), to: (UnsafeMutableRawPointer, UnsafeMutableRawPointer).self)
+        let standIn = unsafeBitCast(
+            executor.mainActor.asUnownedSerialExecutor(), to: (UnsafeMutableRawPointer, UnsafeMutableRawPointer).self)
         let previous = marbles_enqueue_hook_set_route(
             marbles_route(driver: Unmanaged.passUnretained(executor).toOpaque(), main_identity: standIn.0, main_witness: standIn.1))
         defer { marbles_enqueue_hook_set_route(previous) }

@@ -34,7 +34,8 @@ final class MainActorStandIn: SerialExecutor, @unchecked Sendable {
     func checkIsolated() {
         precondition(
             isIsolating,
-            "Incorrect actor executor assumption: expected the main actor (on the test scheduler's thread, in a test that runs on the main actor)")
+            "Incorrect actor executor assumption: expected the main actor (on the test scheduler's thread, in a test that runs on the main actor)"
+        )
     }
 
     func isIsolatingCurrentContext() -> Bool? { isIsolating }

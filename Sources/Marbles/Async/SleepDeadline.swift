@@ -20,12 +20,11 @@ import MarbleCore
 /// test then fails with the interval, and the sleep takes the roundest value so the run goes on.
 /// A deadline that had passed when the sleep arrived (`remaining <= 0`) is due at once, as it is
 /// in the app.
-struct SleepDeadline: Equatable {
-    /// A virtual instant the scheduler ran, and how long before the sleep arrived (in real time)
-    /// it began.
+struct SleepDeadline {
+    /// A virtual instant the scheduler ran, and the real time it began at.
     struct Instant: Equatable {
         var time: Duration
-        var age: Duration
+        var real: ContinuousClock.Instant
     }
 
     /// How long after the virtual time it arrived at the sleep ends.
@@ -34,43 +33,48 @@ struct SleepDeadline: Equatable {
     let duration: Duration
     /// When the reading was ambiguous: the interval the duration lies in.
     let ambiguousRange: ClosedRange<Duration>?
-    /// The clock the sleep was on, for a failure message.
-    let clockName: String
+    /// The clock the sleep was on (`nil`: a delay or deadline from the runtime's hooks).
+    let clock: Any.Type?
+
+    /// The clock, for a failure message.
+    var clockName: String { clock.map { "\($0)" } ?? "the system clock" }
 
     /// A sleep whose duration the runtime passed as such.
-    init(exactly duration: Duration, clockName: String) {
+    init(exactly duration: Duration, clock: Any.Type?) {
         self.delay = max(duration, .zero)
         self.duration = delay
         self.ambiguousRange = nil
-        self.clockName = clockName
+        self.clock = clock
     }
 
-    /// A sleep given as a deadline `remaining` after the real now, arriving at virtual time
-    /// `now`; `instants` are the recent virtual instants, oldest first, the last one `now`'s.
-    init(remaining: Duration, instants: [Instant], now: Duration, clockName: String) {
-        self.clockName = clockName
+    /// A sleep given as a deadline `remaining` after real time `arrival`, arriving at virtual
+    /// time `now`; `instants` are the recent virtual instants, oldest first, the last one `now`'s.
+    init(remaining: Duration, instants: [Instant], arrival: ContinuousClock.Instant, now: Duration, clock: Any.Type?) {
+        self.clock = clock
         let low = remaining.clampedNanoseconds
         guard low > 0 else {
             (delay, duration, ambiguousRange) = (.zero, .zero, nil)
             return
         }
-        let instants = instants.isEmpty ? [Instant(time: now, age: .zero)] : instants
-        let span = max(instants[0].age.clampedNanoseconds, 0)
+        let instants = instants.isEmpty ? [Instant(time: now, real: arrival)] : instants
+        let span = max(instants[0].real.duration(to: arrival).clampedNanoseconds, 0)
         let high = low.addingReportingOverflow(span)
         let top = high.overflow ? Int64.max : high.partialValue
         let (value, ambiguous) = Self.roundest(from: low, to: top)
         duration = .nanoseconds(value)
         ambiguousRange = ambiguous ? Duration.nanoseconds(low)...Duration.nanoseconds(top) : nil
         // The read was `value - low` before the sleep arrived: at the latest instant begun by then.
-        let readAge = Duration.nanoseconds(value - low)
-        let readAt = instants.last { $0.age >= readAge } ?? instants[0]
+        let read = arrival - .nanoseconds(value - low)
+        let readAt = instants.last { $0.real <= read } ?? instants[0]
         delay = max(readAt.time + duration - now, .zero)
     }
 
     /// The roundest integer in `low...high` (both positive), and whether a number half as round
     /// lies in the interval too.
     static func roundest(from low: Int64, to high: Int64) -> (value: Int64, ambiguous: Bool) {
+        // No multiple of a step above `high` lies in the interval: start at the largest below it.
         var step: Int64 = 1_000_000_000_000_000_000
+        while step > high { step /= 10 }
         var value = low
         while step > 1 {
             let (quotient, remainder) = low.quotientAndRemainder(dividingBy: step)

@@ -1,5 +1,5 @@
-@_spi(ExperimentalScheduling) @_spi(ExperimentalCustomExecutors) import _Concurrency
 import Synchronization
+@_spi(ExperimentalScheduling) @_spi(ExperimentalCustomExecutors) import _Concurrency
 
 #if canImport(Glibc)
     import Glibc
@@ -44,16 +44,15 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     /// driving): main-actor jobs then run in the scheduler's loop.
     var drivesOnMainActor = false
 
-    /// When the job running now on the owner thread started, in real time (owner thread only).
-    private var runningSince: ContinuousClock.Instant?
     /// Whether any job was ever enqueued: the scheduler then notes the real time at which each
     /// virtual instant starts, the bound a sleep's deadline is read against.
     let hasSeenJobs = Atomic<Bool>(false)
 
     /// Puts a sleeper's job on virtual time (set by the scheduler): given what the runtime
-    /// passed (an exact duration, or the time left to a deadline) and how long the running job
-    /// has run, wakes it when the sleep ends, or reports a sleep whose duration cannot be told.
-    var scheduleSleep: ((UnownedJob, _ exact: Duration?, _ remaining: Duration, _ jobAge: Duration, _ clockName: String) -> Void)?
+    /// passed (an exact duration, or the time left to a deadline at real time `real`), wakes it
+    /// when the sleep ends, or reports a sleep whose duration cannot be told.
+    var scheduleSleep:
+        ((UnownedJob, _ exact: Duration?, _ remaining: Duration, _ real: ContinuousClock.Instant, _ clock: Any.Type?) -> Void)?
     /// Called on the owner thread when the first job is enqueued (set by the scheduler).
     var firstJob: (() -> Void)?
 
@@ -97,13 +96,11 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     func runUntilIdle(limit: Int) -> Int {
         var ran = 0
         while ran < limit, waiting.load(ordering: .acquiring) > 0, let queued = next() {
-            runningSince = .now
             if queued.onMainActor {
                 queued.job.runSynchronously(on: mainActor.asUnownedSerialExecutor())
             } else {
                 queued.job.runSynchronously(on: asUnownedTaskExecutor())
             }
-            runningSince = nil
             ran += 1
         }
         return ran
@@ -124,15 +121,9 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// How long the running job has run, in real time (zero off the owner thread).
-    private var jobAge: Duration {
-        guard isOwnerThread, let runningSince else { return .zero }
-        return runningSince.duration(to: .now)
-    }
-
     /// A sleep that reached the runtime as a delay or a deadline (the C hooks' path).
     func enqueueSleep(_ job: UnownedJob, remaining: Duration, isDeadline: Bool) {
-        scheduleSleep?(job, isDeadline ? nil : remaining, remaining, jobAge, isDeadline ? "the system clock" : "a delay")
+        scheduleSleep?(job, isDeadline ? nil : remaining, remaining, .now, nil)
     }
 }
 
@@ -140,43 +131,45 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
 // sleeper to the current task's scheduling executor (they reach the runtime's delay and deadline
 // hooks only when there is none): being one is what puts the sleeps of our tasks on virtual time.
 #if compiler(>=6.3)
-@available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
-extension TestTaskExecutor: SchedulingExecutor {
-    func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
-        let unowned = UnownedJob(job)
-        guard isOwnerThread, let scheduleSleep, let duration = delay as? Duration else {
-            return forward(unowned) { $0.enqueue(ExecutorJob(unowned), after: delay, tolerance: tolerance, clock: clock) }
+    @available(macOS 26.4, iOS 26.4, watchOS 26.4, tvOS 26.4, visionOS 26.4, *)
+    extension TestTaskExecutor: SchedulingExecutor {
+        func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
+            let unowned = UnownedJob(job)
+            guard isOwnerThread, let scheduleSleep, let duration = delay as? Duration else {
+                return forward(unowned) { $0.enqueue(ExecutorJob(unowned), after: delay, tolerance: tolerance, clock: clock) }
+            }
+            scheduleSleep(unowned, duration, duration, .now, C.self)
         }
-        scheduleSleep(unowned, duration, duration, jobAge, "\(C.self)")
-    }
 
-    func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
-        let unowned = UnownedJob(job)
-        guard isOwnerThread, let scheduleSleep else {
-            return forward(unowned) { $0.enqueue(ExecutorJob(unowned), at: instant, tolerance: tolerance, clock: clock) }
+        func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
+            let unowned = UnownedJob(job)
+            guard isOwnerThread, let scheduleSleep else {
+                return forward(unowned) { $0.enqueue(ExecutorJob(unowned), at: instant, tolerance: tolerance, clock: clock) }
+            }
+            let remaining: Duration
+            let real = ContinuousClock.now
+            // Type checks, not casts: a dynamic cast per sleep costs more than the rest of it.
+            if C.self == ContinuousClock.self {
+                remaining = real.duration(to: unsafeBitCast(instant, to: ContinuousClock.Instant.self))
+            } else if C.self == SuspendingClock.self {
+                remaining = SuspendingClock.now.duration(to: unsafeBitCast(instant, to: SuspendingClock.Instant.self))
+            } else if let duration = clock.now.duration(to: instant) as? Duration {
+                remaining = duration
+            } else {
+                return forward(unowned) { $0.enqueue(ExecutorJob(unowned), at: instant, tolerance: tolerance, clock: clock) }
+            }
+            scheduleSleep(unowned, nil, remaining, real, C.self)
         }
-        let remaining: Duration
-        if let instant = instant as? ContinuousClock.Instant {
-            remaining = ContinuousClock.now.duration(to: instant)
-        } else if let instant = instant as? SuspendingClock.Instant {
-            remaining = SuspendingClock.now.duration(to: instant)
-        } else if let duration = clock.now.duration(to: instant) as? Duration {
-            remaining = duration
-        } else {
-            return forward(unowned) { $0.enqueue(ExecutorJob(unowned), at: instant, tolerance: tolerance, clock: clock) }
-        }
-        scheduleSleep(unowned, nil, remaining, jobAge, "\(C.self)")
-    }
 
-    /// A sleep this executor cannot put on virtual time (from another thread, on a clock with
-    /// other durations) goes where it would have gone without us.
-    private func forward(_ job: UnownedJob, _ enqueue: (any SchedulingExecutor) -> Void) {
-        lock.withLock { foreignEnqueues += 1 }
-        if let platform = Task.defaultExecutor as? any SchedulingExecutor {
-            enqueue(platform)
-        } else {
-            Task.defaultExecutor.enqueue(ExecutorJob(job))
+        /// A sleep this executor cannot put on virtual time (from another thread, on a clock with
+        /// other durations) goes where it would have gone without us.
+        private func forward(_ job: UnownedJob, _ enqueue: (any SchedulingExecutor) -> Void) {
+            lock.withLock { foreignEnqueues += 1 }
+            if let platform = Task.defaultExecutor as? any SchedulingExecutor {
+                enqueue(platform)
+            } else {
+                Task.defaultExecutor.enqueue(ExecutorJob(job))
+            }
         }
     }
-}
 #endif

@@ -106,7 +106,7 @@ extension TestScheduler {
     func noteInstant(_ time: Duration) {
         guard recentInstants.last?.time != time else { return }
         if recentInstants.count == Self.instantsKept { recentInstants.removeFirst() }
-        recentInstants.append((time, .now))
+        recentInstants.append(SleepDeadline.Instant(time: time, real: .now))
     }
 
     /// How many instants back a sleep's deadline may have been computed.

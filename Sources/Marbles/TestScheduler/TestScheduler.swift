@@ -71,15 +71,15 @@ public final class TestScheduler: Scheduler {
     // Async support: created on first use.
     lazy var executor: TestTaskExecutor = {
         let executor = TestTaskExecutor()
-        executor.scheduleSleep = { [weak self] job, exact, remaining, jobAge, clock in
-            self?.scheduleSleep(job, exact: exact, remaining: remaining, jobAge: jobAge, clockName: clock)
+        executor.scheduleSleep = { [weak self] job, exact, remaining, real, clock in
+            self?.scheduleSleep(job, exact: exact, remaining: remaining, at: real, clock: clock)
         }
         executor.firstJob = { [weak self] in self?.noteInstant(self?.now ?? .zero) }
         return executor
     }()
     /// The latest virtual instants run and the real time each began at, noted once async work
     /// exists (oldest first): a `Task.sleep` deadline is read against them.
-    var recentInstants: [(time: Duration, real: ContinuousClock.Instant)] = []
+    var recentInstants: [SleepDeadline.Instant] = []
     /// Sleeps on a system clock whose duration could not be told from their deadline, with the
     /// virtual time they started at; reported when the run ends.
     var ambiguousSleeps: [(start: Duration, sleep: SleepDeadline)] = []
