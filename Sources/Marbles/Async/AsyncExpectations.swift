@@ -70,9 +70,10 @@ extension TestScheduler {
     ///
     /// Deterministic for structured tasks and for `Task { }`/`Task.detached` started while the
     /// scheduler drives (swift-async-algorithms' `debounce` and `merge` start such tasks
-    /// internally): the runtime's global-enqueue hook routes them onto the scheduler's executor.
-    /// Work that hops to another executor (a `DispatchQueue`, `MainActor`) and reaches the
-    /// scheduler's clock or executor from there fails the test and says so.
+    /// internally): the runtime's hooks route them onto the scheduler's executor, with
+    /// `Task.sleep` on virtual time and, when the test runs on the main actor, main-actor work.
+    /// Work that hops to another executor (a `DispatchQueue`, an actor with its own executor)
+    /// and reaches the scheduler's clock or executor from there fails the test and says so.
     public func expect<S: AsyncSequence>(
         _ sequence: S, unsubscribe: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
@@ -157,9 +158,9 @@ extension TestScheduler {
                 MarbleFailure(
                     message: """
                         the async sequence under test was still suspended when nothing was left to run on the test \
-                        scheduler: it waits either for work outside the test scheduler (a DispatchQueue, MainActor or an \
-                        actor with its own executor, or Task.sleep on a system clock instead of scheduler.clock) or for an \
-                        input that never ends (add an unsubscription diagram, e.g. expect(sequence, unsubscribe: "-----!"), \
+                        scheduler: it waits either for work outside the test scheduler (a DispatchQueue timer, an actor \
+                        with its own executor, MainActor in a test not marked @MainActor, a clock whose now it compares \
+                        with a deadline: give it scheduler.clock) or for an input that never ends (add an unsubscription diagram, e.g. expect(sequence, unsubscribe: "-----!"), \
                         to cancel it on purpose)
                         """,
                     location: stalled.location))
@@ -171,10 +172,10 @@ extension TestScheduler {
                     message: """
                         async work reached the test scheduler from another thread (\(executor.foreignEnqueueCount) job(s) \
                         enqueued, \(asyncClock?.foreignAccessCount ?? 0) clock use(s), \(executor.foreignEmissionCount) emission(s) \
-                        off its thread): some of it ran outside the test scheduler (on a DispatchQueue, on MainActor or an \
-                        actor with its own executor, or in a task started before the scheduler ran), so its timing is racy \
-                        and cannot be tested on virtual time. Keep the code under test on the scheduler: give it \
-                        scheduler.clock, avoid hops to other queues, and inject MainActor work as a closure
+                        off its thread): some of it ran outside the test scheduler (on a DispatchQueue, on an actor with \
+                        its own executor, or in a task started before the scheduler ran), so its timing is racy and cannot \
+                        be tested on virtual time. Keep the code under test on the scheduler: avoid hops to other queues, \
+                        start its tasks inside scheduler.run { }, and mark the test @MainActor for main-actor code
                         """,
                     location: unfinished.first?.location ?? location))
         }

@@ -19,7 +19,9 @@
 ///   ``record(_:)`` for custom checks;
 /// - running: ``run(fileID:filePath:line:column:_:)``, ``flush(fileID:filePath:line:column:)``,
 ///   ``advance(by:fileID:filePath:line:column:)``, ``advance(to:fileID:filePath:line:column:)``;
-/// - async code: ``clock`` and the `expect` overloads for `AsyncSequence`.
+/// - async code: ``clock``, the `expect` overloads for `AsyncSequence`, and
+///   ``expect(observing:unsubscribe:fileID:filePath:line:column:)`` for `@Observable` models;
+///   `Task.sleep` and main-actor work run on virtual time too (<doc:AsyncOnVirtualTime>).
 ///
 /// Same-frame order is first scheduled, first run: subscriptions and unsubscriptions of
 /// expectations are queued when `expect` is called, hot messages when the run starts (in
