@@ -25,9 +25,8 @@ import Testing
 
 @Suite("Main-actor code on the test scheduler")
 struct MainActorTests {
-    @MainActor
-    @Test("a @MainActor model's Task { } and Task.sleep run on the main thread, on virtual time")
-    func mainActorModel() {
+    /// The model's test, shared with the XCTest case.
+    @MainActor static func debouncingModelTest() {
         let scheduler = TestScheduler(frame: .milliseconds(100))
         scheduler.run {
             let model = DebouncingModel { query in [query.uppercased()] }
@@ -38,6 +37,10 @@ struct MainActorTests {
             scheduler.schedule(after: .seconds(2)) { subscription.dispose() }
         }
     }
+
+    @MainActor
+    @Test("a @MainActor model's Task { } and Task.sleep run on the main thread, on virtual time")
+    func mainActorModel() { Self.debouncingModelTest() }
 
     @MainActor
     @Test("Task { @MainActor in } and awaiting a main-actor function from the scheduler's tasks")
