@@ -12,9 +12,16 @@ final class DemandSubscription<Output, Failure: Error>: Subscription, @unchecked
     private var delivering = false
     private let upstream = SingleAssignmentDisposable()
     private let onRequest: (Subscribers.Demand) -> Void
+    /// Hot sources drop a value that arrives while no demand is outstanding (as
+    /// `PassthroughSubject` does); cold ones hold it until demand comes.
+    private let dropsUnrequested: Bool
 
-    init(_ subscriber: AnySubscriber<Output, Failure>, onRequest: @escaping (Subscribers.Demand) -> Void) {
+    init(
+        _ subscriber: AnySubscriber<Output, Failure>, dropsUnrequested: Bool = false,
+        onRequest: @escaping (Subscribers.Demand) -> Void
+    ) {
         self.subscriber = subscriber
+        self.dropsUnrequested = dropsUnrequested
         self.onRequest = onRequest
     }
 
@@ -25,7 +32,8 @@ final class DemandSubscription<Output, Failure: Error>: Subscription, @unchecked
             source.subscribe { [self] event in
                 lock.withLock {
                     switch event {
-                    case .next(let value): waiting.append(value)
+                    case .next(let value):
+                        if !dropsUnrequested || demand > .max(waiting.count) { waiting.append(value) }
                     case .error(let error):
                         if let mapped = failure(error) { completion = .failure(mapped) } else { completion = .finished }
                     case .completed: completion = .finished

@@ -20,22 +20,29 @@ public struct DemandRequest: Equatable, Sendable, CustomStringConvertible {
 /// A publisher that plays a marble diagram on a `TestScheduler`: cold (from each
 /// subscription) or hot (from the scheduler's start). It logs subscriptions (`^`/`!`, to
 /// compare with `expect(subscriptions:)`) and
-/// every demand its subscribers request (``demands``). Values that arrive while a subscriber's
-/// demand is used up wait, in order, until it requests more.
+/// every demand its subscribers request (``demands``).
+///
+/// Demand: a cold publisher replays its diagram to each subscriber on demand, so a value that
+/// arrives while the subscriber's demand is used up waits, in order, until it requests more. A
+/// hot publisher is a live source, like `PassthroughSubject`: a value it sends while a
+/// subscriber has no demand outstanding is dropped for that subscriber (and never holds back the
+/// completion behind it).
 public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked Sendable {
     private let source: Observable<Output>
     private let logs: () -> [SubscriptionLog]
     private let scheduler: TestScheduler
     private let failure: (any Error) -> Failure?
+    private let isHot: Bool
     private let requests = Locked<[DemandRequest]>([])
 
     init(
-        source: Observable<Output>, logs: @escaping () -> [SubscriptionLog], scheduler: TestScheduler,
+        source: Observable<Output>, logs: @escaping () -> [SubscriptionLog], scheduler: TestScheduler, isHot: Bool,
         failure: @escaping (any Error) -> Failure?
     ) {
         self.source = source
         self.logs = logs
         self.scheduler = scheduler
+        self.isHot = isHot
         self.failure = failure
     }
 
@@ -47,7 +54,7 @@ public final class TestPublisher<Output, Failure: Error>: Publisher, @unchecked 
 
     public func receive<S: Subscriber>(subscriber: S) where S.Input == Output, S.Failure == Failure {
         let scheduler = self.scheduler
-        let subscription = DemandSubscription<Output, Failure>(AnySubscriber(subscriber)) { [requests] demand in
+        let subscription = DemandSubscription<Output, Failure>(AnySubscriber(subscriber), dropsUnrequested: isHot) { [requests] demand in
             requests.withLock { $0.append(DemandRequest(time: scheduler.now, demand: demand)) }
         }
         subscriber.receive(subscription: subscription)
@@ -62,7 +69,7 @@ extension TestScheduler {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> TestPublisher<Output, Failure> {
         let cold = self.cold(diagram, values: values, error: error, fileID: fileID, filePath: filePath, line: line, column: column)
-        return TestPublisher(source: cold.asObservable(), logs: { cold.subscriptions }, scheduler: self, failure: { $0 as? Failure })
+        return TestPublisher(source: cold.asObservable(), logs: { cold.subscriptions }, scheduler: self, isHot: false, failure: { $0 as? Failure })
     }
 
     /// A cold publisher that never fails: `diagram` plays from each subscription.
@@ -71,7 +78,7 @@ extension TestScheduler {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> TestPublisher<Output, Never> {
         let cold = self.cold(diagram, values: values, fileID: fileID, filePath: filePath, line: line, column: column)
-        return TestPublisher(source: cold.asObservable(), logs: { cold.subscriptions }, scheduler: self, failure: { _ in nil })
+        return TestPublisher(source: cold.asObservable(), logs: { cold.subscriptions }, scheduler: self, isHot: false, failure: { _ in nil })
     }
 
     /// A cold publisher of the diagram's labels, never failing.
@@ -82,13 +89,14 @@ extension TestScheduler {
     }
 
     /// A hot publisher: `diagram` plays from the scheduler's start (`^` marks it) whoever
-    /// subscribes; `#` fails with `error`.
+    /// subscribes; `#` fails with `error`. A value sent while a subscriber has no demand
+    /// outstanding is dropped for it, as `PassthroughSubject` drops it.
     public func hotPublisher<Output, Failure: Error>(
         _ diagram: String, values: [String: Output], error: Failure,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> TestPublisher<Output, Failure> {
         let hot = self.hot(diagram, values: values, error: error, fileID: fileID, filePath: filePath, line: line, column: column)
-        return TestPublisher(source: hot.asObservable(), logs: { hot.subscriptions }, scheduler: self, failure: { $0 as? Failure })
+        return TestPublisher(source: hot.asObservable(), logs: { hot.subscriptions }, scheduler: self, isHot: true, failure: { $0 as? Failure })
     }
 
     /// A hot publisher that never fails.
@@ -97,7 +105,7 @@ extension TestScheduler {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> TestPublisher<Output, Never> {
         let hot = self.hot(diagram, values: values, fileID: fileID, filePath: filePath, line: line, column: column)
-        return TestPublisher(source: hot.asObservable(), logs: { hot.subscriptions }, scheduler: self, failure: { _ in nil })
+        return TestPublisher(source: hot.asObservable(), logs: { hot.subscriptions }, scheduler: self, isHot: true, failure: { _ in nil })
     }
 
     /// A hot publisher of the diagram's labels, never failing.

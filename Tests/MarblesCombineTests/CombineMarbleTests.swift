@@ -33,8 +33,10 @@ struct CombineMarbleTests {
             let x = s.coldPublisher("--1-2|")
             let y = s.coldPublisher("-3|")
             let outer = s.hotPublisher("-x-y-----|", values: ["x": x, "y": y])
-            s.expect(outer.flatMap(maxPublishers: .max(1)) { $0 }).toBe("---1-2-3-|")
-            s.expect(subscriptions: y.subscriptions).toBe("------^-!")
+            // y arrives at frame 3 while x holds the one demand: a hot source drops it, as Combine's
+            // PassthroughSubject does (HotPublisherDemandTests compares the two).
+            s.expect(outer.flatMap(maxPublishers: .max(1)) { $0 }).toBe("---1-2---|")
+            s.expect(subscriptions: y.subscriptions).toBe([])
             let z = s.coldPublisher("--5-6|")
             let w = s.coldPublisher("-7|")
             let switching = s.hotPublisher("-z--w----|", values: ["z": z, "w": w])

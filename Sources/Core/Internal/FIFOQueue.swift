@@ -9,6 +9,8 @@ package struct FIFOQueue<Element> {
     @inlinable package init() {}
 
     @inlinable package var isEmpty: Bool { head == storage.count }
+    /// How many elements wait.
+    @inlinable package var count: Int { storage.count - head }
     @inlinable package var first: Element? { isEmpty ? nil : storage[head] }
 
     @inlinable package mutating func append(_ element: Element) { storage.append(element) }

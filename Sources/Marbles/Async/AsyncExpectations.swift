@@ -61,6 +61,10 @@ extension TestScheduler {
     /// diagram's `^` (default: now), cancels that task at its `!`, and records every element,
     /// the end (`|`) or the thrown error (`#`) at its virtual time; follow with `toBe`.
     ///
+    /// At the `!` frame, what the sequence delivers at that instant is still recorded, then the
+    /// task is cancelled. After the end, `next()` is called once more: a sequence that then
+    /// produces or throws breaks the iterator contract, and the test fails saying so.
+    ///
     /// ```swift
     /// scheduler.run {
     ///     let input = scheduler.cold("a-b---c-|", values: ["a": 1, "b": 2, "c": 3])
@@ -80,8 +84,20 @@ extension TestScheduler {
     ) -> MarbleExpectation {
         let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         let box = UncheckedSendable(sequence)
-        return startAsync(unsubscribe: unsubscribe, location: location) { record in
-            for try await element in box.value { record(.next(.plain(element))) }
+        return startAsync(unsubscribe: unsubscribe, location: location) { [weak self] record in
+            var iterator = box.value.makeAsyncIterator()
+            while let element = try await iterator.next() { record(.next(.plain(element))) }
+            // The iterator contract: once `next()` returned nil it keeps returning nil. Asked once
+            // more (as swift-async-algorithms' validation harness does), a broken sequence shows.
+            do {
+                if let extra = try await iterator.next() {
+                    self?.report("the sequence produced \(extra) past its end (next() returned nil, then a value)", at: location)
+                }
+            } catch {
+                if !Task.isCancelled {
+                    self?.report("the sequence threw \(error) past its end (next() returned nil, then threw)", at: location)
+                }
+            }
         }
     }
 
@@ -129,9 +145,14 @@ extension TestScheduler {
             run.task = Task(executorPreference: executor) { await state.value.perform() }
         }
         if let unsubscribeAt {
-            virtual.schedule(at: now + unsubscribeAt) {
-                run.cancelled = true
-                run.task?.cancel()
+            // A consumer cancelled at an instant still sees what is delivered at that instant (the
+            // iterator hands over what was produced before it observes the cancellation): the
+            // cancel goes after the work already due then.
+            virtual.schedule(at: now + unsubscribeAt) { [virtual] in
+                virtual.schedule(at: virtual.now) {
+                    run.cancelled = true
+                    run.task?.cancel()
+                }
             }
         }
         return expectation

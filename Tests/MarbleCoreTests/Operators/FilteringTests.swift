@@ -71,7 +71,16 @@ struct FilteringTests {
             s.expect(s.cold("--a--b--c--|").takeLast(2)).toBe("-----------(bc|)")
             s.expect(s.cold("--a--|").takeLast(3)).toBe("-----(a|)")
             s.expect(s.cold("--a--#").takeLast(3)).toBe("-----#")
-            s.expect(s.cold("--a--|").takeLast(0)).toBe("-----|")
+        }
+    }
+
+    @Test("takeLast(0) completes at once without subscribing to the source, as RxJS's EMPTY")
+    func takeLastZero() {
+        marbles { s in
+            let source = s.cold("--a--|")
+            s.expect(source.takeLast(0)).toBe("|")
+            s.expect(s.hot("--a--|").takeLast(-1)).toBe("|")
+            s.expect(subscriptions: source.subscriptions).toBe([])
         }
     }
 

@@ -1,8 +1,11 @@
 extension ObservableType {
     /// Emits the last `count` values when the source completes.
+    ///
+    /// `takeLast(0)` (or a negative count) completes at once without subscribing to the source,
+    /// as RxJS 7 does (`EMPTY`), like `take(0)`.
     @inlinable
     public func takeLast(_ count: Int) -> Observable<Element> {
-        guard count > 0 else { return ignoreElements() }
+        guard count > 0 else { return .empty() }
         return lift { observer in
             let state = SerialState((ring: [Element](), start: 0))
             return { event in
