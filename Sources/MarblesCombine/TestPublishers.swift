@@ -69,7 +69,8 @@ extension TestScheduler {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> TestPublisher<Output, Failure> {
         let cold = self.cold(diagram, values: values, error: error, fileID: fileID, filePath: filePath, line: line, column: column)
-        return TestPublisher(source: cold.asObservable(), logs: { cold.subscriptions }, scheduler: self, isHot: false, failure: { $0 as? Failure })
+        return TestPublisher(
+            source: cold.asObservable(), logs: { cold.subscriptions }, scheduler: self, isHot: false, failure: { $0 as? Failure })
     }
 
     /// A cold publisher that never fails: `diagram` plays from each subscription.
@@ -78,7 +79,8 @@ extension TestScheduler {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> TestPublisher<Output, Never> {
         let cold = self.cold(diagram, values: values, fileID: fileID, filePath: filePath, line: line, column: column)
-        return TestPublisher(source: cold.asObservable(), logs: { cold.subscriptions }, scheduler: self, isHot: false, failure: { _ in nil })
+        return TestPublisher(
+            source: cold.asObservable(), logs: { cold.subscriptions }, scheduler: self, isHot: false, failure: { _ in nil })
     }
 
     /// A cold publisher of the diagram's labels, never failing.
@@ -96,7 +98,8 @@ extension TestScheduler {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> TestPublisher<Output, Failure> {
         let hot = self.hot(diagram, values: values, error: error, fileID: fileID, filePath: filePath, line: line, column: column)
-        return TestPublisher(source: hot.asObservable(), logs: { hot.subscriptions }, scheduler: self, isHot: true, failure: { $0 as? Failure })
+        return TestPublisher(
+            source: hot.asObservable(), logs: { hot.subscriptions }, scheduler: self, isHot: true, failure: { $0 as? Failure })
     }
 
     /// A hot publisher that never fails.
