@@ -89,6 +89,8 @@ public enum RxError: Error, Equatable, Sendable, CustomStringConvertible {
     case noCase(key: String)
     /// `single()` saw a second value.
     case moreThanOneElement
+    /// `single(where:)` saw values, none of which matched.
+    case noMatchingElement
 
     /// The error in words.
     public var description: String {
@@ -102,6 +104,7 @@ public enum RxError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "a source that never settles (an interval without take, a retry loop?)"
         case .noCase(let key): return "no case for key \(key) and no default"
         case .moreThanOneElement: return "sequence contains more than one element"
+        case .noMatchingElement: return "no element matches the predicate"
         }
     }
 }

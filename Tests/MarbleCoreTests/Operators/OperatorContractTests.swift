@@ -118,6 +118,19 @@ struct OperatorContractTests {
         Op(name: "asCompletable") { o, _ in o.asCompletable().asObservable().map { _ -> String in } },
         Op(name: "repeat(delay:)") { o, s in o.repeat(2, delay: .milliseconds(1), scheduler: s) },
         Op(name: "using") { o, _ in Observable.using({ SerialDisposable() }, observableFactory: { _ in o.asObservable() }) },
+        Op(name: "audit(durationSelector)") { o, s in o.audit { _ in s.cold("--x") } },
+        Op(name: "throttle(durationSelector)") { o, s in o.throttle(trailing: true) { _ in s.cold("--x") } },
+        Op(name: "window(timeSpan:count:)") { o, s in o.window(timeSpan: .milliseconds(3), count: 2, scheduler: s).flatMap { $0 } },
+        Op(name: "window(timeSpan:timeShift:)") { o, s in
+            o.window(timeSpan: .milliseconds(3), timeShift: .milliseconds(2), scheduler: s).flatMap { $0 }
+        },
+        Op(name: "min(by:)") { o, _ in o.min(by: <) },
+        Op(name: "max(by:)") { o, _ in o.max(by: <) },
+        Op(name: "single(where:)") { o, _ in o.single { $0 == "zz" } },
+        Op(name: "first(where:default:)") { o, _ in o.first(where: { $0 == "zz" }, default: "d") },
+        Op(name: "find(where:)") { o, _ in o.find { $0 == "zz" }.map { $0 ?? "nil" } },
+        Op(name: "firstIndex(where:)") { o, _ in o.firstIndex { $0 == "zz" }.map { "\($0)" } },
+        Op(name: "share(resets)") { o, _ in o.share(resetOnError: false, resetOnComplete: false, resetOnRefCountZero: true) },
     ]
 
     @Test("unsubscribing the output unsubscribes the source at that frame", arguments: operators)

@@ -20,4 +20,33 @@ extension ObservableType {
             }
         }
     }
+
+    /// Emits the only value for which `predicate` holds when the source completes (RxJS 7
+    /// `single(predicate)`). Fails with ``RxError/moreThanOneElement`` at a second match
+    /// (unsubscribing from the source), with ``RxError/noMatchingElement`` at a completion after
+    /// values of which none matched, and with ``RxError/noElements`` when the source was empty.
+    @inlinable
+    public func single(where predicate: @escaping (Element) throws -> Bool) -> Observable<Element> {
+        lift { observer in
+            let state = SerialState((match: Element?.none, sawValue: false))
+            return { event in
+                switch event {
+                case .next(let value):
+                    state.value.sawValue = true
+                    do {
+                        guard try predicate(value) else { return }
+                    } catch { return observer.onError(error) }
+                    if state.value.match != nil { return observer.onError(RxError.moreThanOneElement) }
+                    state.value.match = value
+                case .error(let error): observer.onError(error)
+                case .completed:
+                    guard let match = state.value.match else {
+                        return observer.onError(state.value.sawValue ? RxError.noMatchingElement : RxError.noElements)
+                    }
+                    observer.onNext(match)
+                    observer.onCompleted()
+                }
+            }
+        }
+    }
 }
