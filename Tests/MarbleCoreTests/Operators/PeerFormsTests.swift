@@ -13,10 +13,12 @@ struct PeerFormsTests {
             let source = s.cold("-a-b-----c-d----|")
             let durations = [s.cold("---x"), s.cold("---x")]
             var index = 0
-            s.expect(source.audit { _ -> ColdObservable<String> in
-                defer { index += 1 }
-                return durations[index]
-            }).toBe("----b-------d---|")
+            s.expect(
+                source.audit { _ -> ColdObservable<String> in
+                    defer { index += 1 }
+                    return durations[index]
+                }
+            ).toBe("----b-------d---|")
             s.expect(subscriptions: durations[0].subscriptions).toBe("-^--!")
             s.expect(subscriptions: durations[1].subscriptions).toBe("---------^--!")
             // A duration that completes without a value ends the wait silently.
