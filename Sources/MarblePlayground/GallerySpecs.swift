@@ -32,6 +32,15 @@ enum GallerySpecs {
             """#
         ),
         (
+            "audit",
+            #"""
+            title: audit
+            input: -3-1------2--|
+            operator: audit(x)
+            expected: ----1-------2|
+            """#
+        ),
+        (
             "auditTime",
             #"""
             title: auditTime(5)
@@ -306,12 +315,39 @@ enum GallerySpecs {
             """#
         ),
         (
+            "find",
+            #"""
+            title: find
+            input: --1--4--6--|
+            operator: find(x > 3)
+            expected: -----(4|)
+            """#
+        ),
+        (
+            "findIndex",
+            #"""
+            title: findIndex
+            input: --1--4--6--|
+            operator: findIndex(x > 3)
+            expected: -----(1|)
+            """#
+        ),
+        (
             "first",
             #"""
             title: first
             input: --a--b--c--|
             operator: first
             expected: --(a|)
+            """#
+        ),
+        (
+            "firstDefault",
+            #"""
+            title: first(default:)
+            input: --1--4--6--|
+            operator: first(x > 9, default: 0)
+            expected: -----------(0|)
             """#
         ),
         (
@@ -584,6 +620,15 @@ enum GallerySpecs {
             """#
         ),
         (
+            "singleWhere",
+            #"""
+            title: single(predicate)
+            input: --1--4--2--|
+            operator: single(x > 3)
+            expected: -----------(4|)
+            """#
+        ),
+        (
             "skip",
             #"""
             title: skip
@@ -744,6 +789,15 @@ enum GallerySpecs {
             """#
         ),
         (
+            "throttleWhen",
+            #"""
+            title: throttleWhen
+            input: -4-1---2----1-|
+            operator: throttleWhen(x, trailing: true)
+            expected: -4---1-2----1-|
+            """#
+        ),
+        (
             "throwIfEmpty",
             #"""
             title: throwIfEmpty
@@ -814,6 +868,24 @@ enum GallerySpecs {
             input: -ab--c-d-e-|
             operator: windowTime(4)
             expected: A---B---C--|
+            """#
+        ),
+        (
+            "windowTimeCount",
+            #"""
+            title: windowTime(count:)
+            input: -ab-c-de-f--|
+            operator: windowTime(5, count: 2)
+            expected: A-B---C--D--|
+            """#
+        ),
+        (
+            "windowTimeEvery",
+            #"""
+            title: windowTime(every:)
+            input: -ab-c-de-f--|
+            operator: windowTime(4, every: 3)
+            expected: A--B--C--D--|
             """#
         ),
         (

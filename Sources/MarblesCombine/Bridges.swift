@@ -141,6 +141,10 @@ final class FixedDemandSubscriber<Input, Failure: Error>: Subscriber, @unchecked
     }
 
     func receive(completion: Subscribers.Completion<Failure>) {
+        // A finished subscription is not cancelled afterwards (as `sink` releases it): a cancel
+        // after completion reaches `share()`'s autoconnect as a subscriber leaving, which then
+        // reconnects upstream for the next subscriber.
+        subscription.withLock { $0 = nil }
         switch completion {
         case .finished: observer.onCompleted()
         case .failure(let error): observer.onError(error)

@@ -75,6 +75,12 @@ struct OperatorContext {
         return scheduler.frame * n
     }
 
+    /// A timer of `frames` (a whole number ≥ 0 an expression gave), for duration selectors.
+    func timer(frames: SpecValue, for name: String) throws -> Observable<Int> {
+        guard case .int(let n) = frames, n >= 0 else { throw EvaluationError("\(name) needs whole frames ≥ 0") }
+        return Observable<Int>.timer(scheduler.frame * n, scheduler: scheduler)
+    }
+
     func count(_ index: Int, default fallback: Int? = nil) throws -> Int {
         if arguments[index] == nil, let fallback { return fallback }
         guard case .int(let n) = try constant(index) else { throw EvaluationError("expected a whole number") }
@@ -170,6 +176,9 @@ public enum OperatorRegistry {
     }
     static func value(_ name: String = "value") -> P { P(label: nil, kind: .value, optional: false, name: name) }
     static func bool(_ label: String) -> P { P(label: label, kind: .bool, optional: true, name: "true|false") }
+    static func optionalFn(_ names: String..., name: String = "expression") -> P {
+        P(label: nil, kind: .function(names), optional: true, name: name)
+    }
     static func labelledFn(_ label: String, _ names: String..., name: String) -> P {
         P(label: label, kind: .function(names), optional: true, name: name)
     }
@@ -257,12 +266,26 @@ public enum OperatorRegistry {
             def("distinctUntilChanged", "drops values equal to the one before") { c in
                 c.source.distinctUntilChanged { try plain($0) == plain($1) }
             },
-            def("first", "emits the first value and completes (errors when empty)") { c in c.source.first() },
+            def(
+                "first", "emits the first value (for which the expression holds) and completes; at completion the default, else an error",
+                [optionalFn("x", name: "predicate"), P(label: "default", kind: .value, optional: true, name: "value")]
+            ) { c in
+                let f = c.function(0)
+                let predicate: (SpecItem) throws -> Bool = { item in try f.map { try $0([try plain(item)]).truthy } ?? true }
+                if c.arguments[1] != nil { return c.source.first(where: predicate, default: .value(try c.constant(1))) }
+                return c.source.first(where: predicate)
+            },
             def("last", "emits the last value at completion (errors when empty)") { c in c.source.last() },
             def("elementAt", "emits the value at an index", [count("index")]) { c in c.source.elementAt(try c.count(0)) },
             def("ignoreElements", "keeps only completion or error") { c in c.source.ignoreElements() },
             def("distinct", "drops values seen before") { c in c.source.distinct(by: { try plain($0) }) },
-            def("single", "emits the only value at completion; a second value or none is an error") { c in c.source.single() },
+            def(
+                "single", "emits the only value (for which the expression holds) at completion; a second one or none is an error",
+                [optionalFn("x", name: "predicate")]
+            ) { c in
+                guard let f = c.function(0) else { return c.source.single() }
+                return c.source.single { try f([try plain($0)]).truthy }
+            },
             def(
                 "repeat", "subscribes to the source count times in a row (without end without a count), after a delay if given",
                 [count(optional: true), frames("delay", label: "delay", optional: true)]
@@ -290,16 +313,49 @@ public enum OperatorRegistry {
             def("auditTime", "after a value, waits, then emits the latest value", [frames()]) { c in
                 c.source.audit(try c.frames(0), scheduler: c.scheduler)
             },
+            def(
+                "audit", "after a value, waits the frames the expression gives for it, then emits the latest value",
+                [fn("x", name: "frames")]
+            ) {
+                c in
+                let f = c.function(0)!
+                return c.source.audit { item in try c.timer(frames: f([try plain(item)]), for: "audit") }
+            },
+            def(
+                "throttleWhen", "emits a value, then ignores values for the frames the expression gives for it (RxJS throttle)",
+                [fn("x", name: "frames"), bool("leading"), bool("trailing")]
+            ) { c in
+                let f = c.function(0)!
+                return c.source.throttle(leading: try c.bool(1, default: true), trailing: try c.bool(2, default: false)) { item in
+                    try c.timer(frames: f([try plain(item)]), for: "throttleWhen")
+                }
+            },
             def("sampleTime", "emits the latest new value every period", [frames("period")]) { c in
                 let period = try c.frames(0)
                 guard period > .zero else { throw EvaluationError("sampleTime's period must be at least 1 frame") }
                 return c.source.sample(every: period, scheduler: c.scheduler)
             },
-            def("min", "emits the smallest value at completion") { c in
-                c.source.map { OrderedSpecValue(value: try plain($0)) }.min().map { .value($0.value) }
+            def(
+                "min", "emits the smallest value at completion (by the comparison a < b, if given)",
+                [optionalFn("a", "b", name: "comparison")]
+            ) { c in
+                if let less = c.function(0) { return c.source.min { try less([try plain($0), try plain($1)]).truthy } }
+                return c.source.map { OrderedSpecValue(value: try plain($0)) }.min().map { .value($0.value) }
             },
-            def("max", "emits the largest value at completion") { c in
-                c.source.map { OrderedSpecValue(value: try plain($0)) }.max().map { .value($0.value) }
+            def(
+                "max", "emits the largest value at completion (by the comparison a < b, if given)",
+                [optionalFn("a", "b", name: "comparison")]
+            ) { c in
+                if let less = c.function(0) { return c.source.max { try less([try plain($0), try plain($1)]).truthy } }
+                return c.source.map { OrderedSpecValue(value: try plain($0)) }.max().map { .value($0.value) }
+            },
+            def("find", "emits the first value for which the expression holds, or nil at completion", [fn("x")]) { c in
+                let f = c.function(0)!
+                return c.source.find { try f([try plain($0)]).truthy }.map { $0 ?? .value(.string("nil")) }
+            },
+            def("findIndex", "emits the index of the first value for which the expression holds, or -1 at completion", [fn("x")]) { c in
+                let f = c.function(0)!
+                return c.source.firstIndex { try f([try plain($0)]).truthy }.map { .value(.int($0)) }
             },
             def("timestamp", "replaces each value by the frame it arrived at") { c in
                 let frame = c.scheduler.frame
@@ -506,9 +562,22 @@ public enum OperatorRegistry {
             guard n > 0, skip > 0 else { throw EvaluationError("windowCount needs a positive count and skip") }
             return c.lettered(c.source.window(count: n, skip: skip))
         },
-        def("windowTime", "splits into consecutive windows of a duration", [frames()]) { c in
+        def(
+            "windowTime", "splits into windows of a duration: consecutive (closed early at count values), or opened every shift",
+            [frames(), count(label: "count", optional: true), frames("shift", label: "every", optional: true)]
+        ) { c in
             let span = try c.frames(0)
             guard span > .zero else { throw EvaluationError("windowTime needs a window of at least 1 frame") }
+            if c.arguments[2] != nil {
+                let shift = try c.frames(2)
+                guard shift > .zero else { throw EvaluationError("windowTime needs a shift of at least 1 frame") }
+                return c.lettered(c.source.window(timeSpan: span, timeShift: shift, scheduler: c.scheduler))
+            }
+            if c.arguments[1] != nil {
+                let count = try c.count(1)
+                guard count > 0 else { throw EvaluationError("windowTime needs a count of at least 1") }
+                return c.lettered(c.source.window(timeSpan: span, count: count, scheduler: c.scheduler))
+            }
             return c.lettered(c.source.window(timeSpan: span, scheduler: c.scheduler))
         },
         def("window", "splits into a new window whenever the second input emits", inputs: 2...2) { c in
