@@ -10,7 +10,12 @@ extension TestScheduler {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
         _ body: () throws -> Result
     ) rethrows -> Result {
-        let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        try run(at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column), body)
+    }
+
+    /// ``run(fileID:filePath:line:column:_:)`` at a location given as a value.
+    @discardableResult
+    public func run<Result>(at location: MarbleSourceLocation, _ body: () throws -> Result) rethrows -> Result {
         // Tasks the body starts (`Task { }` in a view model) run on this scheduler's executor; a
         // deadline the body computes is read against the real time the run began.
         noteInstant(now)

@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Properties over generated marble diagrams: a property runs on many cases, each on a fresh
+/// ``TestScheduler`` with diagrams drawn from a ``DiagramGenerator``, and fails when a case's
+/// expectations fail. A failing case is shrunk to the smallest diagrams that still fail (fewer
+/// events and frames, simpler values, earlier ends) and reported as they are: the diagrams, the
+/// failure of the smallest case (both timelines aligned, as `toBe` reports them), and the seed
+/// that reproduces the run.
+///
+/// `MarblesTesting` adds `checkMarbles { s, draw in … }`, which reports to the running test.
+public enum MarbleProperty {
+    /// What a check found.
+    public struct Outcome: Sendable {
+        /// The seed of the run: the same seed runs the same cases.
+        public var seed: UInt64
+        /// How many cases ran.
+        public var cases: Int
+        /// The smallest failing case, when one failed.
+        public var counterexample: Counterexample?
+    }
+
+    /// A failing case, before and after shrinking.
+    public struct Counterexample: Sendable {
+        /// The number (from 1) of the first failing case.
+        public var caseNumber: Int
+        /// The diagrams the first failing case drew, and how many events they held.
+        public var original: [String]
+        public var originalEvents: Int
+        /// The diagrams of the smallest failing case, and how many events they hold.
+        public var shrunk: [String]
+        public var shrunkEvents: Int
+        /// How many replays shrinking tried.
+        public var shrinkSteps: Int
+        /// The smallest case's failures, as its expectations reported them.
+        public var failures: [MarbleFailure]
+    }
+
+    /// Runs `property` on `count` cases (`MARBLES_PROPERTY_COUNT` overrides it) drawn from `seed`
+    /// (else `MARBLES_SEED`, else a fresh one); diagrams span up to `maxFrames` frames, growing
+    /// with the case number. The smallest failing case's failures go to `reporter`, each with the
+    /// diagrams and the seed; `configure` prepares that case's scheduler (a diagram writer).
+    @discardableResult
+    public static func check(
+        count: Int = 100, seed: UInt64? = nil, maxFrames: Int = 24, frame: Duration = .milliseconds(1),
+        reporter: any MarbleFailureReporter, location: MarbleSourceLocation, configure: ((TestScheduler) -> Void)? = nil,
+        _ property: (TestScheduler, DiagramGenerator) -> Void
+    ) -> Outcome {
+        var fresh = SplitMix64(seed: UInt64(truncatingIfNeeded: clockSeed))
+        let seed = seed ?? environmentSeed ?? fresh.next()
+        let count = environmentCount ?? count
+        var seeds = SplitMix64(seed: seed)
+        for number in 1...max(count, 1) {
+            let size = 2 + (max(maxFrames, 2) - 2) * (number - 1) / max(count - 1, 1)
+            let first = run(Choices(seed: seeds.next()), size: size, frame: frame, location: location, property)
+            guard !first.failures.isEmpty else { continue }
+            let (smallest, steps) = withoutActuallyEscaping(property) { property in
+                var shrinker = Shrinker(budget: 3_000) { candidate in
+                    let replay = run(Choices(replaying: candidate), size: size, frame: frame, location: location, property)
+                    return replay.failures.isEmpty ? nil : replay.choices
+                }
+                return (shrinker.shrink(first.choices), shrinker.steps)
+            }
+            let last = run(Choices(replaying: smallest), size: size, frame: frame, location: location, configure: configure, property)
+            let example = Counterexample(
+                caseNumber: number, original: first.drawn, originalEvents: first.events, shrunk: last.drawn, shrunkEvents: last.events,
+                shrinkSteps: steps, failures: last.failures.isEmpty ? first.failures : last.failures)
+            report(example, seed: seed, count: count, to: reporter)
+            return Outcome(seed: seed, cases: number, counterexample: example)
+        }
+        return Outcome(seed: seed, cases: count, counterexample: nil)
+    }
+
+    private struct CaseRun {
+        var failures: [MarbleFailure]
+        var choices: [UInt64]
+        var drawn: [String]
+        var events: Int
+    }
+
+    private static func run(
+        _ choices: Choices, size: Int, frame: Duration, location: MarbleSourceLocation, configure: ((TestScheduler) -> Void)? = nil,
+        _ property: (TestScheduler, DiagramGenerator) -> Void
+    ) -> CaseRun {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(frame: frame, reporter: reporter)
+        configure?(scheduler)
+        let draw = DiagramGenerator(choices: choices, size: size, scheduler: scheduler)
+        scheduler.run(at: location) { property(scheduler, draw) }
+        return CaseRun(failures: reporter.failures, choices: draw.usedChoices, drawn: draw.drawn, events: draw.eventCount)
+    }
+
+    private static func report(_ example: Counterexample, seed: UInt64, count: Int, to reporter: any MarbleFailureReporter) {
+        let seedText = "0x" + String(seed, radix: 16)
+        let header = """
+            property failed on case \(example.caseNumber) of \(count) (seed \(seedText): rerun with seed: \(seedText) or \
+            MARBLES_SEED=\(seedText)); smallest failing case, shrunk from \(example.originalEvents) to \(example.shrunkEvents) \
+            event(s) in \(example.shrinkSteps) tries:
+            """
+        let diagrams = example.shrunk.map { "  " + $0 }.joined(separator: "\n")
+        for failure in example.failures {
+            reporter.report(MarbleFailure(message: header + "\n" + diagrams + "\n" + failure.message, location: failure.location))
+        }
+    }
+
+    private static var environmentSeed: UInt64? {
+        guard let text = environment("MARBLES_SEED") else { return nil }
+        if text.hasPrefix("0x") { return UInt64(text.dropFirst(2), radix: 16) }
+        return UInt64(text)
+    }
+
+    private static var environmentCount: Int? { environment("MARBLES_PROPERTY_COUNT").flatMap { Int($0) } }
+
+    private static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        let text = String(cString: value)
+        return text.isEmpty ? nil : text
+    }
+
+    private static var clockSeed: Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) &* 1_000_000_007 &+ Int64(time.tv_nsec)
+    }
+}

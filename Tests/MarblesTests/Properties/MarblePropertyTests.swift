@@ -1,0 +1,62 @@
+import MarbleCore
+import Marbles
+import MarblesTesting
+import Testing
+
+/// A deliberately broken operator: `map` that drops a value equal to `bad` once it has seen
+/// `after` values (a bug no hand-drawn diagram of three values would catch).
+extension ObservableType where Element == String {
+    func brokenMap(dropping bad: String, after: Int) -> Observable<String> {
+        var seen = 0
+        return compactMap { value in
+            defer { seen += 1 }
+            return seen >= after && value == bad ? nil : value
+        }
+    }
+}
+
+@Suite("Properties over generated diagrams")
+struct MarblePropertyTests {
+    @Test("a law that holds passes every case")
+    func holdingLaw() {
+        let outcome = checkMarbles(count: 200) { s, draw in
+            let source = draw.cold("abc")
+            s.expect(source.map { $0 + "!" }.map { $0 + "?" }).toBeLike(source.map { $0 + "!?" })
+        }
+        #expect(outcome.counterexample == nil && outcome.cases == 200)
+    }
+
+    @Test("a broken operator is shrunk to a diagram of a few events, reported with the seed")
+    func shrinksABrokenOperator() throws {
+        let reporter = CollectingReporter()
+        let outcome = MarbleProperty.check(count: 300, seed: 42, reporter: reporter, location: here()) { s, draw in
+            let source = draw.cold("abc")
+            s.expect(source.brokenMap(dropping: "c", after: 2)).toBeLike(source.map { $0 })
+        }
+        let example = try #require(outcome.counterexample)
+        #expect(example.shrunkEvents <= 4, "\(example.shrunk)")
+        #expect(example.shrunk == ["cold: aac|"], "\(example.shrunk)")
+        let message = try #require(reporter.failures.first?.message)
+        #expect(message.contains("seed 0x2a"))
+        #expect(message.contains("MARBLES_SEED=0x2a"))
+        #expect(message.contains("  cold: "))
+    }
+
+    @Test("the same seed runs the same cases and finds the same smallest case")
+    func seedReproduces() {
+        func run() -> MarbleProperty.Outcome {
+            MarbleProperty.check(count: 300, seed: 7, reporter: CollectingReporter(), location: here()) { s, draw in
+                let source = draw.hot("abc")
+                s.expect(source.brokenMap(dropping: "b", after: 1)).toBeLike(source.map { $0 })
+            }
+        }
+        let first = run(), second = run()
+        #expect(first.counterexample?.shrunk == second.counterexample?.shrunk)
+        #expect(first.counterexample?.original == second.counterexample?.original)
+        #expect(first.counterexample?.caseNumber == second.counterexample?.caseNumber)
+    }
+}
+
+func here(fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line) -> MarbleSourceLocation {
+    MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: 1)
+}
