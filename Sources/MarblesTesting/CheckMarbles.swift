@@ -19,13 +19,13 @@ import Testing
 /// ```
 @discardableResult
 public func checkMarbles(
-    count: Int = 100, seed: UInt64? = nil, maxFrames: Int = 24, frame: Duration = .milliseconds(1),
+    count: Int = 100, seed: UInt64? = nil, minFrames: Int = 2, maxFrames: Int = 24, frame: Duration = .milliseconds(1),
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
     _ property: (TestScheduler, DiagramGenerator) -> Void
 ) -> MarbleProperty.Outcome {
     let name = Test.current?.name
     return MarbleProperty.check(
-        count: count, seed: seed, maxFrames: maxFrames, frame: frame, reporter: TestFrameworkReporter(),
+        count: count, seed: seed, minFrames: minFrames, maxFrames: maxFrames, frame: frame, reporter: TestFrameworkReporter(),
         location: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
         configure: { scheduler in
             scheduler.testName = name

@@ -218,9 +218,15 @@ public final class MarbleExpectation {
     ) {
         let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         let reference = scheduler.expect(other, at: location)
+        let inputs = scheduler.createdInputs
         scheduler.register(at: location) { [self, unowned scheduler] in
             let comparison = MarbleComparison(expected: reference.actual, actual: actual, frame: scheduler.frame)
             if !comparison.matches { scheduler.report(comparison.message(headline: "timelines differ"), at: location) }
+            // The reference's timeline stands as the expected one (a diagram spec shows both).
+            scheduler.onExpectationChecked?(
+                ExpectationOutcome(
+                    location: location, testName: scheduler.testName, inputs: inputs, expected: reference.actual, actual: actual,
+                    mismatches: comparison.mismatches, frame: scheduler.frame))
         }
     }
 }

@@ -79,23 +79,31 @@ struct SplitMix64: RandomNumberGenerator {
 /// then smaller ones) and keeps each that still fails, until no try succeeds or `budget` runs
 /// out.
 struct Shrinker {
-    let fails: ([UInt64]) -> [UInt64]?
+    /// A failing replay: the choices it used and the size of what it drew (events, then frames).
+    struct Failing {
+        var choices: [UInt64]
+        var size: Int
+    }
+
+    let fails: ([UInt64]) -> Failing?
     var budget: Int
     private(set) var steps = 0
+    private var bestSize = Int.max
 
-    /// `fails` runs a replay and returns the choices it used when the property still fails.
-    init(budget: Int, fails: @escaping ([UInt64]) -> [UInt64]?) {
+    /// `fails` runs a replay and returns what it used when the property still fails.
+    init(budget: Int, fails: @escaping ([UInt64]) -> Failing?) {
         self.budget = budget
         self.fails = fails
     }
 
-    mutating func shrink(_ start: [UInt64]) -> [UInt64] {
-        var best = start
+    mutating func shrink(_ start: Failing) -> [UInt64] {
+        var best = start.choices
+        bestSize = start.size
         var improved = true
         while improved, budget > 0 {
             improved = false
             // Delete runs of choices, long runs first: drops whole events, frames and diagrams.
-            for size in [8, 4, 2, 1] {
+            for size in [32, 16, 8, 4, 2, 1] {
                 var index = 0
                 while index + size <= best.count, budget > 0 {
                     var candidate = best
@@ -128,11 +136,15 @@ struct Shrinker {
         return best
     }
 
+    /// Keeps `candidate` when it still fails and draws less (fewer events and frames), or as
+    /// much from fewer or smaller choices.
     private mutating func attempt(_ candidate: [UInt64], better current: [UInt64]) -> [UInt64]? {
         budget -= 1
         steps += 1
-        guard let used = fails(candidate), Self.isSmaller(used, than: current) else { return nil }
-        return used
+        guard let failing = fails(candidate) else { return nil }
+        guard failing.size < bestSize || (failing.size == bestSize && Self.isSmaller(failing.choices, than: current)) else { return nil }
+        bestSize = failing.size
+        return failing.choices
     }
 
     static func isSmaller(_ a: [UInt64], than b: [UInt64]) -> Bool {

@@ -20,6 +20,8 @@ public final class DiagramGenerator {
     public private(set) var drawn: [String] = []
     /// How many events the drawn diagrams hold.
     public private(set) var eventCount = 0
+    /// How many frames the drawn diagrams span.
+    public private(set) var frameCount = 0
 
     init(choices: Choices, size: Int, scheduler: TestScheduler) {
         self.choices = choices
@@ -77,6 +79,16 @@ public final class DiagramGenerator {
         return text
     }
 
+    /// Fails the case with `message` unless `condition` holds: for checks of recordings that no
+    /// `toBe` expresses (call ``TestScheduler/flush(fileID:filePath:line:column:)`` first).
+    public func require(
+        _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String, fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        guard !condition() else { return }
+        scheduler.report(message(), at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
     /// A whole number in `range`; shrinks toward its lower bound.
     public func int(in range: ClosedRange<Int>) -> Int {
         let value = range.lowerBound + choices.below(range.count)
@@ -100,8 +112,11 @@ public final class DiagramGenerator {
             text += "^"
         }
         var frames = 0
+        // Ends early about once per `size` frames, so diagrams fill their size on average; the
+        // choice 0 still ends it (shrinking shortens diagrams).
+        let scale = max(1, size / 10)
         loop: while frames < size {
-            switch choices.weighted([1, 5, 4, 1]) {
+            switch choices.weighted([1, 5 * scale, 4 * scale, scale]) {
             case 0: break loop
             case 1:
                 text += "-"
@@ -115,6 +130,7 @@ public final class DiagramGenerator {
                 frames += group.count + 2
             }
         }
+        frameCount += frames
         switch choices.weighted([3, 2, 1]) {
         case 0:
             text += "|"

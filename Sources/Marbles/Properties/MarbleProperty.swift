@@ -33,19 +33,20 @@ public enum MarbleProperty {
         /// The diagrams of the smallest failing case, and how many events they hold.
         public var shrunk: [String]
         public var shrunkEvents: Int
-        /// How many replays shrinking tried.
+        /// How many replays shrinking tried, and how long it took.
         public var shrinkSteps: Int
+        public var shrinkTime: Duration
         /// The smallest case's failures, as its expectations reported them.
         public var failures: [MarbleFailure]
     }
 
     /// Runs `property` on `count` cases (`MARBLES_PROPERTY_COUNT` overrides it) drawn from `seed`
-    /// (else `MARBLES_SEED`, else a fresh one); diagrams span up to `maxFrames` frames, growing
-    /// with the case number. The smallest failing case's failures go to `reporter`, each with the
+    /// (else `MARBLES_SEED`, else a fresh one); diagrams span up to `minFrames`…`maxFrames`
+    /// frames, the bound growing with the case number. The smallest failing case's failures go to `reporter`, each with the
     /// diagrams and the seed; `configure` prepares that case's scheduler (a diagram writer).
     @discardableResult
     public static func check(
-        count: Int = 100, seed: UInt64? = nil, maxFrames: Int = 24, frame: Duration = .milliseconds(1),
+        count: Int = 100, seed: UInt64? = nil, minFrames: Int = 2, maxFrames: Int = 24, frame: Duration = .milliseconds(1),
         reporter: any MarbleFailureReporter, location: MarbleSourceLocation, configure: ((TestScheduler) -> Void)? = nil,
         _ property: (TestScheduler, DiagramGenerator) -> Void
     ) -> Outcome {
@@ -54,20 +55,23 @@ public enum MarbleProperty {
         let count = environmentCount ?? count
         var seeds = SplitMix64(seed: seed)
         for number in 1...max(count, 1) {
-            let size = 2 + (max(maxFrames, 2) - 2) * (number - 1) / max(count - 1, 1)
+            let low = min(max(minFrames, 1), max(maxFrames, 1))
+            let size = low + (max(maxFrames, low) - low) * (number - 1) / max(count - 1, 1)
             let first = run(Choices(seed: seeds.next()), size: size, frame: frame, location: location, property)
             guard !first.failures.isEmpty else { continue }
+            let shrinkStart = ContinuousClock.now
             let (smallest, steps) = withoutActuallyEscaping(property) { property in
                 var shrinker = Shrinker(budget: 3_000) { candidate in
                     let replay = run(Choices(replaying: candidate), size: size, frame: frame, location: location, property)
-                    return replay.failures.isEmpty ? nil : replay.choices
+                    return replay.failures.isEmpty ? nil : Shrinker.Failing(choices: replay.choices, size: replay.size)
                 }
-                return (shrinker.shrink(first.choices), shrinker.steps)
+                return (shrinker.shrink(Shrinker.Failing(choices: first.choices, size: first.size)), shrinker.steps)
             }
             let last = run(Choices(replaying: smallest), size: size, frame: frame, location: location, configure: configure, property)
             let example = Counterexample(
                 caseNumber: number, original: first.drawn, originalEvents: first.events, shrunk: last.drawn, shrunkEvents: last.events,
-                shrinkSteps: steps, failures: last.failures.isEmpty ? first.failures : last.failures)
+                shrinkSteps: steps, shrinkTime: shrinkStart.duration(to: .now),
+                failures: last.failures.isEmpty ? first.failures : last.failures)
             report(example, seed: seed, count: count, to: reporter)
             return Outcome(seed: seed, cases: number, counterexample: example)
         }
@@ -79,6 +83,9 @@ public enum MarbleProperty {
         var choices: [UInt64]
         var drawn: [String]
         var events: Int
+        var frames: Int
+        /// Events first, then frames: what "smaller" means to a reader.
+        var size: Int { events * 10_000 + frames }
     }
 
     private static func run(
@@ -90,19 +97,21 @@ public enum MarbleProperty {
         configure?(scheduler)
         let draw = DiagramGenerator(choices: choices, size: size, scheduler: scheduler)
         scheduler.run(at: location) { property(scheduler, draw) }
-        return CaseRun(failures: reporter.failures, choices: draw.usedChoices, drawn: draw.drawn, events: draw.eventCount)
+        return CaseRun(
+            failures: reporter.failures, choices: draw.usedChoices, drawn: draw.drawn, events: draw.eventCount, frames: draw.frameCount)
     }
 
     private static func report(_ example: Counterexample, seed: UInt64, count: Int, to reporter: any MarbleFailureReporter) {
         let seedText = "0x" + String(seed, radix: 16)
         let header = """
-            property failed on case \(example.caseNumber) of \(count) (seed \(seedText): rerun with seed: \(seedText) or \
-            MARBLES_SEED=\(seedText)); smallest failing case, shrunk from \(example.originalEvents) to \(example.shrunkEvents) \
-            event(s) in \(example.shrinkSteps) tries:
+            property failed on case \(example.caseNumber) of \(count); the smallest failing case (\(example.shrunkEvents) event(s), \
+            shrunk from \(example.originalEvents) in \(example.shrinkSteps) tries):
             """
         let diagrams = example.shrunk.map { "  " + $0 }.joined(separator: "\n")
+        let rerun = "seed \(seedText): rerun with seed: \(seedText) or MARBLES_SEED=\(seedText)"
         for failure in example.failures {
-            reporter.report(MarbleFailure(message: header + "\n" + diagrams + "\n" + failure.message, location: failure.location))
+            reporter.report(
+                MarbleFailure(message: [header, diagrams, rerun, failure.message].joined(separator: "\n"), location: failure.location))
         }
     }
 

@@ -50,7 +50,8 @@ struct MarblePropertyTests {
                 s.expect(source.brokenMap(dropping: "b", after: 1)).toBeLike(source.map { $0 })
             }
         }
-        let first = run(), second = run()
+        let first = run()
+        let second = run()
         #expect(first.counterexample?.shrunk == second.counterexample?.shrunk)
         #expect(first.counterexample?.original == second.counterexample?.original)
         #expect(first.counterexample?.caseNumber == second.counterexample?.caseNumber)
@@ -59,4 +60,21 @@ struct MarblePropertyTests {
 
 func here(fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line) -> MarbleSourceLocation {
     MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: 1)
+}
+
+@Suite("Properties: the smallest case's scheduler")
+struct MarblePropertyConfigureTests {
+    @Test("configure prepares the smallest case's scheduler (MarblesTesting installs the MARBLES_DIAGRAM_DIR writer there)")
+    func configureSeesTheSmallestCase() {
+        var checked: [(passed: Bool, actual: Int)] = []
+        let configure = { (scheduler: TestScheduler) in scheduler.onExpectationChecked = { checked.append(($0.passed, $0.actual.count)) } }
+        let property = { (s: TestScheduler, draw: DiagramGenerator) in
+            let source = draw.cold("abc")
+            s.expect(source.brokenMap(dropping: "a", after: 0)).toBeLike(source.map { $0 })
+        }
+        MarbleProperty.check(count: 300, seed: 3, reporter: CollectingReporter(), location: here(), configure: configure, property)
+        #expect(checked.count == 1 && checked.first?.passed == false, "\(checked)")
+        // The smallest case: `a|` (the `a` dropped, only the completion left).
+        #expect(checked.first?.actual == 1, "\(checked)")
+    }
 }
