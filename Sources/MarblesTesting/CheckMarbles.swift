@@ -4,7 +4,7 @@ import Testing
 
 /// Checks a property over generated marble diagrams, reporting to the running Swift Testing or
 /// XCTest test: `count` cases (`MARBLES_PROPERTY_COUNT` overrides it), each on a fresh
-/// ``TestScheduler`` with diagrams from `draw`. A failing case is shrunk to the smallest
+/// `TestScheduler` with diagrams from `draw`. A failing case is shrunk to the smallest
 /// diagrams that still fail, and reported at its expectation's line with those diagrams and the
 /// seed that reproduces the run (`seed:`, or `MARBLES_SEED`). With `MARBLES_DIAGRAM_DIR` set,
 /// the smallest case is also written there as a diagram spec.

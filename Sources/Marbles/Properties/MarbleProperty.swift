@@ -27,14 +27,17 @@ public enum MarbleProperty {
     public struct Counterexample: Sendable {
         /// The number (from 1) of the first failing case.
         public var caseNumber: Int
-        /// The diagrams the first failing case drew, and how many events they held.
+        /// The diagrams the first failing case drew.
         public var original: [String]
+        /// How many events the first failing case's diagrams held.
         public var originalEvents: Int
-        /// The diagrams of the smallest failing case, and how many events they hold.
+        /// The diagrams of the smallest failing case.
         public var shrunk: [String]
+        /// How many events the smallest failing case's diagrams hold.
         public var shrunkEvents: Int
-        /// How many replays shrinking tried, and how long it took.
+        /// How many replays shrinking tried.
         public var shrinkSteps: Int
+        /// How long shrinking took.
         public var shrinkTime: Duration
         /// The smallest case's failures, as its expectations reported them.
         public var failures: [MarbleFailure]
