@@ -36,9 +36,7 @@ public final class DiagramGenerator {
     public func cold(_ labels: String = "abc", fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line)
         -> ColdObservable<String>
     {
-        let text = diagram(labels: labels.map(String.init), hot: false)
-        drawn.append("cold: \(text)")
-        return scheduler.cold(text, fileID: fileID, filePath: filePath, line: line)
+        cold(values: Self.identity(labels), fileID: fileID, filePath: filePath, line: line)
     }
 
     /// A cold observable of `values` (keys are one-character labels); `#` fails with `error`.
@@ -55,9 +53,7 @@ public final class DiagramGenerator {
     public func hot(_ labels: String = "abc", fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line)
         -> HotObservable<String>
     {
-        let text = diagram(labels: labels.map(String.init), hot: true)
-        drawn.append("hot: \(text)")
-        return scheduler.hot(text, fileID: fileID, filePath: filePath, line: line)
+        hot(values: Self.identity(labels), fileID: fileID, filePath: filePath, line: line)
     }
 
     /// A hot observable of `values`; `#` fails with `error`.
@@ -68,6 +64,11 @@ public final class DiagramGenerator {
         let text = diagram(labels: values.keys.sorted(), hot: true)
         drawn.append("hot: \(text)")
         return scheduler.hot(text, values: values, error: error, fileID: fileID, filePath: filePath, line: line)
+    }
+
+    /// Each label's character as its own value.
+    private static func identity(_ labels: String) -> [String: String] {
+        Dictionary(labels.map { (String($0), String($0)) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// A subscription diagram for `expect(_:unsubscribe:)`: `^` at frame 0 and `!` within the
