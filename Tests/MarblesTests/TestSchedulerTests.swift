@@ -223,3 +223,18 @@ struct TestSchedulerTests {
         #expect(reporter.failures[0].message.contains("expected next(i = -x|), got next(--x|)"))
     }
 }
+
+/// Found by the engine laws (a subscription window over a hot source): `toBeLike` watched the
+/// other observable for the whole run, so `expect(x, unsubscribe: "^!")` failed against the same x.
+@Suite("toBeLike over a subscription window")
+struct ToBeLikeWindowTests {
+    @Test("the other observable is watched over the expectation's subscription window")
+    func sameWindow() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let source = scheduler.hot("^-a-b|")
+            scheduler.expect(source.map { $0 }, unsubscribe: "^--!").toBeLike(source)
+            scheduler.expect(source.map { $0 }, unsubscribe: "--^-!").toBeLike(source.filter { _ in true })
+        }
+    }
+}

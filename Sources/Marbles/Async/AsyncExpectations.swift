@@ -135,6 +135,7 @@ extension TestScheduler {
         _ work: @escaping (_ record: @escaping (Event<RecordedValue>) -> Void) async throws -> Void
     ) -> MarbleExpectation {
         let expectation = MarbleExpectation(scheduler: self, origin: now)
+        expectation.window = unsubscribe
         let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
         let run = AsyncRun(location: location)
         asyncRuns.append(run)

@@ -10,6 +10,9 @@ public final class MarbleExpectation {
     @exclusivity(unchecked) @usableFromInline var erased: [Recorded<Event<RecordedValue>>] = []
     /// Events recorded with their type (every other observable), erased when asked for.
     @usableFromInline var typed: TypedRecordingBase?
+    /// The subscription diagram the expectation was made with: `toBeLike` watches the other
+    /// observable over the same window.
+    @usableFromInline var window: String?
 
     /// Everything recorded, erased.
     var actual: [Recorded<Event<RecordedValue>>] { typed?.erasedEvents ?? erased }
@@ -211,13 +214,14 @@ public final class MarbleExpectation {
         }
     }
 
-    /// Expects the same timeline as `other`, subscribed at the same virtual time (RxJS and
-    /// Rx.NET's observable-against-observable comparison).
+    /// Expects the same timeline as `other`, subscribed at the same virtual time and over the
+    /// same subscription window (the expectation's `unsubscribe:` diagram) (RxJS and Rx.NET's
+    /// observable-against-observable comparison).
     public func toBeLike<O: ObservableType>(
         _ other: O, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) {
         let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        let reference = scheduler.expect(other, at: location)
+        let reference = scheduler.expect(other, unsubscribe: window, at: location)
         let inputs = scheduler.createdInputs
         scheduler.register(at: location) { [self, unowned scheduler] in
             let comparison = MarbleComparison(expected: reference.actual, actual: actual, frame: scheduler.frame)

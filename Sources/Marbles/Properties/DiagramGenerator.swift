@@ -80,6 +80,15 @@ public final class DiagramGenerator {
         return text
     }
 
+    /// A subscription diagram with both points drawn: `^` within the case's size, then `!`
+    /// within it again, or no `!` (never unsubscribe): `--^---!`.
+    public func subscription() -> String {
+        var text = String(repeating: "-", count: choices.below(size)) + "^"
+        if choices.below(3) != 0 { text += String(repeating: "-", count: choices.below(size)) + "!" }
+        drawn.append("subscription: \(text)")
+        return text
+    }
+
     /// Fails the case with `message` unless `condition` holds: for checks of recordings that no
     /// `toBe` expresses (call ``TestScheduler/flush(fileID:filePath:line:column:)`` first).
     public func require(

@@ -22,6 +22,7 @@ extension TestScheduler {
         -> MarbleExpectation
     {
         let expectation = MarbleExpectation(scheduler: self, origin: now)
+        expectation.window = unsubscribe
         let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
         let source = observable.asObservable()
         let subscription = SingleAssignmentDisposable()

@@ -66,6 +66,14 @@ struct EngineLawTests {
         }
     }
 
+    @Test("over any subscription window, map(identity) is like the source (found: toBeLike ignored the window)")
+    func subscriptionWindows() {
+        checkMarbles { s, draw in
+            let source = draw.hot("abc")
+            s.expect(source.map { $0 }, unsubscribe: draw.subscription()).toBeLike(source.filter { _ in true })
+        }
+    }
+
     @Test("retry(0) is the identity")
     func retryZero() {
         checkMarbles { s, draw in
