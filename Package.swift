@@ -77,6 +77,8 @@ let package = Package(
         .target(
             name: "MarblePlayground",
             dependencies: ["MarbleRender", .product(name: "FlyingFox", package: "FlyingFox")],
+            // The page and the gallery's specs are data: bundled beside marbleplay.
+            resources: [.copy("Resources/playground.html"), .copy("Resources/gallery")],
             swiftSettings: strict),
         .executableTarget(
             name: "marbleplay",
