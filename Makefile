@@ -28,6 +28,7 @@ diagrams: deps
 	$(MARBLEGEN) render diagrams
 	$(MARBLEGEN) render docs --format png
 	$(MARBLEGEN) render docs/hard-cases --format png
+	$(MARBLEGEN) markdown README.md --images docs/readme
 	MARBLEGEN=$(MARBLEGEN) bash scripts/docc-gallery.sh
 	bash scripts/playground-gallery.sh
 
@@ -73,6 +74,7 @@ check-diagrams: deps
 	$(MARBLEGEN) check diagrams
 	$(MARBLEGEN) check docs --format png
 	$(MARBLEGEN) check docs/hard-cases --format png
+	$(MARBLEGEN) markdown README.md --images docs/readme --check
 	MARBLEGEN=$(MARBLEGEN) bash scripts/docc-gallery.sh --check
 	bash scripts/playground-gallery.sh --check
 

@@ -9,7 +9,7 @@ struct MarblegenCommand: ParsableCommand {
         abstract: "Marble diagrams computed from real operators, rendered through Cairo.",
         discussion: "Exit codes: 0 ok, 1 a check or verification failed, 2 bad input.",
         version: "0.2.0",
-        subcommands: [Render.self, Draw.self, Check.self, Verify.self, Parse.self, Operators.self],
+        subcommands: [Render.self, Draw.self, Check.self, Verify.self, Parse.self, Operators.self, Markdown.self],
         defaultSubcommand: Render.self)
 
     /// Like ArgumentParser's `main()`, but a usage error exits 2 (bad input), as the other
@@ -181,6 +181,36 @@ struct Check: ParsableCommand {
 
     func run() throws {
         try finish(drawing.generator.check(directory))
+    }
+}
+
+struct Markdown: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render the ```marble blocks of a Markdown file into images and keep the link after each block current.",
+        discussion: """
+            marblegen markdown README.md --images docs/readme           (writes the images, rewrites the links)
+            marblegen markdown README.md --images docs/readme --check   (exit 1 when an image or link is stale)
+            """)
+
+    @Argument(help: "The Markdown file.")
+    var file: String
+
+    @Option(help: "The folder for the images, relative to the Markdown file's folder.")
+    var images: String = "images"
+
+    @Flag(help: "Write nothing; exit 1 when an image or a link is missing or out of date.")
+    var check = false
+
+    @OptionGroup var drawing: DrawingOptions
+
+    func validate() throws {
+        try requireExisting([file])
+    }
+
+    func run() throws {
+        // One image per block: PNG unless one other format is named.
+        let format = drawing.format.count == 1 ? drawing.format[0] : .png
+        try finish(drawing.generator.markdown(file, imageDirectory: images, format: format, check: check))
     }
 }
 

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// `marblegen markdown`: the ```marble blocks of a Markdown file rendered beside it, through the binary.
+@Suite("marblegen markdown")
+struct MarkdownCommandTests {
+    let binary = MarblegenBinaryTests()
+
+    func folder(_ markdown: String) throws -> String {
+        let folder = NSTemporaryDirectory() + "marblegen-md-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try markdown.write(toFile: folder + "/doc.md", atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    static let document = """
+        # Doc
+
+        ```marble
+        title: map(x * 2)
+        input: --1--2--|
+        operator: map(x * 2)
+        ```
+
+        Text after.
+        """
+
+    @Test("renders each block, inserts its image link, then finds everything current")
+    func rendersAndLinks() throws {
+        let folder = try folder(Self.document)
+        let first = try binary.run(["markdown", folder + "/doc.md", "--images", "pics"])
+        #expect(first.status == 0, "\(first.errors)")
+        let text = try String(contentsOfFile: folder + "/doc.md", encoding: .utf8)
+        #expect(text.contains("```\n![map(x * 2)](pics/map-x-2.png)\n\nText after."))
+        #expect(FileManager.default.contents(atPath: folder + "/pics/map-x-2.png")?.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+        let again = try binary.run(["markdown", folder + "/doc.md", "--images", "pics"])
+        #expect(again.status == 0 && !again.output.contains("updated"), "\(again)")
+        let check = try binary.run(["markdown", folder + "/doc.md", "--images", "pics", "--check"])
+        #expect(check.status == 0, "\(check.errors)")
+    }
+
+    @Test("--check exits 1 naming a stale image or a missing link, and writes nothing")
+    func checkFindsStale() throws {
+        let folder = try folder(Self.document)
+        _ = try binary.run(["markdown", folder + "/doc.md", "--images", "pics"])
+        let edited = try String(contentsOfFile: folder + "/doc.md", encoding: .utf8).replacingOccurrences(
+            of: "--1--2--|", with: "--1--3--|")
+        try edited.write(toFile: folder + "/doc.md", atomically: true, encoding: .utf8)
+        let stale = try binary.run(["markdown", folder + "/doc.md", "--images", "pics", "--check"])
+        #expect(stale.status == 1 && stale.errors.contains("stale: \(folder)/pics/map-x-2.png"), "\(stale)")
+        try Self.document.write(toFile: folder + "/doc.md", atomically: true, encoding: .utf8)
+        let unlinked = try binary.run(["markdown", folder + "/doc.md", "--images", "pics", "--check"])
+        #expect(unlinked.status == 1 && unlinked.errors.contains("doc.md:8: the image link"), "\(unlinked)")
+        #expect(try String(contentsOfFile: folder + "/doc.md", encoding: .utf8) == Self.document)
+    }
+
+    @Test("a broken spec is an error at its line in the Markdown file, with a caret; nothing is written")
+    func brokenSpec() throws {
+        let folder = try folder(Self.document.replacingOccurrences(of: "operator: map(x * 2)", with: "operator: nosuchop"))
+        let result = try binary.run(["markdown", folder + "/doc.md", "--images", "pics"])
+        #expect(result.status == 2)
+        #expect(result.errors.contains("doc.md:6:11: error: unknown operator 'nosuchop'"), "\(result.errors)")
+        #expect(result.errors.contains("    operator: nosuchop\n              ^"), "\(result.errors)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/pics"))
+    }
+}
