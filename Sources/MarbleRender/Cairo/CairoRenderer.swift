@@ -175,8 +175,9 @@ public struct CairoRenderer: Sendable {
             cairo_set_line_width(cr, 2)
             setColor(cr, theme, stroke, opacity)
             cairo_stroke(cr)
+            // The label stays opaque on a ghost's faded fill: its contrast holds (tested).
             drawText(
-                cr, theme, label, at: center, size: fontSize, color: .marbleText, anchor: .center, bold: false, alpha: opacity,
+                cr, theme, label, at: center, size: fontSize, color: .marbleText, anchor: .center, bold: false, alpha: 1,
                 centerVertically: true)
         case .bar(let center, let halfHeight, let color, let opacity):
             cairo_set_line_width(cr, 2.5)

@@ -1,7 +1,7 @@
 /// Turns a `DiagramModel` into a ``DisplayList``: pure geometry, no Cairo.
 ///
-/// Top to bottom: each input timeline (its inner observables as slanted timelines from
-/// their subscription points), the operator box, the output timeline (with the observables it
+/// Top to bottom: each input timeline (its inner observables as level timelines in lanes below
+/// it, joined to their subscription points by vertical connectors), the operator box, the output timeline (with the observables it
 /// emitted, such as windows, drawn the same way), and, when it differs,
 /// the expected timeline, with the differing frames highlighted on both.
 public struct DiagramLayout {
