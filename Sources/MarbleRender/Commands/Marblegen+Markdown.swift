@@ -1,7 +1,7 @@
 internal import Foundation
 
 extension Marblegen {
-    /// A fenced ```` ```marble ```` block of a Markdown file and the image link that follows it.
+    /// A fenced code block of a Markdown file whose info string is `marble` and the image link that follows it.
     struct MarkdownBlock {
         /// The 1-based line of the opening fence.
         var line: Int
@@ -13,7 +13,7 @@ extension Marblegen {
         var title: String?
     }
 
-    /// Renders each ```` ```marble ```` block of the Markdown file at `path` into an image in
+    /// Renders each fenced `marble` code block of the Markdown file at `path` into an image in
     /// `imageDirectory` (relative to the file's folder) and keeps the image link on the line after
     /// the block current (`![title](images/name.png)`, inserted if missing); with `check`, writes
     /// nothing and exits 1 when an image or a link is missing or out of date. A broken spec is an
@@ -111,7 +111,7 @@ extension Marblegen {
         return true
     }
 
-    /// The ```` ```marble ```` blocks of `lines`, in order.
+    /// The fenced `marble` code blocks of `lines`, in order.
     static func marbleBlocks(in lines: [String]) -> [MarkdownBlock] {
         var blocks: [MarkdownBlock] = []
         var index = 0
