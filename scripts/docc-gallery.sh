@@ -32,8 +32,30 @@ mkdir -p "$work/light" "$work/dark" "$work/out/Resources/gallery"
         echo "![The ${title:-$name} diagram: ${operator:-no operator} applied to its inputs.]($name.png)"
     done
 } >"$work/out/OperatorGallery.md"
+# Each operator's own page: a DocC extension file per symbol (scripts/operator-symbols.txt), its
+# diagrams appended to the symbol's documentation.
+mkdir -p "$work/out/Operators"
+for spec in diagrams/*.marble; do
+    name=$(basename "$spec" .marble)
+    grep -q "^$name " scripts/operator-symbols.txt || { echo "$name has no line in scripts/operator-symbols.txt" >&2; exit 1; }
+done
+grep -v '^#' scripts/operator-symbols.txt | awk '{ print $2 }' | sort -u | while read -r symbol; do
+    file="$work/out/Operators/$(printf '%s' "$symbol" | tr '/():' '-__' | tr -s '_-' | sed 's/[-_]*$//').md"
+    {
+        echo "# \`\`MarbleCore/$symbol\`\`"
+        echo
+        echo "## Marble diagram"
+        grep -v '^#' scripts/operator-symbols.txt | awk -v s="$symbol" '$2 == s { print $1 }' | while read -r name; do
+            title=$(sed -n 's/^title: *//p' "diagrams/$name.marble" | head -1)
+            operator=$(sed -n 's/^operator: *//p' "diagrams/$name.marble" | head -1)
+            echo
+            echo "![The ${title:-$name} diagram: ${operator:-no operator} applied to its inputs.]($name.png)"
+        done
+    } >"$file"
+done
 if [ "${1:-}" = "--check" ]; then
     if ! diff -rq "$work/out/Resources/gallery" "$catalog/Resources/gallery" >/dev/null 2>&1 \
+        || ! diff -rq "$work/out/Operators" "$catalog/Operators" >/dev/null 2>&1 \
         || ! cmp -s "$work/out/OperatorGallery.md" "$catalog/OperatorGallery.md"; then
         echo "the DocC operator gallery is out of date: run make diagrams"
         diff -rq "$work/out/Resources/gallery" "$catalog/Resources/gallery" || true
@@ -46,4 +68,6 @@ rm -rf "$catalog/Resources/gallery"
 mkdir -p "$catalog/Resources"
 cp -r "$work/out/Resources/gallery" "$catalog/Resources/gallery"
 cp "$work/out/OperatorGallery.md" "$catalog/OperatorGallery.md"
-echo "wrote $catalog/OperatorGallery.md and $(ls "$catalog/Resources/gallery" | wc -l) images"
+rm -rf "$catalog/Operators"
+cp -r "$work/out/Operators" "$catalog/Operators"
+echo "wrote $catalog/OperatorGallery.md, $(ls "$catalog/Operators" | wc -l) operator pages and $(ls "$catalog/Resources/gallery" | wc -l) images"
