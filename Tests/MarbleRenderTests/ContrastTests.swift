@@ -83,3 +83,19 @@ struct ContrastTests {
         #expect(lowContrast(old, theme: .dark).count >= 1)
     }
 }
+
+@Suite("Gallery and hard-case layouts")
+struct GalleryLayoutTests {
+    @Test(
+        "no mark overlaps another and no connector runs through a mark, in every gallery spec and hard case (five-inners had connectors through a marble and a bar)"
+    )
+    func noCrossings() throws {
+        var problems: [String] = []
+        for (name, text) in try ContrastTests.specs() {
+            let spec = try DiagramSpec.parse(text, file: name)
+            let list = DiagramLayout(style: spec.style, measurer: ApproximateTextMeasurer()).layout(try DiagramRunner.run(spec))
+            problems += layoutProblems(list, measurer: ApproximateTextMeasurer()).map { "\(name): \($0)" }
+        }
+        #expect(problems.isEmpty, "\(problems.prefix(10).joined(separator: "\n"))")
+    }
+}

@@ -60,7 +60,7 @@ struct LayoutTests {
         #expect(list.items.filter { if case .cross = $0 { return true } else { return false } }.count == 2)
     }
 
-    @Test("inner observables are slanted timelines; an unsubscribed one is faded after its cut")
+    @Test("inner observables are level timelines joined by a vertical connector; an unsubscribed one is faded after its cut")
     func inners() throws {
         let m = try model(
             """
@@ -77,7 +77,9 @@ struct LayoutTests {
             if case .line(let a, let b, _, _, let dashed, _) = item { return (a, b, dashed) }
             return nil
         }
-        #expect(lines.contains { $0.0.y != $0.1.y })  // slanted
+        // Every line is level or vertical: no slant.
+        #expect(lines.allSatisfy { $0.0.y == $0.1.y || $0.0.x == $0.1.x })
+        #expect(lines.contains { $0.0.x == $0.1.x && $0.0.y != $0.1.y })  // a connector
         #expect(lines.contains { $0.2 })  // the faded part is dashed
         #expect(marbles(list).contains { $0.label == "3" && $0.opacity < 1 })
     }
@@ -86,8 +88,9 @@ struct LayoutTests {
     func innerLanes() throws {
         let y = { (list: DisplayList, label: String) in try #require(self.marbles(list).first { $0.label == label }).center.y }
         let overlapping = DiagramLayout().layout(try model("input: -x-y------|\ninner x: ---1|\ninner y: -2|\noperator: flatMap"))
-        // y starts while x runs: its first marble sits a lane below x's, though it comes earlier in x's slope.
-        #expect(try y(overlapping, "2") - y(overlapping, "1") > DiagramLayout().radius * 2)
+        // y starts while x runs: the later inner takes the lane above, so that x's connector (left of
+        // everything y draws) crosses no mark of y's.
+        #expect(try y(overlapping, "1") - y(overlapping, "2") > DiagramLayout().radius * 2)
         let sequential = DiagramLayout().layout(try model("input: -x---y----|\ninner x: -1|\ninner y: -2|\noperator: flatMap"))
         #expect(try y(sequential, "1") == y(sequential, "2"))
     }

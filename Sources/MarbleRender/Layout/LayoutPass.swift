@@ -55,7 +55,7 @@ struct LayoutPass {
         t.inners.isEmpty ? 0 : Double(innerLanes(t).count) * laneHeight + innerLift(t)
     }
 
-    func innerLanes(_ t: TimelineModel) -> (lane: [Int], count: Int) { DiagramLayout.lanes(of: t.inners) }
+    func innerLanes(_ t: TimelineModel) -> (lane: [Int], count: Int) { layout.lanes(of: t.inners) }
 
     /// How far below the parent the inners start: a marble lower, so that no inner mark sits
     /// on one of the parent's (a window's first value at its own start, a late inner event
@@ -158,12 +158,7 @@ struct LayoutPass {
             let length = (inner.events.map(\.frame).max() ?? 0) + 1
             let startX = x(inner.start)
             let startY = parentY + radius + 2 + lift + Double(lanes[index]) * laneHeight
-            if startY > parentY + radius + 2 {
-                timelineItems.append(
-                    .line(
-                        from: Point(startX, parentY + radius + 2), to: Point(startX, startY), color: .line, width: 1.5, dashed: false,
-                        opacity: 1))
-            }
+            drawConnector(from: Point(startX, parentY + radius + 2), to: startY, side: connectorSide(index, of: t.inners, lanes: lanes))
             let cellCenter = self.x
             let point = { (f: Double) in Point(cellCenter(inner.start + f), startY) }
             let cut = inner.fadedAfter
@@ -186,6 +181,40 @@ struct LayoutPass {
             drawEvents(
                 inner.events, at: point, opacity: { f in (cut.map { f > $0 || ($0 == 0 && f == 0) } ?? false) ? Self.ghostOpacity : 1 })
         }
+    }
+
+    /// The line from an inner's subscription point down to its lane: straight down, or, when
+    /// a mark of a lane above stands in the way (two inners starting at one frame: the only
+    /// case lane choice cannot avoid), a step aside under the parent line to `side`, down
+    /// there, and along the lane back to the start.
+    mutating func drawConnector(from top: Point, to laneY: Double, side: Double?) {
+        guard laneY > top.y else { return }
+        var path = [top, Point(top.x, laneY)]
+        if let side {
+            path = [top, Point(side, top.y), Point(side, laneY), Point(top.x, laneY)]
+        }
+        for (from, to) in zip(path, path.dropFirst()) {
+            timelineItems.append(.line(from: from, to: to, color: .line, width: 1.5, dashed: false, opacity: 1))
+        }
+    }
+
+    /// Where an inner's connector goes down: `nil` for straight under its start, else the x,
+    /// half a frame to the left or right, that no mark of a lane above covers.
+    func connectorSide(_ index: Int, of inners: [InnerTimelineModel], lanes: [Int]) -> Double? {
+        let above = inners.indices.filter { lanes[$0] < lanes[index] }.flatMap { other in
+            layout.extents(inners[other].events).map { mark in
+                let center = x(inners[other].start + mark.frame)
+                return (center - mark.left - 2)...(center + mark.right + 2)
+            }
+        }
+        let start = x(inners[index].start)
+        let clear = { (x: Double) in !above.contains { $0.contains(x) } }
+        if clear(start) { return nil }
+        // Just past the marks in the way, on the side with the shorter step.
+        let blocking = above.filter { $0.contains(start) }
+        let left = (blocking.map(\.lowerBound).min() ?? start) - 1
+        let right = (blocking.map(\.upperBound).max() ?? start) + 1
+        return [left, right].sorted { abs($0 - start) < abs($1 - start) }.first(where: clear)
     }
 
     /// The operator box (or a "failing test" note when there is no operator); returns the y
@@ -234,8 +263,47 @@ extension DiagramLayout {
     /// Inners that run at the same time get lanes of their own, one below the other, so they
     /// never cross: each inner takes the first lane free since a frame before it starts. An
     /// inner holds its lane to the end of its drawn line, its faded (unsubscribed) part included.
-    static func lanes(of inners: [InnerTimelineModel]) -> (lane: [Int], count: Int) {
-        firstFreeLanes(inners.map { ($0.start, $0.start + drawnLength($0)) }, margin: 1)
+    /// Lanes for inners that overlap in time, chosen so that no connector (the vertical line
+    /// from an inner's start down to its lane) crosses a mark of another lane: later inners
+    /// take the upper lanes, since an earlier inner's connector stands left of everything a
+    /// later one draws. Each inner, latest first, takes the first lane that is free in time
+    /// (a frame of margin) where its connector meets no mark above it and no connector of an
+    /// inner below meets one of its marks; when none is (two inners starting at one frame,
+    /// both with a mark there), the first lane free in time, and its connector steps aside
+    /// (``LayoutPass/drawConnector(from:to:jogs:)``).
+    func lanes(of inners: [InnerTimelineModel]) -> (lane: [Int], count: Int) {
+        let spans = inners.map { (start: $0.start, end: $0.start + Self.drawnLength($0)) }
+        let marks = inners.map(markReach)
+        var lanes = Array(repeating: -1, count: inners.count)
+        var count = 0
+        for i in inners.indices.sorted(by: { (inners[$0].start, $0) > (inners[$1].start, $1) }) {
+            func fits(_ lane: Int, routed: Bool) -> Bool {
+                for j in inners.indices where lanes[j] >= 0 {
+                    if lanes[j] == lane, spans[j].start < spans[i].end + 1, spans[i].start < spans[j].end + 1 { return false }
+                    guard routed else { continue }
+                    if lanes[j] < lane, Self.reaches(marks[j], inners[i].start) { return false }
+                    if lanes[j] > lane, Self.reaches(marks[i], inners[j].start) { return false }
+                }
+                return true
+            }
+            let lane = (0...count).first { fits($0, routed: true) } ?? (0...count).first { fits($0, routed: false) } ?? count
+            lanes[i] = lane
+            count = max(count, lane + 1)
+        }
+        return (lanes, count)
+    }
+
+    /// An inner's marks as absolute frames and how far each reaches either side, in frames of
+    /// the style's width (the narrowest a layout uses: the reach is never underestimated).
+    func markReach(_ inner: InnerTimelineModel) -> [(frame: Double, reach: Double)] {
+        extents(inner.events).map { mark in
+            (inner.start + mark.frame, (max(mark.left, mark.right) + 2) / max(frameWidth, 1))
+        }
+    }
+
+    /// Whether a mark reaches the centre of `frame` (where a connector stands).
+    static func reaches(_ marks: [(frame: Double, reach: Double)], _ frame: Double) -> Bool {
+        marks.contains { abs($0.frame - frame) < $0.reach }
     }
 
     /// Spans in order, each in the first lane whose last span ended at least `margin` frames
@@ -293,7 +361,7 @@ extension DiagramLayout {
         var lines: [[TimelineEvent]] = []
         for t in model.inputs + [model.output] + [model.expected].compactMap({ $0 }) {
             lines.append(t.events)
-            let (lane, count) = Self.lanes(of: t.inners)
+            let (lane, count) = lanes(of: t.inners)
             for l in 0..<count {
                 lines.append(
                     t.inners.indices.filter { lane[$0] == l }.flatMap { i in
@@ -311,7 +379,7 @@ extension DiagramLayout {
     }
 
     /// Each frame's marks as how far they reach left and right of the frame's centre.
-    private func extents(_ events: [TimelineEvent]) -> [(frame: Double, left: Double, right: Double)] {
+    func extents(_ events: [TimelineEvent]) -> [(frame: Double, left: Double, right: Double)] {
         return Dictionary(grouping: events, by: \.frame).sorted { $0.key < $1.key }.map { frame, group in
             let widest = group.compactMap { event -> Double? in
                 if case .value(let label) = event.kind { return marbleWidth(label) / 2 }
