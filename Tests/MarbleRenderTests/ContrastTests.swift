@@ -99,3 +99,30 @@ struct GalleryLayoutTests {
         #expect(problems.isEmpty, "\(problems.prefix(10).joined(separator: "\n"))")
     }
 }
+
+extension GalleryLayoutTests {
+    @Test("two inners starting at one frame, both with a mark there: the lower one's connector steps aside, crossing nothing")
+    func tiedInners() throws {
+        let text = """
+            input: y--z--z-z--zy-z|
+            inner x: a-ca-c-a-|
+            inner y: bb---d|
+            inner z: ab---a--|
+            operator: concatMap
+            values: a = "22", b = "x", c = "long label", d = "🙂"
+            """
+        let list = DiagramLayout(measurer: ApproximateTextMeasurer()).layout(try DiagramRunner.run(try DiagramSpec.parse(text)))
+        #expect(layoutProblems(list, measurer: ApproximateTextMeasurer()).isEmpty)
+        // A stepped connector: a vertical that stands where no inner starts.
+        let verticals = list.items.compactMap { item -> Double? in
+            guard case .line(let a, let b, _, _, _, _) = item, a.x == b.x, a.y != b.y else { return nil }
+            return a.x
+        }
+        let marbleXs = Set(
+            list.items.compactMap { item -> Double? in
+                guard case .marble(let c, _, _, _, _, _, _, _) = item else { return nil }
+                return c.x
+            })
+        #expect(verticals.contains { !marbleXs.contains($0) })
+    }
+}

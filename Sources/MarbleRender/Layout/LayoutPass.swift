@@ -184,9 +184,9 @@ struct LayoutPass {
     }
 
     /// The line from an inner's subscription point down to its lane: straight down, or, when
-    /// a mark of a lane above stands in the way (two inners starting at one frame: the only
-    /// case lane choice cannot avoid), a step aside under the parent line to `side`, down
-    /// there, and along the lane back to the start.
+    /// a mark of a lane above stands in the way (two inners starting at one frame, both with a
+    /// mark there: the case lane choice cannot avoid), a step aside under the parent line to
+    /// `side`, down there, and along the lane back to the start.
     mutating func drawConnector(from top: Point, to laneY: Double, side: Double?) {
         guard laneY > top.y else { return }
         var path = [top, Point(top.x, laneY)]
@@ -198,8 +198,9 @@ struct LayoutPass {
         }
     }
 
-    /// Where an inner's connector goes down: `nil` for straight under its start, else the x,
-    /// half a frame to the left or right, that no mark of a lane above covers.
+    /// Where an inner's connector goes down: `nil` for straight under its start, else the
+    /// nearest x to its left that no mark of a lane above covers, and that the inner's own
+    /// lane leaves free (past the end of its previous inner); else just right of the marks.
     func connectorSide(_ index: Int, of inners: [InnerTimelineModel], lanes: [Int]) -> Double? {
         let above = inners.indices.filter { lanes[$0] < lanes[index] }.flatMap { other in
             layout.extents(inners[other].events).map { mark in
@@ -210,11 +211,17 @@ struct LayoutPass {
         let start = x(inners[index].start)
         let clear = { (x: Double) in !above.contains { $0.contains(x) } }
         if clear(start) { return nil }
-        // Just past the marks in the way, on the side with the shorter step.
-        let blocking = above.filter { $0.contains(start) }
-        let left = (blocking.map(\.lowerBound).min() ?? start) - 1
-        let right = (blocking.map(\.upperBound).max() ?? start) + 1
-        return [left, right].sorted { abs($0 - start) < abs($1 - start) }.first(where: clear)
+        // The lane is free from the end of the inner before this one in it.
+        let laneFree =
+            inners.indices.filter { lanes[$0] == lanes[index] && inners[$0].start < inners[index].start }
+            .map { x(inners[$0].start + DiagramLayout.drawnLength(inners[$0])) + 6 }.max() ?? x0
+        var candidate = (above.filter { $0.contains(start) }.map(\.lowerBound).min() ?? start) - 1
+        while candidate > laneFree {
+            if clear(candidate) { return candidate }
+            candidate -= 2
+        }
+        let right = (above.filter { $0.contains(start) }.map(\.upperBound).max() ?? start) + 1
+        return clear(right) ? right : nil
     }
 
     /// The operator box (or a "failing test" note when there is no operator); returns the y
