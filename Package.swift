@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
         // Combine where Apple ships it, OpenCombine elsewhere (MarblesCombine only).
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        // Test-only: the name-clash test imports combine-schedulers beside ours.
+        .package(url: "https://github.com/pointfreeco/combine-schedulers", from: "1.2.2"),
         // The playground's HTTP server (marbleplay only): small, no SwiftNIO, builds in seconds.
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
@@ -119,6 +121,11 @@ let package = Package(
             name: "MarblesCombineTests", dependencies: ["MarblesCombine", "MarblesTesting"], swiftSettings: strict),
         // Imports Testing, XCTest and Foundation beside ours: no public name may clash.
         .testTarget(name: "NameClashTests", dependencies: ["MarblesTesting", "MarbleRender"], swiftSettings: strict),
+        // Imports Observation, Combine (OpenCombine) and combine-schedulers beside ours.
+        .testTarget(
+            name: "NameClashCombineTests",
+            dependencies: ["MarblesTesting", "MarblesCombine", .product(name: "CombineSchedulers", package: "combine-schedulers")],
+            swiftSettings: strict),
         .testTarget(name: "MarblePlaygroundTests", dependencies: ["MarblePlayground", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MarbleRenderTests", dependencies: ["MarbleRender", "MarblesTesting", "TestSupport"], swiftSettings: strict),

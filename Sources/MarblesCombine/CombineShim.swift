@@ -5,6 +5,8 @@
 
     /// Combine's `Scheduler` protocol (MarbleCore has a `Scheduler` of its own).
     public typealias CombineScheduler = Combine.Scheduler
+    /// Combine's `ImmediateScheduler` (MarbleCore has an `ImmediateScheduler` of its own).
+    public typealias CombineImmediateScheduler = Combine.ImmediateScheduler
 #else
     @_exported @preconcurrency public import OpenCombine
     // `DispatchQueue`, `RunLoop` and `OperationQueue` as schedulers, with the time types code
@@ -14,4 +16,6 @@
 
     /// Combine's `Scheduler` protocol (MarbleCore has a `Scheduler` of its own).
     public typealias CombineScheduler = OpenCombine.Scheduler
+    /// Combine's `ImmediateScheduler` (MarbleCore has an `ImmediateScheduler` of its own).
+    public typealias CombineImmediateScheduler = OpenCombine.ImmediateScheduler
 #endif

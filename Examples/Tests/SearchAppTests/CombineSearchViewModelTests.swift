@@ -4,12 +4,12 @@ import MarblesTesting
 import SearchApp
 import Testing
 
-/// (`Marbles.TestScheduler`: combine-schedulers, imported beside, has a `TestScheduler` too.)
+/// (`MarbleScheduler`: our `TestScheduler`'s other name, since combine-schedulers, imported beside, has a `TestScheduler` too.)
 /// The Combine view model takes `AnySchedulerOf<DispatchQueue>`: the test passes the marble
 /// scheduler with DispatchQueue's time types, erased the same way the app erases `.main`.
 @Suite("CombineSearchViewModel (AnySchedulerOf<DispatchQueue>)")
 struct CombineSearchViewModelTests {
-    static func scenario(_ scheduler: Marbles.TestScheduler) -> MarbleExpectation {
+    static func scenario(_ scheduler: MarbleScheduler) -> MarbleExpectation {
         let model = CombineSearchViewModel(
             search: { query in scheduler.coldPublisher("--r|", values: ["r": [query.uppercased()]]).eraseToAnyPublisher() },
             scheduler: scheduler.dispatchQueue.eraseToAnyScheduler())
@@ -21,7 +21,7 @@ struct CombineSearchViewModelTests {
 
     @Test("debounce, removeDuplicates and switchToLatest on virtual time")
     func searches() {
-        let scheduler = Marbles.TestScheduler(frame: .milliseconds(100))
+        let scheduler = MarbleScheduler(frame: .milliseconds(100))
         scheduler.run {
             Self.scenario(scheduler).toBe("--------x---------y|", values: ["x": ["SWIFT"], "y": ["RX"]])
         }
