@@ -23,12 +23,10 @@ public func checkMarbles(
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
     _ property: (TestScheduler, DiagramGenerator) -> Void
 ) -> MarbleProperty.Outcome {
-    let name = Test.current?.name
-    return MarbleProperty.check(
+    MarbleProperty.check(
         count: count, seed: seed, minFrames: minFrames, maxFrames: maxFrames, frame: frame, reporter: TestFrameworkReporter(),
         location: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
-        configure: { scheduler in
-            scheduler.testName = name
-            if let writer = DiagramSpecWriter.fromEnvironment { scheduler.onExpectationChecked = { writer.write($0) } }
-        }, property)
+        listener: TestSchedulerListener(
+            testName: Test.current?.name, expectationChecked: TestSchedulerListener.runningTest.expectationChecked),
+        property)
 }

@@ -47,11 +47,19 @@ extension TestScheduler {
     /// there (see ``DiagramSpecWriter``); `marblegen render` draws them. When `MARBLES_RECORD=1`,
     /// failing diagrams are rewritten in the test source (see ``RecordMode``).
     public convenience init(frame: Duration = .milliseconds(1), stepLimit: Int = 1_000_000) {
-        self.init(frame: frame, stepLimit: stepLimit, reporter: TestFrameworkReporter())
-        testName = Test.current?.name
+        self.init(frame: frame, stepLimit: stepLimit, reporter: TestFrameworkReporter(), listener: .runningTest)
+    }
+}
+
+extension TestSchedulerListener {
+    /// The running test's: its name, the `MARBLES_DIAGRAM_DIR` writer and `MARBLES_RECORD=1`
+    /// record mode, each when set.
+    public static var runningTest: TestSchedulerListener {
+        var listener = TestSchedulerListener(testName: Test.current?.name)
         if let writer = DiagramSpecWriter.fromEnvironment {
-            onExpectationChecked = { outcome in writer.write(outcome) }
+            listener.expectationChecked = { outcome in writer.write(outcome) }
         }
-        if RecordMode.isOn { recordDiagram = RecordMode.rewrite }
+        if RecordMode.isOn { listener.recordDiagram = RecordMode.rewrite }
+        return listener
     }
 }

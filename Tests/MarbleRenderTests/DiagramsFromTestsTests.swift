@@ -9,12 +9,11 @@ struct DiagramsFromTestsTests {
     func failingExpectationWritesSpec() throws {
         let folder = temporaryFolder()
         let writer = DiagramSpecWriter(directory: folder)
-        let scheduler = TestScheduler(reporter: CollectingReporter())
-        scheduler.testName = "mapsValues()"
         var written: [String] = []
-        scheduler.onExpectationChecked = { outcome in
-            if let path = writer.write(outcome) { written.append(path) }
-        }
+        let scheduler = TestScheduler(
+            reporter: CollectingReporter(),
+            listener: TestSchedulerListener(
+                testName: "mapsValues()", expectationChecked: { outcome in if let path = writer.write(outcome) { written.append(path) } }))
         scheduler.run {
             let e1 = scheduler.hot("--a--^--b--c--|", values: ["a": 1, "b": 2, "c": 3])
             scheduler.expect(e1.map { $0 * 10 }).toBe("---b--c--|", values: ["b": 20, "c": 31])

@@ -46,8 +46,7 @@ struct RecordModeTests {
     /// A scheduler that collects failures and records into the fixture.
     func recordingScheduler() -> (TestScheduler, CollectingReporter) {
         let reporter = CollectingReporter()
-        let scheduler = TestScheduler(reporter: reporter)
-        scheduler.recordDiagram = RecordMode.rewrite
+        let scheduler = TestScheduler(reporter: reporter, listener: TestSchedulerListener(recordDiagram: RecordMode.rewrite))
         return (scheduler, reporter)
     }
 
@@ -147,6 +146,6 @@ struct RecordModeTests {
     func environment() {
         for value in ["1", "true", "YES"] { #expect(RecordMode.isOn(value), "\(value)") }
         for value in [nil, "", "0", "false", "no", "record"] { #expect(!RecordMode.isOn(value), "\(value ?? "unset")") }
-        #expect((TestScheduler().recordDiagram != nil) == RecordMode.isOn)
+        #expect((TestScheduler().listener.recordDiagram != nil) == RecordMode.isOn)
     }
 }

@@ -41,8 +41,8 @@ final class XCTestReportingTests: XCTestCase {
     func testRecordModeRewritesTheLiteralAndSaysSoThroughXCTFail() throws {
         let fixture = try RecordFixture("scheduler.expect(e1).toBe(\"-a-c-|\")\n")
         capturing = true
-        let scheduler = TestScheduler()
-        scheduler.recordDiagram = RecordMode.rewrite
+        let scheduler = TestScheduler(
+            reporter: TestFrameworkReporter(), listener: TestSchedulerListener(recordDiagram: RecordMode.rewrite))
         scheduler.run {
             scheduler.expect(scheduler.cold("-a-b-|")).toBe("-a-c-|", values: [String: String](), at: fixture.location())
         }

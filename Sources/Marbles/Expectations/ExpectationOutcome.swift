@@ -1,5 +1,5 @@
 /// One checked expectation: what went in, what was expected, what came out. Handed to
-/// ``TestScheduler/onExpectationChecked`` (MarblesTesting writes diagram specs from it).
+/// ``TestSchedulerListener/expectationChecked`` (MarblesTesting writes diagram specs from it).
 public struct ExpectationOutcome {
     /// A test observable made before the expectation.
     public struct Input {

@@ -1,5 +1,5 @@
 /// Draws marble diagrams for one case of a property (see
-/// ``MarbleProperty/check(count:seed:minFrames:maxFrames:frame:reporter:location:configure:_:)``): hot and
+/// ``MarbleProperty/check(count:seed:minFrames:maxFrames:frame:reporter:location:listener:_:)``): hot and
 /// cold test observables with values from a set, groups, errors and completions at random
 /// frames, and subscription diagrams. Everything drawn is a function of the case's choices, so a
 /// case replays exactly, and shrinks.

@@ -50,7 +50,7 @@ public enum MarbleProperty {
     @discardableResult
     public static func check(
         count: Int = 100, seed: UInt64? = nil, minFrames: Int = 2, maxFrames: Int = 24, frame: Duration = .milliseconds(1),
-        reporter: any MarbleFailureReporter, location: MarbleSourceLocation, configure: ((TestScheduler) -> Void)? = nil,
+        reporter: any MarbleFailureReporter, location: MarbleSourceLocation, listener: TestSchedulerListener = TestSchedulerListener(),
         _ property: (TestScheduler, DiagramGenerator) -> Void
     ) -> Outcome {
         var fresh = SplitMix64(seed: UInt64(truncatingIfNeeded: clockSeed))
@@ -70,7 +70,7 @@ public enum MarbleProperty {
                 }
                 return (shrinker.shrink(Shrinker.Failing(choices: first.choices, size: first.size)), shrinker.steps)
             }
-            let last = run(Choices(replaying: smallest), size: size, frame: frame, location: location, configure: configure, property)
+            let last = run(Choices(replaying: smallest), size: size, frame: frame, location: location, listener: listener, property)
             let example = Counterexample(
                 caseNumber: number, original: first.drawn, originalEvents: first.events, shrunk: last.drawn, shrunkEvents: last.events,
                 shrinkSteps: steps, shrinkTime: shrinkStart.duration(to: .now),
@@ -92,12 +92,12 @@ public enum MarbleProperty {
     }
 
     private static func run(
-        _ choices: Choices, size: Int, frame: Duration, location: MarbleSourceLocation, configure: ((TestScheduler) -> Void)? = nil,
+        _ choices: Choices, size: Int, frame: Duration, location: MarbleSourceLocation,
+        listener: TestSchedulerListener = TestSchedulerListener(),
         _ property: (TestScheduler, DiagramGenerator) -> Void
     ) -> CaseRun {
         let reporter = CollectingReporter()
-        let scheduler = TestScheduler(frame: frame, reporter: reporter)
-        configure?(scheduler)
+        let scheduler = TestScheduler(frame: frame, reporter: reporter, listener: listener)
         let draw = DiagramGenerator(choices: choices, size: size, scheduler: scheduler)
         scheduler.run(at: location) { property(scheduler, draw) }
         return CaseRun(

@@ -36,15 +36,11 @@ public final class TestScheduler: Scheduler {
     /// When set, a flush runs only up to this many frames past the time of the flush; work
     /// due later stays queued. `nil` runs until no work is left (or the step limit).
     public var maxFrames: Int?
-    /// Called after each expectation is checked, passing or not (MarblesTesting uses it to
-    /// write diagram specs when `MARBLES_DIAGRAM_DIR` is set).
-    public var onExpectationChecked: ((ExpectationOutcome) -> Void)?
-    /// The name of the running test, when the reporter knows it; written into diagram specs.
-    public var testName: String?
-    /// Record mode: called when a `toBe` with a diagram fails and the actual timeline can be
-    /// written as a diagram that would pass; returns a line for the failure message (what was
-    /// rewritten, or why not). MarblesTesting sets it when `MARBLES_RECORD=1`.
-    public var recordDiagram: ((DiagramRecording) -> String)?
+    /// Who hears about this scheduler's expectations beyond its reporter (given at init).
+    public let listener: TestSchedulerListener
+    var onExpectationChecked: ((ExpectationOutcome) -> Void)? { listener.expectationChecked }
+    var testName: String? { listener.testName }
+    var recordDiagram: ((DiagramRecording) -> String)? { listener.recordDiagram }
 
     /// The virtual clock underneath; internal so that every run goes through ``flush(fileID:filePath:line:column:)``.
     @usableFromInline package let virtual: VirtualTimeScheduler
@@ -98,8 +94,14 @@ public final class TestScheduler: Scheduler {
     ///   - stepLimit: how many actions (and synchronous resubscriptions) one flush may run
     ///     before it gives up and reports work that never settles.
     ///   - reporter: where failures go.
-    public init(frame: Duration = .milliseconds(1), stepLimit: Int = 1_000_000, reporter: any MarbleFailureReporter) {
+    ///   - listener: who hears about checked expectations (MarblesTesting's diagram writer and
+    ///     record mode); none by default.
+    public init(
+        frame: Duration = .milliseconds(1), stepLimit: Int = 1_000_000, reporter: any MarbleFailureReporter,
+        listener: TestSchedulerListener = TestSchedulerListener()
+    ) {
         self.frame = frame
+        self.listener = listener
         self.virtual = VirtualTimeScheduler(stepLimit: stepLimit)
         self.reporter = reporter
         self.parser = MarbleParser(frame: frame)
@@ -147,6 +149,30 @@ public final class TestScheduler: Scheduler {
     /// Reports a failure at `location`.
     @usableFromInline func report(_ message: String, at location: MarbleSourceLocation) {
         reporter.report(MarbleFailure(message: message, location: location))
+    }
+}
+
+/// Who hears about a ``TestScheduler``'s expectations beyond its reporter: the layer above
+/// (MarblesTesting) passes one at init, with the test's name, its diagram writer
+/// (`MARBLES_DIAGRAM_DIR`) and record mode (`MARBLES_RECORD=1`).
+public struct TestSchedulerListener {
+    /// The name of the running test, when known; written into diagram specs.
+    public var testName: String?
+    /// Called after each expectation is checked, passing or not.
+    public var expectationChecked: ((ExpectationOutcome) -> Void)?
+    /// Record mode: called when a `toBe` with a diagram fails and the actual timeline can be
+    /// written as a diagram that would pass; returns a line for the failure message (what was
+    /// rewritten, or why not).
+    public var recordDiagram: ((DiagramRecording) -> String)?
+
+    /// A listener; every part is optional.
+    public init(
+        testName: String? = nil, expectationChecked: ((ExpectationOutcome) -> Void)? = nil,
+        recordDiagram: ((DiagramRecording) -> String)? = nil
+    ) {
+        self.testName = testName
+        self.expectationChecked = expectationChecked
+        self.recordDiagram = recordDiagram
     }
 }
 

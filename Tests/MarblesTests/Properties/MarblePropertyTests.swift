@@ -64,15 +64,15 @@ func here(fileID: StaticString = #fileID, filePath: StaticString = #filePath, li
 
 @Suite("Properties: the smallest case's scheduler")
 struct MarblePropertyConfigureTests {
-    @Test("configure prepares the smallest case's scheduler (MarblesTesting installs the MARBLES_DIAGRAM_DIR writer there)")
-    func configureSeesTheSmallestCase() {
+    @Test("the listener hears the smallest case's expectations (MarblesTesting passes the MARBLES_DIAGRAM_DIR writer)")
+    func listenerHearsTheSmallestCase() {
         var checked: [(passed: Bool, actual: Int)] = []
-        let configure = { (scheduler: TestScheduler) in scheduler.onExpectationChecked = { checked.append(($0.passed, $0.actual.count)) } }
+        let listener = TestSchedulerListener(expectationChecked: { checked.append(($0.passed, $0.actual.count)) })
         let property = { (s: TestScheduler, draw: DiagramGenerator) in
             let source = draw.cold("abc")
             s.expect(source.brokenMap(dropping: "a", after: 0)).toBeLike(source.map { $0 })
         }
-        MarbleProperty.check(count: 300, seed: 3, reporter: CollectingReporter(), location: here(), configure: configure, property)
+        MarbleProperty.check(count: 300, seed: 3, reporter: CollectingReporter(), location: here(), listener: listener, property)
         #expect(checked.count == 1 && checked.first?.passed == false, "\(checked)")
         // The smallest case: `a|` (the `a` dropped, only the completion left).
         #expect(checked.first?.actual == 1, "\(checked)")
