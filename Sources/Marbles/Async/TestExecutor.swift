@@ -25,12 +25,13 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
         var onMainActor: Bool
     }
 
-    // `jobs`, `foreignEnqueues` and `owner` are guarded by `lock`.
+    // `jobs` and `foreignEnqueues` are guarded by `lock`; the owner thread's identity is an atomic,
+    // read on every sleep and clock use.
     private let lock = Lock()
     private var jobs: [Queued] = []
     private var head = 0
     private var foreignEnqueues = 0
-    private var owner: pthread_t
+    private let owner = Atomic<UInt>(0)
     // Jobs waiting: lets the scheduler's loop skip the lock between steps when there are none.
     private let waiting = Atomic<Int>(0)
     // Emissions through an `AsyncEmitter` from other threads.
@@ -56,13 +57,22 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     /// Called on the owner thread when the first job is enqueued (set by the scheduler).
     var firstJob: (() -> Void)?
 
-    init() { owner = pthread_self() }
+    init() { owner.store(Self.currentThread, ordering: .releasing) }
+
+    /// The calling thread's identity as a number.
+    private static var currentThread: UInt {
+        #if canImport(Darwin)
+            UInt(bitPattern: pthread_self())
+        #else
+            UInt(pthread_self())
+        #endif
+    }
 
     /// Makes the calling thread the one that runs jobs.
-    func adoptCurrentThread() { lock.withLock { owner = pthread_self() } }
+    func adoptCurrentThread() { owner.store(Self.currentThread, ordering: .releasing) }
 
     /// Whether the caller is the thread that runs jobs.
-    var isOwnerThread: Bool { lock.withLock { pthread_equal(owner, pthread_self()) != 0 } }
+    var isOwnerThread: Bool { owner.load(ordering: .acquiring) == Self.currentThread }
 
     func enqueue(_ job: consuming ExecutorJob) {
         enqueue(Queued(job: UnownedJob(job), onMainActor: false), routed: false)
@@ -82,7 +92,7 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
             if isOwnerThread { firstJob?() }
         }
         lock.withLock {
-            if !routed, pthread_equal(owner, pthread_self()) == 0 { foreignEnqueues += 1 }
+            if !routed, owner.load(ordering: .acquiring) != Self.currentThread { foreignEnqueues += 1 }
             jobs.append(queued)
             waiting.add(1, ordering: .releasing)
         }
