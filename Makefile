@@ -133,9 +133,9 @@ playground-screenshot: deps playground-deps
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release MarblesBenchmarks
 
-# What `swift test` users feel: the scheduler and a small test's fixed cost in a debug build.
+# What `swift test` users feel in a debug build: the scheduler, a small test's fixed cost, the parser.
 bench-debug: deps
-	cd Benchmarks && $(SWIFT) run -c debug MarblesBenchmarks --quick --only scheduler,small-test
+	cd Benchmarks && $(SWIFT) run -c debug MarblesBenchmarks --quick --only scheduler,small-test,parser
 
 clean:
 	rm -rf .build .build-tsan .build-release Benchmarks/.build Examples/.build Examples/.build-tsan
