@@ -63,4 +63,15 @@ struct MarkdownCommandTests {
         #expect(result.errors.contains("    operator: nosuchop\n              ^"), "\(result.errors)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/pics"))
     }
+
+    @Test("a marble block without a closing fence is an error at its line (exit 2), not a crash; nothing is written")
+    func unterminatedBlock() throws {
+        let text = "# Doc\n\n```marble\ninput: --a|\noperator: map(x)\n"
+        let folder = try folder(text)
+        let result = try binary.run(["markdown", folder + "/doc.md", "--images", "pics"])
+        #expect(result.status == 2)
+        #expect(result.errors.contains("doc.md:3: error: this ```marble block has no closing ``` fence"), "\(result.errors)")
+        #expect(try String(contentsOfFile: folder + "/doc.md", encoding: .utf8) == text)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/pics"))
+    }
 }

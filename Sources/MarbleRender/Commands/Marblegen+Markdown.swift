@@ -25,7 +25,11 @@ extension Marblegen {
             return result
         }
         var lines = text.components(separatedBy: "\n")
-        let blocks = Self.marbleBlocks(in: lines)
+        let (blocks, unterminated) = Self.marbleBlocks(in: lines)
+        if let unterminated {
+            result.fail(2, "\(path):\(unterminated): error: this ```marble block has no closing ``` fence")
+            return result
+        }
         if blocks.isEmpty {
             result.fail(2, "\(path): error: no ```marble blocks")
             return result
@@ -112,26 +116,28 @@ extension Marblegen {
     }
 
     /// The fenced `marble` code blocks of `lines`, in order.
-    static func marbleBlocks(in lines: [String]) -> [MarkdownBlock] {
+    /// `unterminated` is the line of an opening fence that no closing fence follows.
+    static func marbleBlocks(in lines: [String]) -> (blocks: [MarkdownBlock], unterminated: Int?) {
         var blocks: [MarkdownBlock] = []
         var index = 0
         while index < lines.count {
-            guard lines[index].trimmingCharacters(in: .whitespaces) == "```marble" else {
+            guard lines[index].trimmingCharacters(in: .whitespacesAndNewlines) == "```marble" else {
                 index += 1
                 continue
             }
             let start = index
             var body: [String] = []
             index += 1
-            while index < lines.count, lines[index].trimmingCharacters(in: .whitespaces) != "```" {
+            while index < lines.count, lines[index].trimmingCharacters(in: .whitespacesAndNewlines) != "```" {
                 body.append(lines[index])
                 index += 1
             }
+            if index == lines.count { return (blocks, start + 1) }
             let title = body.first { $0.hasPrefix("title:") }.map { String($0.dropFirst(6)).trimmingCharacters(in: .whitespaces) }
             blocks.append(MarkdownBlock(line: start + 1, spec: body.joined(separator: "\n") + "\n", after: index + 1, title: title))
             index += 1
         }
-        return blocks
+        return (blocks, nil)
     }
 
     /// A file name from a title: letters and digits kept, runs of anything else one `-`.

@@ -277,7 +277,7 @@ extension DiagramLayout {
     /// (a frame of margin) where its connector meets no mark above it and no connector of an
     /// inner below meets one of its marks; when none is (two inners starting at one frame,
     /// both with a mark there), the first lane free in time, and its connector steps aside
-    /// (``LayoutPass/drawConnector(from:to:jogs:)``).
+    /// (`LayoutPass.drawConnector(from:to:side:)`).
     func lanes(of inners: [InnerTimelineModel]) -> (lane: [Int], count: Int) {
         let spans = inners.map { (start: $0.start, end: $0.start + Self.drawnLength($0)) }
         let marks = inners.map(markReach)
@@ -293,6 +293,7 @@ extension DiagramLayout {
                 }
                 return true
             }
+            // A new lane (`count`) is always free in time, so the second search always finds one.
             let lane = (0...count).first { fits($0, routed: true) } ?? (0...count).first { fits($0, routed: false) } ?? count
             lanes[i] = lane
             count = max(count, lane + 1)

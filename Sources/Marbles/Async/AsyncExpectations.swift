@@ -243,8 +243,9 @@ extension TestScheduler {
                     message: """
                         the code under test started \(mainEscapes) main-actor job(s), but this test does not run on the main \
                         actor, so they ran on the main queue in real time, outside the test scheduler. Mark the test \
-                        @MainActor (Swift Testing: @MainActor @Test; XCTest: a synchronous test method, or one marked \
-                        @MainActor): the scheduler then runs main-actor work on the main thread, on virtual time
+                        @MainActor (Swift Testing: @MainActor @Test; XCTest: a synchronous test method, which runs on the \
+                        main thread, its body in MainActor.assumeIsolated { }): the scheduler then runs main-actor work in \
+                        its loop, on virtual time
                         """,
                     location: location))
         }

@@ -2,17 +2,19 @@ internal import CConcurrencyHooks
 
 /// Routes the work that code under test starts onto the test scheduler's executor, through the
 /// Swift runtime's hooks: unstructured tasks (`Task { }`, `Task.detached`, the internal tasks of
-/// swift-async-algorithms' `debounce` or `merge`) through the global-enqueue hook, main-actor
-/// jobs through the main-executor hook, and sleeps that reach the runtime as a delay or a
-/// deadline through those two hooks.
+/// swift-async-algorithms' `debounce` or `merge`) through the global-enqueue hook; main-actor
+/// work through the get-main-executor hook, which answers with the executor's
+/// ``MainActorStandIn`` (Swift 6.3 never calls the enqueue-main hook, which stays installed for
+/// older runtimes); sleeps that reach the runtime as a delay or a deadline through those two
+/// hooks (older runtimes; 6.3's `Task.sleep` reaches the executor as a `SchedulingExecutor`).
 ///
 /// The hooks are installed once per process, each chained to the hook installed before it, and
-/// route by thread: a job enqueued on a thread that is currently driving a test scheduler
-/// (running its `run { }` body, or its flush) goes to that scheduler's executor; every other job
-/// takes the usual path. Tests running in parallel on other threads are untouched, and a job
-/// never changes owner while it waits: whoever enqueued it on the driver thread was the test's
-/// own code. Main-actor jobs are routed only when the driving thread is the main thread (a
-/// `@MainActor` test), since they must run there.
+/// route by thread: work started on a thread that is currently driving a test scheduler
+/// (running its `run { }` body, or its flush) goes to that scheduler; everything else takes the
+/// usual path. Tests running in parallel on other threads are untouched, and a job never changes
+/// owner while it waits: whoever enqueued it on the driver thread was the test's own code.
+/// Main-actor jobs run in the scheduler's loop only when the driving thread is on the main actor
+/// (a `@MainActor` test); otherwise they go to the real main queue and the test fails, saying so.
 enum GlobalEnqueueHook {
     /// Whether the runtime exports the global-enqueue hook (it does on Linux and Apple
     /// platforms); without it unstructured tasks escape to the global pool and the scheduler

@@ -11,9 +11,10 @@ import Synchronization
 /// scheduler's thread runs, one at a time, between virtual-time steps.
 ///
 /// Three kinds of jobs share the one FIFO, so their order is the order they were enqueued:
-/// jobs of tasks that prefer this executor, unstructured tasks and main-actor jobs routed here
-/// by the runtime hooks (``GlobalEnqueueHook``) from the driving thread, and sleepers whose
-/// virtual deadline came (`Task.sleep` on the system clocks, see ``SleepDeadline``).
+/// jobs of tasks that prefer this executor, unstructured tasks routed here by the runtime hooks
+/// (``GlobalEnqueueHook``) from the driving thread, main-actor jobs (from ``MainActorStandIn``),
+/// and sleepers whose virtual deadline came (`Task.sleep` on the system clocks, see
+/// ``SleepDeadline``).
 ///
 /// Jobs arriving from another thread are still queued (they belong to our tasks), but counted:
 /// they mean some work ran outside the scheduler (a `DispatchQueue`, a custom executor), which

@@ -32,8 +32,8 @@ extension TestScheduler {
     public func observations<Value>(of value: @escaping () -> Value) -> MarbleCore.Observable<Value> {
         MarbleCore.Observable.create { [unowned self] observer in
             let subscription = BooleanDisposable()
-            let tracker = ObservationTracker(scheduler: self, read: value) { current in
-                if !subscription.isDisposed { observer.onNext(current) }
+            let tracker = ObservationTracker(scheduler: self, read: value, isActive: { !subscription.isDisposed }) { current in
+                observer.onNext(current)
             }
             tracker.track()
             return subscription
@@ -45,17 +45,21 @@ extension TestScheduler {
 private final class ObservationTracker<Value>: @unchecked Sendable {
     private unowned let scheduler: TestScheduler
     private let read: () -> Value
+    private let isActive: () -> Bool
     private let emit: (Value) -> Void
     private var pending = false
 
-    init(scheduler: TestScheduler, read: @escaping () -> Value, emit: @escaping (Value) -> Void) {
+    init(scheduler: TestScheduler, read: @escaping () -> Value, isActive: @escaping () -> Bool, emit: @escaping (Value) -> Void) {
         self.scheduler = scheduler
         self.read = read
+        self.isActive = isActive
         self.emit = emit
     }
 
+    /// Reads and emits the value, tracking it again; stops once the subscription is disposed.
     func track() {
         pending = false
+        guard isActive() else { return }
         let current = withObservationTracking(read, onChange: { [self] in changed() })
         emit(current)
     }
@@ -63,7 +67,8 @@ private final class ObservationTracker<Value>: @unchecked Sendable {
     // Observation calls this as the property is about to change (willSet): the new value is read
     // by an action queued at the same virtual time.
     private func changed() {
-        guard !pending else { return }
+        // After the subscription ended (the run is over, the scheduler maybe gone), ignore it.
+        guard !pending, isActive() else { return }
         pending = true
         scheduler.schedule { [self] in track() }
     }
