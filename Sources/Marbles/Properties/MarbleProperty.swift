@@ -53,12 +53,16 @@ public enum MarbleProperty {
         reporter: any MarbleFailureReporter, location: MarbleSourceLocation, listener: TestSchedulerListener = TestSchedulerListener(),
         _ property: (TestScheduler, DiagramGenerator) -> Void
     ) -> Outcome {
+        if let problem = environmentProblem {
+            reporter.report(MarbleFailure(message: problem + "; the property did not run", location: location))
+            return Outcome(seed: 0, cases: 0, counterexample: nil)
+        }
         var fresh = SplitMix64(seed: UInt64(truncatingIfNeeded: clockSeed))
-        let seed = seed ?? environmentSeed ?? fresh.next()
-        let count = environmentCount ?? count
+        let seed = seed ?? environment("MARBLES_SEED").flatMap(Self.seed(from:)) ?? fresh.next()
+        let count = environment("MARBLES_PROPERTY_COUNT").flatMap { Int($0) } ?? count
         var seeds = SplitMix64(seed: seed)
+        let low = min(max(minFrames, 1), max(maxFrames, 1))
         for number in 1...max(count, 1) {
-            let low = min(max(minFrames, 1), max(maxFrames, 1))
             let size = low + (max(maxFrames, low) - low) * (number - 1) / max(count - 1, 1)
             let first = run(Choices(seed: seeds.next()), size: size, frame: frame, location: location, property)
             guard !first.failures.isEmpty else { continue }
@@ -118,13 +122,23 @@ public enum MarbleProperty {
         }
     }
 
-    private static var environmentSeed: UInt64? {
-        guard let text = environment("MARBLES_SEED") else { return nil }
+    /// A variable that is set but unreadable: a mistake to report, not to run past (the run would
+    /// not be the one asked for).
+    private static var environmentProblem: String? {
+        if let text = environment("MARBLES_SEED"), seed(from: text) == nil {
+            return "MARBLES_SEED='\(text)' is not a seed (a decimal or 0x-prefixed hexadecimal number)"
+        }
+        if let text = environment("MARBLES_PROPERTY_COUNT"), (Int(text) ?? 0) < 1 {
+            return "MARBLES_PROPERTY_COUNT='\(text)' is not a positive count"
+        }
+        return nil
+    }
+
+    /// A seed as the failure message prints it (`0x2a`) or in decimal.
+    static func seed(from text: String) -> UInt64? {
         if text.hasPrefix("0x") { return UInt64(text.dropFirst(2), radix: 16) }
         return UInt64(text)
     }
-
-    private static var environmentCount: Int? { environment("MARBLES_PROPERTY_COUNT").flatMap { Int($0) } }
 
     private static func environment(_ name: String) -> String? {
         guard let value = getenv(name) else { return nil }

@@ -1,7 +1,8 @@
 import MarbleCore
-import Marbles
 import MarblesTesting
 import Testing
+
+@testable import Marbles
 
 /// A deliberately broken operator: `map` that drops a value equal to `bad` once it has seen
 /// `after` values (a bug no hand-drawn diagram of three values would catch).
@@ -76,5 +77,16 @@ struct MarblePropertyConfigureTests {
         #expect(checked.count == 1 && checked.first?.passed == false, "\(checked)")
         // The smallest case: `a|` (the `a` dropped, only the completion left).
         #expect(checked.first?.actual == 1, "\(checked)")
+    }
+}
+
+@Suite("Properties: reading a seed")
+struct MarblePropertySeedTests {
+    @Test("a seed reads back as the failure message prints it, or in decimal; anything else is refused")
+    func seeds() {
+        #expect(MarbleProperty.seed(from: "0x2a") == 42)
+        #expect(MarbleProperty.seed(from: "42") == 42)
+        #expect(MarbleProperty.seed(from: "0xzz") == nil)
+        #expect(MarbleProperty.seed(from: "forty-two") == nil)
     }
 }
