@@ -28,13 +28,6 @@ public struct TestFrameworkReporter: MarbleFailureReporter {
     }
 }
 
-extension MarbleSourceLocation {
-    /// The location of a Swift Testing `SourceLocation`.
-    public init(_ location: SourceLocation) {
-        self.init(fileID: location.fileID, filePath: location.filePath, line: location.line, column: location.column)
-    }
-}
-
 extension TestScheduler {
     /// A scheduler whose failures are reported to the running Swift Testing or XCTest test.
     ///

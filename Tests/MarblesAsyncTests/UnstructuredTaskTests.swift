@@ -12,7 +12,7 @@ enum LibraryScenario: String, CaseIterable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     /// The expectation, and the diagram it must match.
-    func expectation(on s: TestScheduler) -> (MarbleExpectation, String, [String: String]) {
+    func expectation(on s: TestScheduler) -> (MarbleExpectation<String>, String, [String: String]) {
         let clock = s.clock
         switch self {
         case .debounce:

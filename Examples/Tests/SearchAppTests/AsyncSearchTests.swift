@@ -7,7 +7,7 @@ import Testing
 /// model already takes is the scheduler's, and the `Task` runs on the test scheduler.
 @Suite("AsyncSearch (async-algorithms debounce + Task)")
 struct AsyncSearchTests {
-    static func scenario(_ scheduler: TestScheduler) -> MarbleExpectation {
+    static func scenario(_ scheduler: TestScheduler) -> MarbleExpectation<[String]> {
         let shown = PublishSubject<[String]>()
         let expectation = scheduler.expect(shown)
         let search = AsyncSearch(api: SearchAPI { [$0.uppercased()] }, clock: scheduler.clock)

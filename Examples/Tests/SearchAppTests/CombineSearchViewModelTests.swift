@@ -9,7 +9,7 @@ import Testing
 /// scheduler with DispatchQueue's time types, erased the same way the app erases `.main`.
 @Suite("CombineSearchViewModel (AnySchedulerOf<DispatchQueue>)")
 struct CombineSearchViewModelTests {
-    static func scenario(_ scheduler: MarbleScheduler) -> MarbleExpectation {
+    static func scenario(_ scheduler: MarbleScheduler) -> MarbleExpectation<[String]> {
         let model = CombineSearchViewModel(
             search: { query in scheduler.coldPublisher("--r|", values: ["r": [query.uppercased()]]).eraseToAnyPublisher() },
             scheduler: scheduler.dispatchQueue.eraseToAnyScheduler())

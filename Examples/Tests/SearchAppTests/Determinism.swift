@@ -3,7 +3,9 @@ import Testing
 
 /// Runs `scenario` on `runs` fresh schedulers and returns the distinct timelines it recorded
 /// (one, when the code under test is deterministic on virtual time) and any failures.
-func timelines(runs: Int = 500, frame: Duration = .milliseconds(100), _ scenario: (TestScheduler) -> MarbleExpectation)
+func timelines<Element>(
+    runs: Int = 500, frame: Duration = .milliseconds(100), _ scenario: (TestScheduler) -> MarbleExpectation<Element>
+)
     -> (timelines: Set<String>, failures: [String])
 {
     var timelines = Set<String>()

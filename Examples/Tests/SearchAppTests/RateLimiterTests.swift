@@ -6,7 +6,7 @@ import Testing
 /// An actor that sleeps its callers with `Task.sleep(nanoseconds:)`.
 @Suite("RateLimiter (actor, Task.sleep(nanoseconds:))")
 struct RateLimiterTests {
-    static func scenario(_ scheduler: TestScheduler) -> MarbleExpectation {
+    static func scenario(_ scheduler: TestScheduler) -> MarbleExpectation<String> {
         let limiter = RateLimiter(intervalNanoseconds: 200_000_000)
         let through = PublishSubject<String>()
         let expectation = scheduler.expect(through)

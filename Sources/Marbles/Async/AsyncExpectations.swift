@@ -20,16 +20,15 @@ public struct AsyncEmitter<Element>: @unchecked Sendable {
 }
 
 /// What an async expectation's task does: run the work, record what it produces.
-struct AsyncWork {
-    let scheduler: TestScheduler
-    let expectation: MarbleExpectation
+struct AsyncWork<Element> {
+    let expectation: MarbleExpectation<Element>
     let run: AsyncRun
-    let work: (_ record: @escaping (Event<RecordedValue>) -> Void) async throws -> Void
+    let work: (_ record: @escaping (Event<Element>) -> Void) async throws -> Void
 
     func perform() async {
-        let record = { (event: Event<RecordedValue>) in
+        let record = { (event: Event<Element>) in
             guard !run.cancelled else { return }
-            expectation.erased.append(Recorded(time: scheduler.now - expectation.origin, value: event))
+            expectation.record(event)
         }
         var failure: (any Error)?
         do {
@@ -81,12 +80,12 @@ extension TestScheduler {
     public func expect<S: AsyncSequence>(
         _ sequence: S, unsubscribe: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
-    ) -> MarbleExpectation {
+    ) -> MarbleExpectation<S.Element> {
         let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         let box = UncheckedSendable(sequence)
         return startAsync(unsubscribe: unsubscribe, location: location) { [weak self] record in
             var iterator = box.value.makeAsyncIterator()
-            while let element = try await iterator.next() { record(.next(.plain(element))) }
+            while let element = try await iterator.next() { record(.next(element)) }
             // The iterator contract: once `next()` returned nil it keeps returning nil. Asked once
             // more (as swift-async-algorithms' validation harness does), a broken sequence shows.
             do {
@@ -115,7 +114,7 @@ extension TestScheduler {
         emitting: Element.Type = Element.self, unsubscribe: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
         _ body: @escaping (AsyncEmitter<Element>) async throws -> Void
-    ) -> MarbleExpectation {
+    ) -> MarbleExpectation<Element> {
         let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         let box = UncheckedSendable(body)
         return startAsync(unsubscribe: unsubscribe, location: location) { [executor] record in
@@ -125,21 +124,20 @@ extension TestScheduler {
                         executor.noteForeignEmission()
                         return
                     }
-                    record(.next(.plain(element)))
+                    record(.next(element))
                 })
         }
     }
 
-    private func startAsync(
+    private func startAsync<Element>(
         unsubscribe: String?, location: MarbleSourceLocation,
-        _ work: @escaping (_ record: @escaping (Event<RecordedValue>) -> Void) async throws -> Void
-    ) -> MarbleExpectation {
-        let expectation = MarbleExpectation(scheduler: self, origin: now)
-        expectation.window = unsubscribe
+        _ work: @escaping (_ record: @escaping (Event<Element>) -> Void) async throws -> Void
+    ) -> MarbleExpectation<Element> {
+        let expectation = MarbleExpectation<Element>(scheduler: self, origin: now, window: unsubscribe)
         let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
         let run = AsyncRun(location: location)
         asyncRuns.append(run)
-        let state = UncheckedSendable(AsyncWork(scheduler: self, expectation: expectation, run: run, work: work))
+        let state = UncheckedSendable(AsyncWork(expectation: expectation, run: run, work: work))
         virtual.schedule(at: now + subscribeAt) { [executor] in
             guard !run.cancelled else { return }
             run.started = true

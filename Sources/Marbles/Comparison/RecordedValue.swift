@@ -78,6 +78,7 @@ public final class RecordedInnerTimeline {
     init(events: [Recorded<Event<RecordedValue>>] = []) { self.events = events }
 }
 
+/// Same plain value: `==` when the type is `Equatable`, else same type and same description.
 func plainValuesMatch(_ a: Any, _ b: Any) -> Bool {
     if let a = a as? any Equatable { return a.isEqual(to: b) }
     return type(of: a) == type(of: b) && String(describing: a) == String(describing: b)
@@ -136,12 +137,7 @@ private protocol OptionalMarker {}
 extension Optional: OptionalMarker {}
 
 func eventsMatch(_ a: Event<RecordedValue>, _ b: Event<RecordedValue>, areEqual: ((Any, Any) -> Bool)? = nil) -> Bool {
-    switch (a, b) {
-    case (.next(let x), .next(let y)): return x.matches(y, areEqual: areEqual)
-    case (.completed, .completed): return true
-    case (.error(let x), .error(let y)): return errorsMatch(x, y)
-    default: return false
-    }
+    a.matches(b) { $0.matches($1, areEqual: areEqual) }
 }
 
 func eventListsMatch(

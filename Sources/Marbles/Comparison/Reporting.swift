@@ -1,8 +1,7 @@
 /// Where in the user's source a marble assertion was written.
 ///
-/// Made from `#fileID`/`#filePath`/`#line`/`#column` by every assertion's default arguments, or
-/// from a Swift Testing `SourceLocation` (MarblesTesting's `sourceLocation:` overloads), so a
-/// helper can pass its caller's location on.
+/// Made from `#fileID`/`#filePath`/`#line`/`#column` by every assertion's default arguments; a
+/// helper passes its caller's location on by forwarding those four parameters.
 public struct MarbleSourceLocation: Sendable, Equatable, CustomStringConvertible {
     /// A file's name as captured: a compile-time string is turned into a `String` only when
     /// read (every assertion captures a location; few are ever reported).

@@ -1,109 +1,126 @@
-/// What an observable under test should emit; made by
-/// `TestScheduler.expect(_:unsubscribe:)`, finished by one of
-/// `toBe`, `toEmit` or `toBeLike`. Nothing is compared until the run ends; a failure is
-/// reported at the line of that call.
-public final class MarbleExpectation {
+/// What an observable under test should emit, with its element type; made by
+/// `TestScheduler.expect(_:unsubscribe:)`, finished by `toBe`, `toEmit` or `toBeLike`.
+/// Nothing is compared until the run ends; a failure is reported at the line of that call.
+///
+/// Every assertion takes its source location as `fileID:filePath:line:column:` with the call
+/// site as default; a helper passes its caller's location on by forwarding those four.
+public final class MarbleExpectation<Element> {
     @usableFromInline unowned let scheduler: TestScheduler
     @usableFromInline let origin: Duration
-    /// Events recorded erased (observables of observables, async work).
+    /// Observables of observables are recorded erased, as their events arrive (each inner
+    /// observable is subscribed then); every other recording keeps its `Element`s.
+    @usableFromInline let isHigherOrder: Bool
+    /// Events recorded with their type, erased only when something asks for them (a failure
+    /// message, an outcome handler, `recorded`): a passing test never boxes its values.
     // Appended once per event on the scheduler's thread: no runtime exclusivity checks.
+    @exclusivity(unchecked) @usableFromInline var events: [Recorded<Event<Element>>] = []
+    /// Events recorded erased (higher-order recordings), or the typed ones erased so far.
     @exclusivity(unchecked) @usableFromInline var erased: [Recorded<Event<RecordedValue>>] = []
-    /// Events recorded with their type (every other observable), erased when asked for.
-    @usableFromInline var typed: TypedRecordingBase?
     /// The subscription diagram the expectation was made with: `toBeLike` watches the other
     /// observable over the same window.
     @usableFromInline var window: String?
 
-    /// Everything recorded, erased.
-    var actual: [Recorded<Event<RecordedValue>>] { typed?.erasedEvents ?? erased }
-
     @usableFromInline
-    init(scheduler: TestScheduler, origin: Duration) {
+    init(scheduler: TestScheduler, origin: Duration, window: String?) {
         self.scheduler = scheduler
         self.origin = origin
+        self.window = window
+        self.isHigherOrder = Element.self is any ObservableType.Type
+    }
+
+    /// Records `event` at the current virtual time.
+    @inlinable
+    func record(_ event: Event<Element>) {
+        let time = scheduler.now - origin
+        if isHigherOrder {
+            erased.append(Recorded(time: time, value: scheduler.erase(event)))
+        } else {
+            events.append(Recorded(time: time, value: event))
+        }
+    }
+
+    /// Everything recorded, erased.
+    var actual: [Recorded<Event<RecordedValue>>] {
+        // Recordings only grow: erase what was added since the last call.
+        if !isHigherOrder, erased.count < events.count {
+            erased += events[erased.count...].map { Recorded(time: $0.time, value: $0.value.map { RecordedValue.plain($0) }) }
+        }
+        return erased
     }
 
     /// The events recorded so far, relative to the time of `expect`.
     public var recorded: [Recorded<Event<RecordedValue>>] { actual }
 
-    /// Expects the `diagram`, with values looked up in `values` (a test observable as a value
-    /// stands for its timeline: an inner observable; a ``ValueMatcher`` matches by predicate).
+    /// Expects the `diagram`, with each value key looked up in `values`; with no `values`, the
+    /// keys themselves are the values, as Strings.
+    ///
+    /// ```swift
+    /// scheduler.expect(source.map { $0 * 10 }).toBe("-a-b|", values: ["a": 10, "b": 20])
+    /// ```
     ///
     /// - Parameters:
     ///   - diagram: the expected timeline, counted from the time of `expect`.
     ///   - values: what each value key in `diagram` stands for.
     ///   - error: the error `#` stands for (compared by type and description).
-    ///   - areEqual: compares an expected value with an actual one, instead of `==`.
+    ///   - areEqual: compares an expected value with an actual one; the default is `==` for
+    ///     `Equatable` elements, else same type and same description.
     ///   - fileID: where a failure is reported (defaults to the call site).
     ///   - filePath: where a failure is reported (defaults to the call site).
     ///   - line: where a failure is reported (defaults to the call site).
     ///   - column: where a failure is reported (defaults to the call site).
-    public func toBe<Value>(
-        _ diagram: String, values: [String: Value], error: any Error = MarbleError.boxed, areEqual: ((Value, Value) -> Bool)? = nil,
-        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
-    ) {
-        toBe(
-            diagram, values: values, error: error, areEqual: areEqual,
-            at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
-    }
-
-    /// Expects the `diagram`, whose values are its characters as Strings.
+    @inlinable
     public func toBe(
-        _ diagram: String, error: any Error = MarbleError.boxed,
+        _ diagram: String, values: [String: Element] = [:], error: any Error = MarbleError.boxed,
+        areEqual: ((Element, Element) -> Bool)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
-    ) {
-        toBe(
-            diagram, values: [String: String](), error: error, areEqual: nil,
-            at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
-    }
-
-    /// `toBe(_:values:error:areEqual:fileID:filePath:line:column:)` with the location given
-    /// as a value, for helpers that pass their caller's location on.
-    public func toBe<Value>(
-        _ diagram: String, values: [String: Value], error: any Error = MarbleError.boxed, areEqual: ((Value, Value) -> Bool)? = nil,
-        at location: MarbleSourceLocation
-    ) {
-        check(diagram, values: values, error: error, areEqual: areEqual, at: location, typed: nil)
-    }
-
-    /// Expects the `diagram`, with `Equatable` values looked up in `values`; as the general
-    /// `toBe(_:values:error:areEqual:fileID:filePath:line:column:)`, and faster: a recording
-    /// of `Value`s is compared without erasing it.
-    @inlinable
-    public func toBe<Value: Equatable>(
-        _ diagram: String, values: [String: Value], error: any Error = MarbleError.boxed, areEqual: ((Value, Value) -> Bool)? = nil,
-        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
-    ) {
-        toBe(
-            diagram, values: values, error: error, areEqual: areEqual,
-            at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
-    }
-
-    /// `toBe(_:values:error:areEqual:fileID:filePath:line:column:)` for `Equatable` values,
-    /// with the location given as a value.
-    @inlinable
-    public func toBe<Value: Equatable>(
-        _ diagram: String, values: [String: Value], error: any Error = MarbleError.boxed, areEqual: ((Value, Value) -> Bool)? = nil,
-        at location: MarbleSourceLocation
     ) {
         check(
-            diagram, values: values, error: error, areEqual: areEqual, at: location,
-            typed: typedExpectation(diagram, values, error, areEqual ?? (==)))
+            diagram, values: values, error: error, areEqual: areEqual,
+            at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
+            typed: typedExpectation(diagram, values, error, areEqual))
     }
 
-    /// The typed comparison, when the recording holds `Value`s (not an observable of
-    /// observables) and the diagram reads with `values`; `nil` sends everything to the general
-    /// path, which also reports a malformed diagram.
+    /// Expects the `diagram`, with values of any type: a ``ValueMatcher`` matches by predicate,
+    /// a test observable stands for an inner observable's timeline (observables of
+    /// observables), and values of mixed types are compared by `==` where they are
+    /// `Equatable`, else by type and description.
+    ///
+    /// ```swift
+    /// scheduler.expect(source.map { _ in scheduler.cold("-x|") }).toBe("-i-j|", values: ["i": inner, "j": inner])
+    /// ```
+    ///
+    /// Chosen only when `values` cannot be `Element`s (`@_disfavoredOverload`), so that
+    /// `values: ["a": 1]` for a `Double` element still means `1.0`.
+    @_disfavoredOverload
+    public func toBe(
+        _ diagram: String, values: [String: Any], error: any Error = MarbleError.boxed,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        check(
+            diagram, values: values, error: error, areEqual: nil,
+            at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column), typed: nil)
+    }
+
+    /// `toBe` at a location made at run time (a fixture file in this package's own tests).
+    package func toBe(_ diagram: String, values: [String: Element] = [:], at location: MarbleSourceLocation) {
+        let error = MarbleError.boxed
+        check(diagram, values: values, error: error, areEqual: nil, at: location, typed: typedExpectation(diagram, values, error, nil))
+    }
+
+    /// The typed comparison, when the recording holds `Element`s (not an observable of
+    /// observables), they compare by `areEqual` or `==`, and the diagram reads with `values`;
+    /// `nil` sends everything to the general path, which also reports a malformed diagram.
     @inlinable
-    func typedExpectation<Value>(
-        _ diagram: String, _ values: [String: Value], _ error: any Error, _ equal: @escaping (Value, Value) -> Bool
-    ) -> TypedExpectation<Value>? {
-        guard let recording = typed as? TypedRecording<Value>, !values.isEmpty || Value.self == String.self else { return nil }
+    func typedExpectation(
+        _ diagram: String, _ values: [String: Element], _ error: any Error, _ areEqual: ((Element, Element) -> Bool)?
+    ) -> TypedExpectation<Element>? {
+        guard !isHigherOrder, !values.isEmpty || Element.self == String.self else { return nil }
+        guard let equal = areEqual ?? equality(of: Element.self) else { return nil }
         guard let expected = try? scheduler.parser.parse(diagram, kind: .expected, values: values, error: error) else { return nil }
         // A passing test records as many events as it expects: room for them now, not by doubling.
-        recording.events.reserveCapacity(recording.events.count + expected.count)
-        return TypedExpectation(expected: expected) {
-            recording.events.elementsEqual(expected) { a, b in a.time == b.time && a.value.matches(b.value, equal) }
+        events.reserveCapacity(events.count + expected.count)
+        return TypedExpectation(expected: expected) { [unowned self] in
+            events.elementsEqual(expected) { a, b in a.time == b.time && a.value.matches(b.value, equal) }
         }
     }
 
@@ -111,8 +128,7 @@ public final class MarbleExpectation {
     @usableFromInline
     func check<Value>(
         _ diagram: String, values: [String: Value], error: any Error, areEqual: ((Value, Value) -> Bool)?,
-        at location: MarbleSourceLocation,
-        typed: TypedExpectation<Value>?
+        at location: MarbleSourceLocation, typed: TypedExpectation<Value>?
     ) {
         var parsed: [Recorded<Event<RecordedValue>>]?
         if typed == nil {
@@ -126,8 +142,9 @@ public final class MarbleExpectation {
         }
         let inputs = scheduler.createdInputs
         scheduler.register(at: location) { [self, unowned scheduler] in
-            // Passing typed means passing the general comparison; anything else (a failure to
-            // explain, or a run whose outcome is observed) takes the general path.
+            // Passing typed means passing the general comparison (both ask `Event.matches` with
+            // the same value equality); a failure to explain, or a run whose outcome is
+            // observed, takes the general path.
             if scheduler.onExpectationChecked == nil, typed?.holds() == true { return }
             // Made only on the general path: a passing test's fixed cost should not pay for them.
             let keys = values.sorted { $0.key < $1.key }.map { (key: $0.key, value: RecordedValue.expected($0.value)) }
@@ -178,15 +195,11 @@ public final class MarbleExpectation {
     /// Expects these values in this order, whatever their timing, then completion (or, with
     /// `completing: false`, no terminal event), for tests that find diagrams heavy (RxJava's
     /// `assertValues`, Turbine). A failure lists both value lists and the actual diagram.
-    public func toEmit<Value>(
-        _ values: [Value], completing: Bool = true,
+    public func toEmit(
+        _ values: [Element], completing: Bool = true,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) {
-        toEmit(values, completing: completing, at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
-    }
-
-    /// ``toEmit(_:completing:fileID:filePath:line:column:)`` at a location given as a value.
-    public func toEmit<Value>(_ values: [Value], completing: Bool = true, at location: MarbleSourceLocation) {
+        let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         scheduler.register(at: location) { [self, unowned scheduler] in
             let received = actual.compactMap { recorded -> RecordedValue? in
                 if case .next(let value) = recorded.value { return value }
@@ -219,7 +232,7 @@ public final class MarbleExpectation {
     /// observable-against-observable comparison).
     public func toBeLike<O: ObservableType>(
         _ other: O, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
-    ) {
+    ) where O.Element == Element {
         let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         let reference = scheduler.expect(other, unsubscribe: window, at: location)
         let inputs = scheduler.createdInputs
@@ -232,5 +245,26 @@ public final class MarbleExpectation {
                     location: location, testName: scheduler.testName, inputs: inputs, expected: reference.actual, actual: actual,
                     mismatches: comparison.mismatches, frame: scheduler.frame))
         }
+    }
+}
+
+/// An expected diagram read with its own value type, and the check that a typed recording
+/// is exactly it.
+@usableFromInline
+struct TypedExpectation<Value> {
+    @usableFromInline let expected: [Recorded<Event<Value>>]
+    /// Whether the recording equals `expected`, event for event; when it does, the general
+    /// comparison would find no mismatch either.
+    @usableFromInline let holds: () -> Bool
+
+    @inlinable
+    init(expected: [Recorded<Event<Value>>], holds: @escaping () -> Bool) {
+        self.expected = expected
+        self.holds = holds
+    }
+
+    /// `expected` as the general comparison reads it.
+    func erased() -> [Recorded<Event<RecordedValue>>] {
+        expected.map { Recorded(time: $0.time, value: $0.value.map { RecordedValue.expected($0) }) }
     }
 }

@@ -1,5 +1,5 @@
 /// What subscriptions a test observable should have seen; made by
-/// ``TestScheduler/expect(subscriptions:fileID:filePath:line:column:)``.
+/// ``TestScheduler/expect(subscriptions:)``.
 public final class SubscriptionExpectation {
     private unowned let scheduler: TestScheduler
     private let origin: Duration
@@ -25,8 +25,7 @@ public final class SubscriptionExpectation {
         toBe(diagrams, at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
-    /// ``toBe(_:fileID:filePath:line:column:)-([String],_,_,_,_)`` at a location given as a value.
-    public func toBe(_ diagrams: [String], at location: MarbleSourceLocation) {
+    package func toBe(_ diagrams: [String], at location: MarbleSourceLocation) {
         var expected: [SubscriptionLog] = []
         do {
             for diagram in diagrams {

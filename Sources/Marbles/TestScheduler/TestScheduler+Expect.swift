@@ -11,37 +11,22 @@ extension TestScheduler {
     public func expect<O: ObservableType>(
         _ observable: O, unsubscribe: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
-    ) -> MarbleExpectation {
+    ) -> MarbleExpectation<O.Element> {
         expect(
             observable, unsubscribe: unsubscribe, at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
-    /// `expect(_:unsubscribe:)` at a location given as a value.
     @inlinable
-    public func expect<O: ObservableType>(_ observable: O, unsubscribe: String? = nil, at location: MarbleSourceLocation)
-        -> MarbleExpectation
+    package func expect<O: ObservableType>(_ observable: O, unsubscribe: String? = nil, at location: MarbleSourceLocation)
+        -> MarbleExpectation<O.Element>
     {
-        let expectation = MarbleExpectation(scheduler: self, origin: now)
-        expectation.window = unsubscribe
+        let expectation = MarbleExpectation<O.Element>(scheduler: self, origin: now, window: unsubscribe)
         let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
         let source = observable.asObservable()
         let subscription = SingleAssignmentDisposable()
         harnessSubscriptions.append(subscription)
-        // Decided once: only observables of observables are erased as they arrive (their inner
-        // observables are subscribed then); other events are kept typed and erased when asked.
-        let higherOrder = O.Element.self is any ObservableType.Type
-        let typed = higherOrder ? nil : TypedRecording<O.Element>()
-        expectation.typed = typed
-        virtual.schedule(at: now + subscribeAt) { [unowned self] in
-            subscription.set(
-                source.subscribe { event in
-                    let time = self.now - expectation.origin
-                    if let typed {
-                        typed.append(Recorded(time: time, value: event))
-                    } else {
-                        expectation.erased.append(Recorded(time: time, value: self.erase(event)))
-                    }
-                })
+        virtual.schedule(at: now + subscribeAt) {
+            subscription.set(source.subscribe { event in expectation.record(event) })
         }
         if let unsubscribeAt {
             virtual.schedule(at: now + unsubscribeAt) { subscription.dispose() }
@@ -85,10 +70,7 @@ extension TestScheduler {
 
     /// Compares subscription logs with diagrams when the run ends. The logs are read then, not
     /// now: pass the test observable's `subscriptions` directly.
-    public func expect(
-        subscriptions: @autoclosure @escaping () -> [SubscriptionLog],
-        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
-    ) -> SubscriptionExpectation {
+    public func expect(subscriptions: @autoclosure @escaping () -> [SubscriptionLog]) -> SubscriptionExpectation {
         SubscriptionExpectation(scheduler: self, origin: now, logs: subscriptions)
     }
 

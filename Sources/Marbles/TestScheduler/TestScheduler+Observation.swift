@@ -21,7 +21,7 @@ extension TestScheduler {
     public func expect<Value>(
         observing value: @escaping () -> Value, unsubscribe: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
-    ) -> MarbleExpectation {
+    ) -> MarbleExpectation<Value> {
         expect(
             observations(of: value), unsubscribe: unsubscribe,
             at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))

@@ -13,9 +13,8 @@ extension TestScheduler {
         try run(at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column), body)
     }
 
-    /// ``run(fileID:filePath:line:column:_:)`` at a location given as a value.
     @discardableResult
-    public func run<Result>(at location: MarbleSourceLocation, _ body: () throws -> Result) rethrows -> Result {
+    package func run<Result>(at location: MarbleSourceLocation, _ body: () throws -> Result) rethrows -> Result {
         // Tasks the body starts (`Task { }` in a view model) run on this scheduler's executor; a
         // deadline the body computes is read against the real time the run began.
         noteInstant(now)
@@ -56,8 +55,7 @@ extension TestScheduler {
         flush(at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
-    /// ``flush(fileID:filePath:line:column:)`` at a location given as a value.
-    public func flush(at location: MarbleSourceLocation) {
+    package func flush(at location: MarbleSourceLocation) {
         setUpHot()
         runawayReason = pendingRunaway ?? drive(until: maxFrames.map { now + frame * $0 })
         pendingRunaway = nil

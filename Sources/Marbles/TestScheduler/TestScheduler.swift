@@ -15,7 +15,7 @@
 /// - test observables: ``cold(_:values:error:fileID:filePath:line:column:)``,
 ///   ``hot(_:values:error:fileID:filePath:line:column:)``, ``time(_:fileID:filePath:line:column:)``;
 /// - expectations: `expect(_:unsubscribe:)` and
-///   ``expect(subscriptions:fileID:filePath:line:column:)``, each followed by `toBe`;
+///   ``expect(subscriptions:)``, each followed by `toBe`;
 ///   ``record(_:)`` for custom checks;
 /// - running: ``run(fileID:filePath:line:column:_:)``, ``flush(fileID:filePath:line:column:)``,
 ///   ``advance(by:fileID:filePath:line:column:)``, ``advance(to:fileID:filePath:line:column:)``;

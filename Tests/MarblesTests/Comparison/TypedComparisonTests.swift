@@ -2,7 +2,7 @@ import MarbleCore
 import Marbles
 import Testing
 
-/// An Int that is not Equatable: its expectations take the general (erased) comparison.
+/// An Int that is not Equatable: without `areEqual`, its expectations take the general (erased) comparison.
 private struct Plain: CustomStringConvertible {
     var value: Int
     var description: String { "\(value)" }
@@ -59,7 +59,7 @@ struct TypedComparisonTests {
     @Test("recorded events read the same whether recorded typed or erased")
     func recordedEvents() {
         let scheduler = TestScheduler(reporter: CollectingReporter())
-        var typed: MarbleExpectation?
+        var typed: MarbleExpectation<Int>?
         scheduler.run {
             let source = scheduler.cold("-a-b-|", values: ["a": 1, "b": 2])
             typed = scheduler.expect(source)

@@ -1,0 +1,33 @@
+// The one definition of "the same event" that every comparison uses: the typed fast path of
+// `toBe` (values of the element type), the general comparison (erased values, inner
+// timelines, matchers) and `eventListsMatch`. They differ only in how two values compare.
+
+extension Event {
+    /// The same event: values compared with `equal`, errors as marble comparisons compare
+    /// them (same type and description), completion with completion.
+    @inlinable
+    func matches(_ other: Event<Element>, _ equal: (Element, Element) -> Bool) -> Bool {
+        switch (self, other) {
+        case (.next(let a), .next(let b)): return equal(a, b)
+        case (.completed, .completed): return true
+        case (.error(let a), .error(let b)): return errorsMatch(a, b)
+        default: return false
+        }
+    }
+}
+
+/// `==` for `T` when `T` is `Equatable` (found at run time, so that an unconstrained generic
+/// expectation still compares with `==`); `nil` otherwise.
+@inlinable
+func equality<T>(of type: T.Type) -> ((T, T) -> Bool)? {
+    guard let equatable = type as? any Equatable.Type else { return nil }
+    return equalityOpened(equatable, as: type)
+}
+
+@usableFromInline
+func equalityOpened<E: Equatable, T>(_: E.Type, as: T.Type) -> ((T, T) -> Bool)? {
+    let equal: (E, E) -> Bool = (==)
+    // `E` is `T` (opened from `T.self`): the bit cast is the identity, without the dynamic cast
+    // of a function type that `as?` would pay on every `toBe`.
+    return unsafeBitCast(equal, to: ((T, T) -> Bool).self)
+}
