@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "Marbles", dependencies: ["MarbleCore", "CConcurrencyHooks"], swiftSettings: strict),
 
         // Assertions reported through Swift Testing or XCTest.
-        .target(name: "MarblesTesting", dependencies: ["Marbles", "MarbleSpec"], swiftSettings: strict),
+        .target(name: "MarblesTesting", dependencies: ["Marbles"], swiftSettings: strict),
 
         // Marble tests for Combine publishers: TestScheduler as a Combine scheduler, test publishers, bridges.
         .target(
@@ -69,16 +69,18 @@ let package = Package(
             providers: [.apt(["libcairo2-dev", "libpango1.0-dev"]), .brew(["cairo", "pango"])]),
         .target(name: "MarbleRender", dependencies: ["MarbleCore", "Marbles", "MarbleSpec", "CCairo"], swiftSettings: strict),
 
-        // CLI.
+        // The CLI's commands, exit codes and file I/O, as a library tested without a process.
+        .target(name: "MarblegenCommands", dependencies: ["MarbleRender", "MarbleSpec"], swiftSettings: strict),
+        // The CLI: argument parsing over MarblegenCommands.
         .executableTarget(
             name: "marblegen",
-            dependencies: ["MarbleRender", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["MarblegenCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
 
         // The live playground (`marbleplay`): server logic in a library so tests can run it in process.
         .target(
             name: "MarblePlayground",
-            dependencies: ["MarbleRender", .product(name: "FlyingFox", package: "FlyingFox")],
+            dependencies: ["MarblegenCommands", .product(name: "FlyingFox", package: "FlyingFox")],
             // The page and the gallery's specs are data: bundled beside marbleplay.
             resources: [.copy("Resources/playground.html"), .copy("Resources/gallery")],
             swiftSettings: strict),
@@ -129,5 +131,7 @@ let package = Package(
         .testTarget(name: "MarblePlaygroundTests", dependencies: ["MarblePlayground", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "MarbleRenderTests", dependencies: ["MarbleRender", "MarblesTesting", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "MarblegenCommandsTests", dependencies: ["MarblegenCommands", "MarblesTesting", "TestSupport"], swiftSettings: strict),
     ]
 )

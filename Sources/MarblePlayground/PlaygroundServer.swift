@@ -1,6 +1,6 @@
 import FlyingFox
 import Foundation
-import MarbleRender
+import MarblegenCommands
 import Synchronization
 
 /// The playground's HTTP server: one page and a small API, on the loopback interface only.

@@ -1,5 +1,5 @@
 public import Foundation
-public import MarbleRender
+public import MarblegenCommands
 
 /// What the playground does, apart from HTTP: render spec text, list, read and save the served
 /// folder's specs, and hand out the gallery. Every answer is a ``PlaygroundReply``, so the

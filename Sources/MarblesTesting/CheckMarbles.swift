@@ -1,4 +1,3 @@
-import MarbleSpec
 public import Marbles
 import Testing
 

@@ -1,6 +1,5 @@
-import MarbleSpec
 @_exported public import Marbles
-public import Testing
+import Testing
 import XCTest
 
 /// Reports marble failures to the test that is running: `Issue.record` under Swift Testing,

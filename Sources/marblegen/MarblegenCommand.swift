@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MarbleRender
+import MarblegenCommands
 
 @main
 struct MarblegenCommand: ParsableCommand {

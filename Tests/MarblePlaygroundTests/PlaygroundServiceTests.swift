@@ -1,5 +1,5 @@
 import Foundation
-import MarbleRender
+import MarblegenCommands
 import Testing
 
 @testable import MarblePlayground

@@ -1,20 +1,4 @@
-import Foundation
 import MarbleRender
-
-/// A fresh temporary folder per test (tests run in parallel).
-func temporaryFolder() -> String {
-    let path = NSTemporaryDirectory() + "marbles-tests-" + UUID().uuidString
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
-
-/// Writes a spec into a fresh folder and returns its path.
-func writeSpec(_ text: String, name: String = "spec.marble") -> String {
-    let folder = temporaryFolder()
-    let path = folder + "/" + name
-    _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
-    return path
-}
 
 func model(_ text: String) throws -> DiagramModel {
     try DiagramRunner.run(try DiagramSpec.parse(text))

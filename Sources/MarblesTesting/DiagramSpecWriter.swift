@@ -1,4 +1,5 @@
 import Foundation
+public import Marbles
 
 /// Writes a diagram spec (`*.marble`, text only: no Cairo) for each checked expectation, so
 /// `marblegen render` can draw users' own operators from their own tests. MarblesTesting's

@@ -1,5 +1,6 @@
 import Foundation
-import MarbleRender
+import MarblegenCommands
+import TestSupport
 import Testing
 
 @Suite("marblegen commands")

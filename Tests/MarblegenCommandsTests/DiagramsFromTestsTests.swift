@@ -1,6 +1,7 @@
 import Foundation
-import MarbleRender
+import MarblegenCommands
 import MarblesTesting
+import TestSupport
 import Testing
 
 @Suite("Diagrams from tests")
