@@ -32,20 +32,21 @@ mkdir -p "$work/light" "$work/dark" "$work/out/Resources/gallery"
         echo "![The ${title:-$name} diagram: ${operator:-no operator} applied to its inputs.]($name.png)"
     done
 } >"$work/out/OperatorGallery.md"
-# Each operator's own page: a DocC extension file per symbol (scripts/operator-symbols.txt), its
+# Each operator's own page: a DocC extension file per symbol (each spec's `symbol:` line), its
 # diagrams appended to the symbol's documentation.
 mkdir -p "$work/out/Operators"
 for spec in diagrams/*.marble; do
-    name=$(basename "$spec" .marble)
-    grep -q "^$name " scripts/operator-symbols.txt || { echo "$name has no line in scripts/operator-symbols.txt" >&2; exit 1; }
-done
-grep -v '^#' scripts/operator-symbols.txt | awk '{ print $2 }' | sort -u | while read -r symbol; do
+    symbol=$(sed -n 's/^symbol: *//p' "$spec" | head -1)
+    [ -n "$symbol" ] || { echo "$spec has no symbol: line (the MarbleCore symbol whose page shows it)" >&2; exit 1; }
+    echo "$(basename "$spec" .marble) $symbol"
+done >"$work/symbols.txt"
+awk '{ print $2 }' "$work/symbols.txt" | sort -u | while read -r symbol; do
     file="$work/out/Operators/$(printf '%s' "$symbol" | tr '/():' '-__' | tr -s '_-' | sed 's/[-_]*$//').md"
     {
         echo "# \`\`MarbleCore/$symbol\`\`"
         echo
         echo "## Marble diagram"
-        grep -v '^#' scripts/operator-symbols.txt | awk -v s="$symbol" '$2 == s { print $1 }' | while read -r name; do
+        awk -v s="$symbol" '$2 == s { print $1 }' "$work/symbols.txt" | while read -r name; do
             title=$(sed -n 's/^title: *//p' "diagrams/$name.marble" | head -1)
             operator=$(sed -n 's/^operator: *//p' "diagrams/$name.marble" | head -1)
             echo

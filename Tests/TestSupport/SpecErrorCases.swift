@@ -36,6 +36,10 @@ public enum SpecErrorCases {
         Case(spec: "input: --a--|\nstyle: frame = 500", line: 2, column: 8, message: "frame is a width in pixels from 8 to 120"),
         Case(spec: "input: --a--|\nstyle: colour = red", line: 2, column: 8, message: "unknown style"),
         Case(spec: "title: a\ntitle: b\ninput: -a|", line: 2, column: 1, message: "a second 'title' line"),
+        Case(spec: "symbol: A/a()\nsymbol: B/b()\ninput: -a|", line: 2, column: 1, message: "a second 'symbol' line"),
+        Case(
+            spec: "input: -a|\nsymbol: ObservableType/map(_:) extra", line: 2, column: 9,
+            message: "symbol is one documentation path without spaces"),
         Case(spec: "input: --a--|\noperator: map(x) extra", line: 2, column: 18, message: "unexpected text after the operator"),
         Case(spec: "inner: --a|", line: 1, column: 1, message: "an inner observable needs a name"),
         Case(spec: "// nothing but a comment", line: 1, column: 1, message: "a spec needs at least one 'input' line"),

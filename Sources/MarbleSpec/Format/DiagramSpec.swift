@@ -78,6 +78,9 @@ public struct DiagramSpec: Sendable {
     public var status: String?
     /// Where a test-written spec came from (`File.swift:12`).
     public var source: String?
+    /// The `symbol:` line: the documentation symbol this diagram illustrates
+    /// (`ObservableType/map(_:)`); the DocC gallery puts the diagram on that symbol's page.
+    public var symbol: String?
     /// The spec's lines, for error messages.
     public var lines: [String] = []
 
@@ -102,7 +105,7 @@ public struct DiagramSpec: Sendable {
         var valueLines: [String: Int] = [:]
     }
 
-    static let keyList = "keys: title, input, hot, cold, inner, values, operator, expected, actual, style"
+    static let keyList = "keys: title, input, hot, cold, inner, values, operator, expected, actual, style, symbol"
 
     mutating func apply(_ line: SpecLine, state: inout ParseState) throws(SpecError) {
         switch line.key {
@@ -142,6 +145,12 @@ public struct DiagramSpec: Sendable {
             status = line.value
         case "source":
             source = line.value
+        case "symbol":
+            try line.once(symbol)
+            guard !line.value.isEmpty, !line.value.contains(where: \.isWhitespace) else {
+                throw line.fail(line.valueColumn, "symbol is one documentation path without spaces, like ObservableType/map(_:)")
+            }
+            symbol = line.value
         default:
             throw line.fail(line.indent + 1, "unknown key '\(line.key)' (\(Self.keyList))")
         }

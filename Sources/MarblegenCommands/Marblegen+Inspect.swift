@@ -1,0 +1,59 @@
+import Foundation
+
+// `marblegen parse` (a marble string's events) and `marblegen operators` (what specs may name).
+extension Marblegen {
+    /// What kind of diagram `parse` reads.
+    public enum ParseKind: String, CaseIterable, Sendable {
+        /// Times from the subscription; no `^`.
+        case cold
+        /// `^` marks frame 0.
+        case hot
+        /// As hot; nothing after `|` or `#`.
+        case expected
+        /// `^` and `!` only.
+        case subscription
+    }
+
+    /// Prints a marble diagram's events as a table, or its syntax error with a caret.
+    public static func parse(_ diagram: String, kind: ParseKind = .cold) -> CommandResult {
+        var result = CommandResult(exitCode: 0, output: "", errors: "")
+        let parser = MarbleParser()
+        do {
+            let diagramKind: DiagramKind
+            switch kind {
+            case .subscription:
+                let parsed = try parser.parseSubscription(diagram)
+                result.say("subscribe    \(parsed.subscribe.map { frameText($0, frame: .milliseconds(1)) } ?? "never")")
+                result.say("unsubscribe  \(parsed.unsubscribe.map { frameText($0, frame: .milliseconds(1)) } ?? "never")")
+                return result
+            case .cold: diagramKind = .cold
+            case .hot: diagramKind = .hot
+            case .expected: diagramKind = .expected
+            }
+            let events = try parser.parse(diagram, kind: diagramKind)
+            result.say("frame  event")
+            for event in events {
+                let frame = frameText(event.time, frame: .milliseconds(1)).replacingOccurrences(of: "frame ", with: "")
+                result.say(frame.padding(toLength: max(frame.count, 5), withPad: " ", startingAt: 0) + "  " + event.value.description)
+            }
+        } catch {
+            result.fail(2, error.description)
+        }
+        return result
+    }
+
+    /// Lists the operators specs may use.
+    public static func operators() -> CommandResult {
+        var result = CommandResult(exitCode: 0, output: "", errors: "")
+        let width = OperatorRegistry.definitions.map(\.usage.count).max() ?? 0
+        for definition in OperatorRegistry.definitions {
+            let inputs =
+                definition.inputs.lowerBound == definition.inputs.upperBound
+                ? "\(definition.inputs.lowerBound)" : "\(definition.inputs.lowerBound)-\(definition.inputs.upperBound)"
+            result.say(
+                definition.usage.padding(toLength: width, withPad: " ", startingAt: 0)
+                    + "  inputs: \(inputs)\(definition.higherOrder ? " (inner observables)" : "")  \(definition.summary)")
+        }
+        return result
+    }
+}
