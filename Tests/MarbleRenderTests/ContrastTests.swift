@@ -1,6 +1,7 @@
 import Foundation
 import MarbleRender
 import MarbleSpec
+import TestSupport
 import Testing
 
 /// WCAG 2 contrast: relative luminances of sRGB colours, (lighter + 0.05) / (darker + 0.05).
@@ -48,7 +49,7 @@ func lowContrast(_ list: DisplayList, theme: Theme) -> [String] {
 
 @Suite("Contrast")
 struct ContrastTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = repositoryRoot
 
     static func specs() throws -> [(String, String)] {
         try ["diagrams", "docs/hard-cases"].flatMap { folder in

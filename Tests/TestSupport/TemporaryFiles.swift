@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A fresh temporary folder per test (tests run in parallel).
 public func temporaryFolder() -> String {
@@ -14,3 +14,10 @@ public func writeSpec(_ text: String, name: String = "spec.marble") -> String {
     _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
     return path
 }
+
+/// The repository's root folder (this file is `Tests/TestSupport/TemporaryFiles.swift`).
+public let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+/// The operator gallery's specs, `diagrams/`.
+public let galleryFolder = repositoryRoot.appendingPathComponent("diagrams")

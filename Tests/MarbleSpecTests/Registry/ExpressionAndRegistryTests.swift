@@ -1,5 +1,6 @@
 import Foundation
 import MarbleSpec
+import TestSupport
 import Testing
 
 @Suite("Spec expressions")
@@ -40,7 +41,7 @@ struct SpecExpressionTests {
 struct OperatorRegistryTests {
     @Test("every operator has a gallery spec that uses it")
     func galleryCoversRegistry() throws {
-        let gallery = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../diagrams").standardized
+        let gallery = galleryFolder
         let specs = try FileManager.default.contentsOfDirectory(atPath: gallery.path).filter { $0.hasSuffix(".marble") }
         var used = Set<String>()
         for name in specs {

@@ -1,5 +1,6 @@
 import Foundation
 import MarbleSpec
+import TestSupport
 import Testing
 
 @Suite("Spec format")
@@ -15,7 +16,7 @@ struct SpecFormatTests {
 
     @Test("every gallery spec names its symbol (the DocC gallery puts it on that page)")
     func gallerySpecsHaveSymbols() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../diagrams").standardized
+        let folder = galleryFolder
         let specs = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".marble") }
         #expect(specs.count > 90)
         for name in specs {
