@@ -52,7 +52,7 @@ test-tsan: deps
 # The parser/printer property tests at 10^6 inputs and the engine laws at 10^5 cases each, release
 # build (CI runs 2*10^4 and 100 in debug).
 fuzz: deps
-	MARBLES_FUZZ_COUNT=1000000 $(SWIFT) test -c release --scratch-path .build-release --filter "Parser and printer fuzzing|ParserPrinterFuzz"
+	MARBLES_FUZZ_COUNT=1000000 $(SWIFT) test -c release --scratch-path .build-release --filter "ParserPrinterFuzz|ReferenceParser"
 	MARBLES_PROPERTY_COUNT=100000 $(SWIFT) test -c release --scratch-path .build-release --filter EngineLawTests
 
 # The stress program: every thread-crossing operator from 8 threads for 10 minutes, release

@@ -184,7 +184,10 @@ public struct MarbleParser: Sendable {
         var scanner = Scanner(bytes: bytes, frameNanos: frameNanos)
         while let token = try scanner.next() {
             switch token.symbol {
-            case .complete: return .nanoseconds(scanner.eventTime)
+            case .complete:
+                // The cursor past an overflow is no time (the scanner reports an overflow lazily).
+                if let column = scanner.overflowColumn { throw scanner.fail(.timeOverflow, at: column) }
+                return .nanoseconds(scanner.eventTime)
             case .zero, .error, nil:
                 scanner.eventDone()
             default: continue
