@@ -2,22 +2,6 @@ import Foundation
 
 // `marblegen render`: every spec drawn beside itself or into a folder, each file written atomically.
 extension Marblegen {
-    /// Creates `path` and its missing parents; on failure, which folder refused and the system's reason.
-    static func createFolder(_ path: String) -> String? {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            return isDirectory.boolValue ? nil : "'\(path)' is a file, not a folder"
-        }
-        let parent = (path as NSString).deletingLastPathComponent
-        if !parent.isEmpty, parent != path, let problem = createFolder(parent) { return problem }
-        if mkdir(path, 0o755) == 0 || errno == EEXIST { return nil }
-        let reason = String(cString: strerror(errno))
-        let place = parent.isEmpty ? "the current folder" : "'\(parent)'"
-        // ENOENT with an existing parent: a virtual file system such as /proc that takes no folders.
-        let hint = errno == ENOENT ? " (\(place) does not accept new folders)" : ""
-        return "\(place) refused a new folder '\((path as NSString).lastPathComponent)': \(reason)\(hint)"
-    }
-
     /// Renders every spec in `paths` (files or folders; the gallery when empty) beside itself, or into `outputDirectory`.
     public func render(_ paths: [String], outputDirectory: String? = nil) -> CommandResult {
         var result = CommandResult(exitCode: 0, output: "", errors: "")

@@ -51,7 +51,23 @@ public struct Marblegen: Sendable {
     /// The folder `render` uses without arguments.
     public static let galleryDirectory = "diagrams"
 
-    // The work each command shares: loading specs, rendering one, naming and writing files.
+    // The work each command shares: loading specs, rendering one, naming files, making folders and writing files.
+    /// Creates `path` and its missing parents; on failure, which folder refused and the system's reason.
+    static func createFolder(_ path: String) -> String? {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            return isDirectory.boolValue ? nil : "'\(path)' is a file, not a folder"
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path, let problem = createFolder(parent) { return problem }
+        if mkdir(path, 0o755) == 0 || errno == EEXIST { return nil }
+        let reason = String(cString: strerror(errno))
+        let place = parent.isEmpty ? "the current folder" : "'\(parent)'"
+        // ENOENT with an existing parent: a virtual file system such as /proc that takes no folders.
+        let hint = errno == ENOENT ? " (\(place) does not accept new folders)" : ""
+        return "\(place) refused a new folder '\((path as NSString).lastPathComponent)': \(reason)\(hint)"
+    }
+
     enum Outcome {
         case success([(OutputFormat, [UInt8])], warnings: [String])
         case failure(String)

@@ -119,8 +119,9 @@ public final class MarbleExpectation<Element> {
         guard let expected = try? scheduler.parser.parse(diagram, kind: .expected, values: values, error: error) else { return nil }
         // A passing test records as many events as it expects: room for them now, not by doubling.
         events.reserveCapacity(events.count + expected.count)
+        // Expected first, actual second: the order the general comparison calls `areEqual` in.
         return TypedExpectation(expected: expected) { [unowned self] in
-            events.elementsEqual(expected) { a, b in a.time == b.time && a.value.matches(b.value, equal) }
+            expected.elementsEqual(events) { e, a in e.time == a.time && e.value.matches(a.value, equal) }
         }
     }
 

@@ -40,6 +40,20 @@ struct ExpectationShapeTests {
         #expect(failures { s in s.expect(source(s)).toBe("-a-b|", values: expected) }.count == 1)
     }
 
+    @Test("areEqual gets the expected value first and the actual second on the fast path too (it had them swapped)")
+    func areEqualArgumentOrder() {
+        let actualStartsWithExpected: (String, String) -> Bool = { expected, actual in actual.hasPrefix(expected) }
+        let longer = failures { s in
+            s.expect(s.cold("-a|", values: ["a": "swift"])).toBe("-a|", values: ["a": "sw"], areEqual: actualStartsWithExpected)
+        }
+        #expect(longer.isEmpty, "\(longer)")
+        // The actual "sw" does not start with the expected "swift": a failure, from either path.
+        let shorter = failures { s in
+            s.expect(s.cold("-a|", values: ["a": "sw"])).toBe("-a|", values: ["a": "swift"], areEqual: actualStartsWithExpected)
+        }
+        #expect(shorter.count == 1)
+    }
+
     @Test("matchers and inner observables take the values-of-any-type overload, for the same expectation")
     func valuesOfAnyType() {
         let matcher = failures { s in
