@@ -49,7 +49,7 @@ examples-tsan: deps
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter "Concurrency|Reliability|MarblesAsyncTests"
 
-# The parser/printer property tests at 10^6 inputs and the engine laws at 10^5 cases each, release
+# The parser/printer property tests and the tuned-against-reference parser check at 10^6 inputs, and the engine laws at 10^5 cases each, release
 # build (CI runs 2*10^4 and 100 in debug).
 fuzz: deps
 	MARBLES_FUZZ_COUNT=1000000 $(SWIFT) test -c release --scratch-path .build-release --filter "ParserPrinterFuzz|ReferenceParser"
