@@ -1,4 +1,5 @@
 @_exported public import Marbles
+public import Foundation
 import Testing
 import XCTest
 
@@ -34,12 +35,14 @@ extension TestScheduler {
     ///   - frame: the virtual time of one `-` (1 ms).
     ///   - stepLimit: how many actions one flush may run before it reports work that never
     ///     settles.
+    ///   - startDate: what `Date()` reads in the code under test when the scheduler first runs
+    ///     (Linux); `nil` is the real date then.
     ///
     /// When `MARBLES_DIAGRAM_DIR` is set, every checked expectation also writes a diagram spec
     /// there (see ``DiagramSpecWriter``); `marblegen render` draws them. When `MARBLES_RECORD=1`,
     /// failing diagrams are rewritten in the test source (see ``RecordMode``).
-    public convenience init(frame: Duration = .milliseconds(1), stepLimit: Int = 1_000_000) {
-        self.init(frame: frame, stepLimit: stepLimit, reporter: TestFrameworkReporter(), listener: .runningTest)
+    public convenience init(frame: Duration = .milliseconds(1), stepLimit: Int = 1_000_000, startDate: Date? = nil) {
+        self.init(frame: frame, stepLimit: stepLimit, startDate: startDate, reporter: TestFrameworkReporter(), listener: .runningTest)
     }
 }
 

@@ -112,13 +112,14 @@ struct TaskSleepTests {
     func ambiguousSleep() {
         let reporter = CollectingReporter()
         let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+        scheduler.clocks.enabled = false
         scheduler.run {
             // Where it wakes depends on real time, so only the failure is checked.
             _ = scheduler.expect(emitting: String.self) { emit in
                 try await Task.sleep(for: .milliseconds(200))
                 // The deadline is read from the real clock, then the job spends real time before it sleeps.
                 let deadline = ContinuousClock.now + .milliseconds(400)
-                spin(for: .milliseconds(80))
+                realSpin(for: .milliseconds(80))
                 try await Task.sleep(until: deadline, clock: .continuous)
                 emit("a")
             }
@@ -126,7 +127,7 @@ struct TaskSleepTests {
         let messages = reporter.failures.map(\.message)
         #expect(messages.count == 1, "\(messages)")
         #expect(
-            messages.first?.contains("a sleep on ContinuousClock started at frame 2 has no duration that can be told") == true,
+            messages.first?.contains("a sleep on ContinuousClock started at frame 2 has no duration that can be told: the system clocks are real here (virtual clocks are turned off for this scheduler)") == true,
             "\(messages)")
     }
 
@@ -158,21 +159,26 @@ struct TaskSleepTests {
     }
 }
 
-@Suite("Reading a sleep's duration from its deadline")
+@Suite("Reading a sleep's duration from its deadline (where clocks cannot be virtual)")
 struct SleepDeadlineTests {
-    @Test("the roundest duration in the interval, and when the interval is ambiguous")
-    func roundest() {
+    @Test("the roundest duration in the interval, and another value a programmer would write there")
+    func reading() {
         let ms: Int64 = 1_000_000
-        #expect(SleepDeadline.roundest(from: 300 * ms - 3_000, to: 300 * ms + 40_000) == (300 * ms, false))
-        #expect(SleepDeadline.roundest(from: 1_500_000 - 2_000, to: 1_500_000 + 20_000) == (1_500_000, false))
-        #expect(SleepDeadline.roundest(from: 50 * ms - 1_000, to: 53 * ms) == (50 * ms, false))
-        // 1.5 ms and 2 ms are both plausible:
-        #expect(SleepDeadline.roundest(from: 1_500_000, to: 2_200_000) == (2 * ms, true))
-        // 350 ms and 400 ms:
-        #expect(SleepDeadline.roundest(from: 349 * ms, to: 401 * ms) == (400 * ms, true))
-        #expect(SleepDeadline.roundest(from: 7, to: 7) == (7, false))
-        #expect(SleepDeadline.roundest(from: 7, to: 8) == (7, true))
-        #expect(SleepDeadline.roundest(from: .max - 10, to: .max) == (.max - 7, false))
+        let us: Int64 = 1_000
+        #expect(SleepDeadline.reading(from: 300 * ms - 3 * us, to: 300 * ms + 40 * us) == (300 * ms, nil))
+        #expect(SleepDeadline.reading(from: 1_500 * us - 2 * us, to: 1_500 * us + 8 * us) == (1_500 * us, nil))
+        // 40 ms of real work before a 70 ms sleep: 100 ms is the roundest, and 70 ms is there too.
+        #expect(SleepDeadline.reading(from: 70 * ms - 10 * us, to: 110 * ms) == (100 * ms, 70 * ms))
+        // A multiple of a tenth of the step: 1.5 ms and 1.51 ms.
+        #expect(SleepDeadline.reading(from: 1_500 * us - 2 * us, to: 1_500 * us + 20 * us) == (1_500 * us, 1_510 * us))
+        #expect(SleepDeadline.reading(from: 50 * ms - us, to: 53 * ms) == (50 * ms, 51 * ms))
+        #expect(SleepDeadline.reading(from: 1_500 * us, to: 2_200 * us) == (2 * ms, 1_500 * us))
+        #expect(SleepDeadline.reading(from: 349 * ms, to: 401 * ms) == (400 * ms, 350 * ms))
+        #expect(SleepDeadline.reading(from: 7, to: 7) == (7, nil))
+        #expect(SleepDeadline.reading(from: 7, to: 8) == (7, 8))
+        // Near the top: …800 is the roundest; with …790 in the interval too, it is ambiguous.
+        #expect(SleepDeadline.reading(from: .max - 10, to: .max) == (.max - 7, nil))
+        #expect(SleepDeadline.reading(from: .max - 20, to: .max) == (.max - 7, .max - 17))
     }
 
     @Test("a deadline that had passed is due at once; an exact delay is kept")
@@ -180,9 +186,21 @@ struct SleepDeadlineTests {
         let arrival = ContinuousClock.now
         let now = [SleepDeadline.Instant(time: .milliseconds(500), real: arrival - .milliseconds(4))]
         let passed = SleepDeadline(
-            remaining: .microseconds(-3), instants: now, arrival: arrival, now: .milliseconds(500), clock: ContinuousClock.self)
-        #expect(passed.delay == .zero && passed.ambiguousRange == nil)
+            remaining: .microseconds(-3), instants: now, jobStart: nil, arrival: arrival, now: .milliseconds(500),
+            clock: ContinuousClock.self)
+        #expect(passed.delay == .zero && passed.ambiguity == nil)
         #expect(SleepDeadline(exactly: .nanoseconds(1_234_567), clock: ContinuousClock.self).delay == .nanoseconds(1_234_567))
+    }
+
+    @Test("the sleeping job's real age bounds the reading: 40 ms of work before a 70 ms sleep is ambiguous, not 100 ms")
+    func jobAge() {
+        let arrival = ContinuousClock.now
+        let instants = [SleepDeadline.Instant(time: .zero, real: arrival - .microseconds(40_010))]
+        let sleep = SleepDeadline(
+            remaining: .microseconds(69_990), instants: instants, jobStart: arrival - .milliseconds(40), arrival: arrival,
+            now: .zero, clock: ContinuousClock.self)
+        #expect(sleep.ambiguity?.other == .milliseconds(70))
+        #expect(sleep.ambiguity?.range == Duration.microseconds(69_990) ... .microseconds(110_000))
     }
 
     @Test("a deadline read at an earlier instant ends the duration after that instant")
@@ -195,17 +213,41 @@ struct SleepDeadlineTests {
             SleepDeadline.Instant(time: .milliseconds(400), real: arrival - .microseconds(20)),
         ]
         let earlier = SleepDeadline(
-            remaining: .microseconds(299_950), instants: instants, arrival: arrival, now: .milliseconds(400), clock: ContinuousClock.self)
-        #expect(earlier.duration == .milliseconds(300) && earlier.delay == .milliseconds(200) && earlier.ambiguousRange == nil)
+            remaining: .microseconds(299_950), instants: instants, jobStart: arrival - .microseconds(5), arrival: arrival,
+            now: .milliseconds(400), clock: ContinuousClock.self)
+        #expect(earlier.duration == .milliseconds(300) && earlier.delay == .milliseconds(200) && earlier.ambiguity == nil)
         // 299.99 ms left: read 10 µs before, within this instant.
         let current = SleepDeadline(
-            remaining: .microseconds(299_990), instants: instants, arrival: arrival, now: .milliseconds(400), clock: ContinuousClock.self)
+            remaining: .microseconds(299_990), instants: instants, jobStart: arrival - .microseconds(5), arrival: arrival,
+            now: .milliseconds(400), clock: ContinuousClock.self)
         #expect(current.duration == .milliseconds(300) && current.delay == .milliseconds(300))
     }
 }
 
-/// Busy-waits `duration` of real time.
-func spin(for duration: Duration) {
-    let end = ContinuousClock.now + duration
-    while ContinuousClock.now < end {}
+/// Where the clocks are real, a sleep after real work is read back: it either lands at its true
+/// frame or fails naming its true duration, never passes at another frame.
+@Suite("Reading back a sleep after real work")
+struct ReadBackTests {
+    @Test(
+        "a sleep after real work reads its true duration or fails naming it",
+        arguments: [(0, 70), (40, 70), (5, 300), (30, 120), (15, 1_000)])
+    func trueOrFails(work: Int, sleep: Int) {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(frame: .milliseconds(10), reporter: reporter)
+        scheduler.clocks.enabled = false
+        let expectation = scheduler.run {
+            scheduler.expect(emitting: String.self) { emit in
+                realSpin(for: .milliseconds(work))
+                try await Task.sleep(for: .milliseconds(sleep))
+                emit("a")
+            }
+        }
+        let messages = reporter.failures.map(\.message)
+        if messages.isEmpty {
+            #expect(expectation.recorded.first?.time == .milliseconds(sleep))
+        } else {
+            #expect(messages.count == 1, "\(messages)")
+            #expect(messages.first?.contains("could be \(Duration.milliseconds(sleep))") == true, "\(messages)")
+        }
+    }
 }

@@ -60,4 +60,42 @@ void marbles_enqueue_global_with_deadline_after(long long delay_ns, int clock, v
 void marbles_test_set_previous_delay_hook(bool on);
 int marbles_test_previous_hook_calls(void);
 
+/// The virtual clocks of one test scheduler, as the `clock_gettime` interposer reads them on the
+/// thread that drives it (Linux): a clock's virtual reading is its base plus `now_ns(context)`.
+typedef struct marbles_virtual_clocks {
+    /// `Date()`: CLOCK_REALTIME at virtual time zero.
+    long long realtime_base_ns;
+    /// `SuspendingClock`: CLOCK_MONOTONIC at virtual time zero.
+    long long monotonic_base_ns;
+    /// `ContinuousClock`: CLOCK_BOOTTIME at virtual time zero.
+    long long boottime_base_ns;
+    /// The scheduler's virtual time, in nanoseconds.
+    long long (*_Nonnull now_ns)(void *_Nonnull context);
+    void *_Nonnull context;
+    /// Virtual readings answered so far (touched only by the driving thread).
+    unsigned long long reads;
+    /// Receives a sleeper the default executor handed to Dispatch on the driving thread (a task
+    /// with no executor preference, on a default actor): `remaining_ns` is its deadline minus
+    /// virtual now, `clock` the runtime's clock id (1 continuous, 2 suspending).
+    void (*_Nullable sleep)(void *_Nonnull owner, void *_Nonnull job, long long remaining_ns, int clock);
+    void *_Nullable owner;
+} marbles_virtual_clocks;
+
+/// The clocks `marbles_real_time_ns` reads.
+enum { marbles_clock_realtime = 0, marbles_clock_monotonic = 1, marbles_clock_boottime = 2 };
+
+/// Whether this process's `clock_gettime` is ours (Linux, linked into the executable) and the
+/// Swift runtime's library was found: the interposer can answer. Finds the libraries once.
+bool marbles_virtual_clocks_linked(void);
+
+/// Sets the calling thread's virtual clocks (NULL: real); returns the ones set before.
+marbles_virtual_clocks *_Nullable marbles_virtual_clocks_set(marbles_virtual_clocks *_Nullable clocks);
+
+/// A real clock's time in nanoseconds, past the interposer.
+long long marbles_real_time_ns(int clock);
+
+/// Reads `ContinuousClock`'s time through the Swift runtime and tells whether the reading was
+/// answered by the calling thread's virtual clocks.
+bool marbles_virtual_clocks_probe(void);
+
 #endif

@@ -53,6 +53,9 @@ public final class VirtualTimeScheduler: Scheduler {
     /// The virtual time.
     public var now: Duration { .nanoseconds(nowNanos) }
 
+    /// The virtual time in nanoseconds (what the virtual system clocks add to their base).
+    package var nowNanoseconds: Int64 { nowNanos }
+
     /// The number of actions waiting, cancelled ones not yet skipped included.
     public var pendingCount: Int { heap.count }
 

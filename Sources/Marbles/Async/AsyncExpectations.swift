@@ -136,7 +136,7 @@ extension TestScheduler {
         let expectation = MarbleExpectation<Element>(scheduler: self, origin: now, window: unsubscribe)
         let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
         let run = AsyncRun(location: location)
-        asyncRuns.append(run)
+        runtime.runs.append(run)
         let state = UncheckedSendable(AsyncWork(expectation: expectation, run: run, work: work))
         virtual.schedule(at: now + subscribeAt) { [executor] in
             guard !run.cancelled else { return }
@@ -155,102 +155,6 @@ extension TestScheduler {
             }
         }
         return expectation
-    }
-
-    /// After a flush: cancels async work still running (as at an unsubscription), wakes
-    /// parked sleepers, and reports work that escaped to other threads.
-    func finishAsyncRuns(location: MarbleSourceLocation) {
-        reportSleepsAndMainActorWork(location: location)
-        guard !asyncRuns.isEmpty || asyncClock != nil else { return }
-        // A task still suspended when nothing is left to run waits for something that will not
-        // come on this timeline: work on another thread, or an input that never ends. Either
-        // way the test says so (unless `maxFrames` cut the run short on purpose).
-        let unfinished = asyncRuns.filter { $0.started && !$0.finished && !$0.cancelled }
-        for run in unfinished {
-            run.cancelled = true
-            run.task?.cancel()
-        }
-        if asyncClock != nil { clock.cancelAll() }
-        _ = executor.runUntilIdle(limit: virtual.stepLimit)
-        asyncRuns.removeAll { $0.finished || $0.cancelled }
-        if escapeCount == reportedEscapes, maxFrames == nil, let stalled = unfinished.first {
-            reporter.report(
-                MarbleFailure(
-                    message: """
-                        the async sequence under test was still suspended when nothing was left to run on the test \
-                        scheduler: it waits either for work outside the test scheduler (a DispatchQueue timer, an actor \
-                        with its own executor, MainActor in a test not marked @MainActor, a clock whose now it compares \
-                        with a deadline: give it scheduler.clock) or for an input that never ends (add an unsubscription diagram, e.g. expect(sequence, unsubscribe: "-----!"), \
-                        to cancel it on purpose)
-                        """,
-                    location: stalled.location))
-        }
-        if escapeCount > reportedEscapes {
-            reportedEscapes = escapeCount
-            reporter.report(
-                MarbleFailure(
-                    message: """
-                        async work reached the test scheduler from another thread (\(executor.foreignEnqueueCount) job(s) \
-                        enqueued, \(asyncClock?.foreignAccessCount ?? 0) clock use(s), \(executor.foreignEmissionCount) emission(s) \
-                        off its thread): some of it ran outside the test scheduler (on a DispatchQueue, on an actor with \
-                        its own executor, or in a task started before the scheduler ran), so its timing is racy and cannot \
-                        be tested on virtual time. Keep the code under test on the scheduler: avoid hops to other queues, \
-                        start its tasks inside scheduler.run { }, and mark the test @MainActor for main-actor code
-                        """,
-                    location: unfinished.first?.location ?? location))
-        }
-    }
-
-    /// Puts a system-clock sleep of the code under test on virtual time: its job runs when
-    /// virtual time reaches the end of the sleep (see ``SleepDeadline``).
-    func scheduleSleep(_ job: UnownedJob, exact: Duration?, remaining: Duration, at real: ContinuousClock.Instant, clock: Any.Type?) {
-        let sleep: SleepDeadline
-        if let exact {
-            sleep = SleepDeadline(exactly: exact, clock: clock)
-        } else {
-            // This instant is noted once any job exists, and a sleep is one; should it not be, the
-            // bound is the sleep's own arrival (the read was just before).
-            let instants = recentInstants.last?.time == now ? recentInstants : [SleepDeadline.Instant(time: now, real: real)]
-            sleep = SleepDeadline(remaining: remaining, instants: instants, arrival: real, now: now, clock: clock)
-        }
-        if sleep.ambiguousRange != nil { ambiguousSleeps.append((now, sleep)) }
-        virtual.schedule(at: now + sleep.delay) { [executor] in executor.enqueueRouted(job) }
-    }
-
-    private func reportSleepsAndMainActorWork(location: MarbleSourceLocation) {
-        let ambiguous = ambiguousSleeps
-        ambiguousSleeps = []
-        for (start, sleep) in ambiguous {
-            guard let range = sleep.ambiguousRange else { continue }
-            reporter.report(
-                MarbleFailure(
-                    message: """
-                        a sleep on \(sleep.clockName) started at \(frameText(start, frame: frame)) has no duration that can be \
-                        told: Task.sleep hands the runtime a deadline on the real clock, and the duration read back from it \
-                        lies between \(range.lowerBound) and \(range.upperBound) (the task ran that long in real time before \
-                        it slept), which holds more than one round value; it slept \(sleep.duration) of virtual time. Sleep \
-                        right after computing the deadline, use a rounder duration, or sleep on scheduler.clock
-                        """,
-                    location: location))
-        }
-        let mainEscapes = executor.mainActorEscapes.load(ordering: .relaxed)
-        if mainEscapes > reportedMainActorEscapes {
-            reportedMainActorEscapes = mainEscapes
-            reporter.report(
-                MarbleFailure(
-                    message: """
-                        the code under test started \(mainEscapes) main-actor job(s), but this test does not run on the main \
-                        actor, so they ran on the main queue in real time, outside the test scheduler. Mark the test \
-                        @MainActor (Swift Testing: @MainActor @Test; XCTest: a synchronous test method, which runs on the \
-                        main thread, its body in MainActor.assumeIsolated { }): the scheduler then runs main-actor work in \
-                        its loop, on virtual time
-                        """,
-                    location: location))
-        }
-    }
-
-    private var escapeCount: Int {
-        executor.foreignEnqueueCount + executor.foreignEmissionCount + (asyncClock?.foreignAccessCount ?? 0)
     }
 }
 

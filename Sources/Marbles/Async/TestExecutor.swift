@@ -57,6 +57,11 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
         ((UnownedJob, _ exact: Duration?, _ remaining: Duration, _ real: ContinuousClock.Instant, _ clock: Any.Type?) -> Void)?
     /// Called on the owner thread when the first job is enqueued (set by the scheduler).
     var firstJob: (() -> Void)?
+    /// Whether to note the real time each job starts at (clocks read back: a sleep's deadline is
+    /// bounded by the age of the job that sleeps).
+    var notesJobStarts = false
+    /// The real time the running job started at, when noted.
+    private(set) var currentJobStart: ContinuousClock.Instant?
 
     init() { owner.store(Self.currentThread, ordering: .releasing) }
 
@@ -107,6 +112,7 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     func runUntilIdle(limit: Int) -> Int {
         var ran = 0
         while ran < limit, waiting.load(ordering: .acquiring) > 0, let queued = next() {
+            if notesJobStarts { currentJobStart = .now }
             if queued.onMainActor {
                 queued.job.runSynchronously(on: mainActor.asUnownedSerialExecutor())
             } else {

@@ -15,10 +15,9 @@ extension TestScheduler {
 
     @discardableResult
     package func run<Result>(at location: MarbleSourceLocation, _ body: () throws -> Result) rethrows -> Result {
-        // Tasks the body starts (`Task { }` in a view model) run on this scheduler's executor; a
-        // deadline the body computes is read against the real time the run began.
-        noteInstant(now)
-        let result = try GlobalEnqueueHook.routing(to: executor) { try body() }
+        // Tasks the body starts (`Task { }` in a view model) run on this scheduler's executor, and
+        // the clocks the body reads are virtual.
+        let result = try runtime.routing(body)
         flush(at: location)
         checkReleased(at: location)
         return result
@@ -71,7 +70,7 @@ extension TestScheduler {
                 \(dropped > 0 ? " (\(dropped) expectation(s) of this run were not checked)" : "")
                 """, at: location)
         }
-        finishAsyncRuns(location: location)
+        runtime.finish(at: location, cutShort: maxFrames != nil)
         let ready = checks.filter { $0.isReady() }
         checks.removeAll { $0.isReady() }
         for check in ready { check.check() }
@@ -97,23 +96,6 @@ extension TestScheduler {
                 at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
         }
     }
-
-    /// Notes the real time at which the next virtual instant begins (once async work exists: a
-    /// `Task.sleep` deadline is read against it).
-    @inline(__always) private func noteInstantOrigin() {
-        guard executor.hasSeenJobs.load(ordering: .relaxed), let next = virtual.nextDueTime else { return }
-        noteInstant(next)
-    }
-
-    /// Notes that virtual instant `time` begins now (in real time), unless it is the latest noted.
-    func noteInstant(_ time: Duration) {
-        guard recentInstants.last?.time != time else { return }
-        if recentInstants.count == Self.instantsKept { recentInstants.removeFirst() }
-        recentInstants.append(SleepDeadline.Instant(time: time, real: .now))
-    }
-
-    /// How many instants back a sleep's deadline may have been computed.
-    static let instantsKept = 4
 
     func setUpHot() {
         let pending = hotToSetUp
@@ -142,16 +124,16 @@ extension TestScheduler {
         // Built only when the limit is hit: a test's fixed cost should not pay for formatting it.
         var limitText: String { "the test scheduler ran \(virtual.stepLimit) steps and work was still due" }
         let budget = RunawayGuard.Budget(limit: virtual.stepLimit)
-        return GlobalEnqueueHook.routing(to: executor) {
+        return runtime.routing {
             RunawayGuard.withBudget(budget) { () -> String? in
                 while true {
                     budget.used += executor.runUntilIdle(limit: virtual.stepLimit - budget.used + 1)
                     if budget.exhausted { return budget.loopDescription ?? limitText }
-                    noteInstantOrigin()
+                    runtime.noteNextInstant()
                     guard virtual.step(through: limit) else { break }
                     budget.used += 1
                     if budget.exhausted { return budget.loopDescription ?? limitText }
-                    if asyncClock != nil { clock.publish(now) }
+                    runtime.testClock?.publish(now)
                 }
                 if let limit { try? virtual.advance(to: limit) }
                 return nil

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
 /// A virtual-time scheduler for marble tests: creates hot and cold test observables from
 /// diagrams, records what observables under test emit, and compares the recordings with
 /// expected diagrams when the run ends.
@@ -42,6 +48,8 @@ public final class TestScheduler: Scheduler {
     var testName: String? { listener.testName }
     var recordDiagram: ((DiagramRecording) -> String)? { listener.recordDiagram }
 
+    /// What `Date()` reads when the scheduler first drives (`nil`: the real date then).
+    public let startDate: Date?
     /// The virtual clock underneath; internal so that every run goes through ``flush(fileID:filePath:line:column:)``.
     @usableFromInline package let virtual: VirtualTimeScheduler
     /// Where failures go.
@@ -66,25 +74,12 @@ public final class TestScheduler: Scheduler {
     /// Each test observable, as a failure names it, with its subscription log.
     @exclusivity(unchecked) @usableFromInline var testObservables: [(name: () -> String, logs: () -> [SubscriptionLog])] = []
 
-    // Async support: created on first use.
-    lazy var executor: TestTaskExecutor = {
-        let executor = TestTaskExecutor()
-        executor.scheduleSleep = { [weak self] job, exact, remaining, real, clock in
-            self?.scheduleSleep(job, exact: exact, remaining: remaining, at: real, clock: clock)
-        }
-        executor.firstJob = { [weak self] in self?.noteInstant(self?.now ?? .zero) }
-        return executor
-    }()
-    /// The latest virtual instants run and the real time each began at, noted once async work
-    /// exists (oldest first): a `Task.sleep` deadline is read against them.
-    var recentInstants: [SleepDeadline.Instant] = []
-    /// Sleeps on a system clock whose duration could not be told from their deadline, with the
-    /// virtual time they started at; reported when the run ends.
-    var ambiguousSleeps: [(start: Duration, sleep: SleepDeadline)] = []
-    var reportedMainActorEscapes = 0
-    var asyncClock: TestClock?
-    var asyncRuns: [AsyncRun] = []
-    var reportedEscapes = 0
+    /// The executor, clocks, sleeps and escape reports of the async code under test.
+    lazy var runtime = VirtualRuntime(virtual: virtual, frame: frame, reporter: reporter, startDate: startDate)
+    /// The executor the async code under test runs on.
+    var executor: TestTaskExecutor { runtime.executor }
+    /// The system clocks as the code under test reads them while this scheduler drives.
+    var clocks: VirtualClocks { runtime.clocks }
 
     /// Creates a scheduler reporting to `reporter`. `MarblesTesting` adds `TestScheduler()`,
     /// which reports to the running test.
@@ -93,14 +88,18 @@ public final class TestScheduler: Scheduler {
     ///   - frame: the virtual time of one `-`.
     ///   - stepLimit: how many actions (and synchronous resubscriptions) one flush may run
     ///     before it gives up and reports work that never settles.
+    ///   - startDate: what `Date()` reads in the code under test when the scheduler first runs
+    ///     (on Linux, where the system clocks read virtual time inside a run); `nil`, the
+    ///     default, is the real date at that moment.
     ///   - reporter: where failures go.
     ///   - listener: who hears about checked expectations (MarblesTesting's diagram writer and
     ///     record mode); none by default.
     public init(
-        frame: Duration = .milliseconds(1), stepLimit: Int = 1_000_000, reporter: any MarbleFailureReporter,
-        listener: TestSchedulerListener = TestSchedulerListener()
+        frame: Duration = .milliseconds(1), stepLimit: Int = 1_000_000, startDate: Date? = nil,
+        reporter: any MarbleFailureReporter, listener: TestSchedulerListener = TestSchedulerListener()
     ) {
         self.frame = frame
+        self.startDate = startDate
         self.listener = listener
         self.virtual = VirtualTimeScheduler(stepLimit: stepLimit)
         self.reporter = reporter
@@ -123,9 +122,9 @@ public final class TestScheduler: Scheduler {
     /// A `Clock` on this scheduler's virtual time, for async code under test: its
     /// `sleep(until:)` parks until virtual time reaches the deadline.
     public var clock: TestClock {
-        if let asyncClock { return asyncClock }
+        if let clock = runtime.testClock { return clock }
         let clock = TestClock(scheduler: self)
-        asyncClock = clock
+        runtime.testClock = clock
         return clock
     }
 

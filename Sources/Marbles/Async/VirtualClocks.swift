@@ -1,0 +1,111 @@
+internal import CConcurrencyHooks
+import MarbleCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The system clocks as the code under test reads them on the thread that drives a run.
+///
+/// On Linux the test executable's own `clock_gettime` (in `CConcurrencyHooks`) answers the Swift
+/// runtime's reads (`ContinuousClock.now`, `SuspendingClock.now`, every `Task.sleep` deadline)
+/// and Foundation's `Date()` with virtual time, on the driving thread only: each clock reads
+/// its base plus the scheduler's virtual time. The bases are taken when the scheduler first
+/// drives: the real monotonic clocks then, and the real date or the test's start date. A
+/// probe at that moment (a read of `ContinuousClock.now` through the runtime) tells whether the
+/// interposition is in effect; when it is not (Apple platforms, a statically linked runtime), the
+/// clocks stay real and sleeps are read back from their deadlines (``SleepDeadline``).
+final class VirtualClocks {
+    /// What a run's clocks are.
+    enum Mode: Equatable {
+        /// Not yet driven.
+        case unknown
+        /// `now` and `Date()` read virtual time; sleeps are exact.
+        case virtual
+        /// The clocks are real; sleeps are read back from their deadlines.
+        case readBack
+    }
+
+    private let storage: UnsafeMutablePointer<marbles_virtual_clocks>
+    private let startDate: Date?
+    /// Whether the interposer may be used (tests of the read-back path turn it off before the
+    /// first run).
+    var enabled = true
+    private(set) var mode = Mode.unknown
+    /// Takes a sleeper that the default executor handed to Dispatch on the driving thread, with
+    /// the time left to its deadline and its clock (set by the scheduler).
+    var onSleep: ((UnownedJob, Duration, Any.Type) -> Void)?
+
+    init(virtual: VirtualTimeScheduler, startDate: Date?) {
+        self.startDate = startDate
+        storage = .allocate(capacity: 1)
+        storage.initialize(
+            to: marbles_virtual_clocks(
+                realtime_base_ns: 0, monotonic_base_ns: 0, boottime_base_ns: 0,
+                now_ns: { context in Unmanaged<VirtualTimeScheduler>.fromOpaque(context).takeUnretainedValue().nowNanoseconds },
+                context: Unmanaged.passUnretained(virtual).toOpaque(), reads: 0,
+                sleep: { owner, job, remaining, clock in
+                    let clocks = Unmanaged<VirtualClocks>.fromOpaque(owner).takeUnretainedValue()
+                    let kind: Any.Type = clock == 2 ? SuspendingClock.self : ContinuousClock.self
+                    clocks.onSleep?(unsafeBitCast(job, to: UnownedJob.self), .nanoseconds(remaining), kind)
+                }, owner: nil))
+        storage.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    deinit { storage.deallocate() }
+
+    /// Runs `body` with this thread's clocks virtual (when they can be); the first call sets
+    /// the bases at virtual time `now` and probes.
+    func reading<T>(at now: Duration, _ body: () throws -> T) rethrows -> T {
+        if mode == .unknown { start(at: now) }
+        guard mode == .virtual else { return try body() }
+        let previous = marbles_virtual_clocks_set(storage)
+        defer { marbles_virtual_clocks_set(previous) }
+        return try body()
+    }
+
+    private func start(at now: Duration) {
+        guard enabled, Self.availability.clocks else {
+            mode = .readBack
+            return
+        }
+        mode = .virtual
+        let offset = VirtualTimeScheduler.nanos(now)
+        let date = startDate.map { Int64(($0.timeIntervalSince1970 * 1e9).rounded()) }
+        storage.pointee.realtime_base_ns = (date ?? marbles_real_time_ns(Int32(marbles_clock_realtime))) &- offset
+        storage.pointee.monotonic_base_ns = marbles_real_time_ns(Int32(marbles_clock_monotonic)) &- offset
+        storage.pointee.boottime_base_ns = marbles_real_time_ns(Int32(marbles_clock_boottime)) &- offset
+    }
+
+    /// Whether `ContinuousClock.now` and `Date()` reach the interposer: probed once per process,
+    /// with clocks standing still at zero on the probing thread.
+    static let availability: (clocks: Bool, dates: Bool) = {
+        guard marbles_virtual_clocks_linked() else { return (false, false) }
+        var probe = marbles_virtual_clocks(
+            realtime_base_ns: 0, monotonic_base_ns: 0, boottime_base_ns: 0, now_ns: { _ in 0 },
+            context: UnsafeMutableRawPointer(bitPattern: 1)!, reads: 0, sleep: nil, owner: nil)
+        return withUnsafeMutablePointer(to: &probe) { pointer in
+            let previous = marbles_virtual_clocks_set(pointer)
+            defer { marbles_virtual_clocks_set(previous) }
+            guard marbles_virtual_clocks_probe() else { return (false, false) }
+            let reads = pointer.pointee.reads
+            _ = Date()
+            return (true, pointer.pointee.reads > reads)
+        }
+    }()
+
+    /// Why the clocks are real, for a failure message.
+    var whyReal: String {
+        if !enabled { return "virtual clocks are turned off for this scheduler" }
+        #if os(Linux)
+            return "clock reads could not be interposed: the test executable links the Swift runtime statically, or another library answers clock_gettime first"
+        #else
+            return "a process cannot interpose clock reads on this platform"
+        #endif
+    }
+
+    /// Whether `Date()` reads virtual time in runs whose clocks are virtual.
+    var datesAreVirtual: Bool { mode == .virtual && Self.availability.dates }
+}
