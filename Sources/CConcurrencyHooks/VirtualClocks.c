@@ -178,6 +178,13 @@ long long marbles_real_time_ns(int clock) {
     return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+const char *marbles_clock_gettime_next(void) {
+    void *next = (void *)atomic_load_explicit(&next_clock_gettime, memory_order_acquire);
+    Dl_info info;
+    if (next == NULL || dladdr(next, &info) == 0) return "";
+    return info.dli_sname != NULL ? info.dli_sname : (info.dli_fname != NULL ? info.dli_fname : "");
+}
+
 extern void swift_get_time(long long *seconds, long long *nanoseconds, int clock);
 
 bool marbles_virtual_clocks_probe(void) {
@@ -201,5 +208,6 @@ long long marbles_real_time_ns(int clock) {
     return 0;
 }
 bool marbles_virtual_clocks_probe(void) { return false; }
+const char *marbles_clock_gettime_next(void) { return ""; }
 
 #endif

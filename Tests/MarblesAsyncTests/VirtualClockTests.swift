@@ -161,6 +161,32 @@ struct VirtualClockTests {
         }
     }
 
+    @Test("a sleep with a tolerance in a task started inside an actor escapes to Dispatch, and the run says the task is still suspended")
+    func toleranceInActorTaskIsReported() {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+        scheduler.run {
+            _ = scheduler.expect(emitting: [String].self) { emit in
+                let cache = Cache()
+                await cache.refreshWithTolerance().value
+                emit(await cache.items)
+            }
+        }
+        #expect(reporter.failures.map(\.message).contains { $0.contains("still suspended when nothing was left to run") })
+    }
+
+    @Test("the clock interposer chains to ThreadSanitizer's interceptor when it is linked, else to libc's clock_gettime")
+    func chainsToTheNextDefinition() {
+        let tsan = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
+        let next = RuntimeHooks.clockGettimeNext
+        if tsan {
+            #expect(next.contains("interceptor_clock_gettime"), "\(next)")
+        } else {
+            #expect(next.hasSuffix("clock_gettime"), "\(next)")
+            #expect(!next.contains("interceptor"), "\(next)")
+        }
+    }
+
     @Test("the four cases give one timeline in 500 runs")
     func determinism() {
         var timelines = Set<String>()
@@ -216,6 +242,13 @@ actor Cache {
         Task {
             let loaded = await load()
             items = loaded
+        }
+    }
+
+    func refreshWithTolerance() -> Task<Void, Never> {
+        Task {
+            try? await Task.sleep(for: .milliseconds(200), tolerance: .milliseconds(10))
+            items = ["fresh"]
         }
     }
 

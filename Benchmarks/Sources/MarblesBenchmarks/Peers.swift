@@ -1,4 +1,5 @@
 import CombineSchedulers
+import Foundation
 import MarbleCore
 import MarbleRender
 import Marbles
@@ -130,27 +131,12 @@ nonisolated func asyncDriverBenchmarks() {
                 precondition(recording.events.count == steps, "\(recording.events.count)")
             },
         ])
-    // The same test written against scheduler.clock and with Task.sleep (system clock, no injection).
-    func sleepTest(_ sleep: @escaping @Sendable (TestClock) async throws -> Void) {
-        let scheduler = TestScheduler(frame: .milliseconds(100), reporter: CollectingReporter())
-        let clock = scheduler.clock
-        let expectation = scheduler.run {
-            scheduler.expect(emitting: Int.self) { emit in
-                for i in 0..<steps {
-                    try await sleep(clock)
-                    emit(i)
-                }
-            }
-        }
-        precondition(
-            expectation.recorded.count == steps + 1 && scheduler.now == .milliseconds(100 * steps), "\(expectation.recorded.count)")
-    }
     compare(
         "Task.sleep on virtual time: \(steps) sleeps of 100 ms", unit: .nanoseconds(per: steps, "ns/sleep"),
         [
-            Contender("scheduler.clock.sleep(for:)") { sleepTest { try await $0.sleep(for: .milliseconds(100)) } },
-            Contender("Task.sleep(for:) (ContinuousClock)") { sleepTest { _ in try await Task.sleep(for: .milliseconds(100)) } },
-            Contender("Task.sleep(nanoseconds:)") { sleepTest { _ in try await Task.sleep(nanoseconds: 100_000_000) } },
+            Contender("scheduler.clock.sleep(for:)") { sleepTest(steps) { try await $0.sleep(for: .milliseconds(100)) } },
+            Contender("Task.sleep(for:) (ContinuousClock)") { sleepTest(steps) { _ in try await Task.sleep(for: .milliseconds(100)) } },
+            Contender("Task.sleep(nanoseconds:)") { sleepTest(steps) { _ in try await Task.sleep(nanoseconds: 100_000_000) } },
         ])
     compare(
         "a test that sleeps 10 s with Task.sleep", unit: .microseconds(per: 1),
@@ -177,4 +163,90 @@ nonisolated func asyncDriverBenchmarks() {
                 for _ in 0..<tests { passing { s in s.expect(s.cold("-a|").values.map { $0 }).toBe("-a|") } }
             },
         ])
+}
+
+/// A test of `steps` sleeps of 100 ms, written against scheduler.clock or with Task.sleep
+/// (system clock, no injection).
+nonisolated func sleepTest(_ steps: Int, _ sleep: @escaping @Sendable (TestClock) async throws -> Void) {
+    let scheduler = TestScheduler(frame: .milliseconds(100), reporter: CollectingReporter())
+    let clock = scheduler.clock
+    let expectation = scheduler.run {
+        scheduler.expect(emitting: Int.self) { emit in
+            for i in 0..<steps {
+                try await sleep(clock)
+                emit(i)
+            }
+        }
+    }
+    precondition(
+        expectation.recorded.count == steps + 1 && scheduler.now == .milliseconds(100 * steps), "\(expectation.recorded.count)")
+}
+
+/// Task.sleep alone, for profiling (`--only task-sleep`).
+nonisolated func taskSleepProfile() {
+    for _ in 0..<2_000 { sleepTest(1_000) { _ in try await Task.sleep(for: .milliseconds(100)) } }
+}
+
+// MARK: Reading the clock: what the interposed clock_gettime costs outside a run and inside one
+
+#if os(Linux)
+    import Glibc
+
+    /// libc's own `clock_gettime`, past the interposer Marbles links into this executable.
+    private let libcClockGettime: @convention(c) (clockid_t, UnsafeMutablePointer<timespec>?) -> Int32 = {
+        let next = UnsafeMutableRawPointer(bitPattern: -1)  // RTLD_NEXT
+        guard let symbol = dlsym(next, "clock_gettime") else { fatalError("no clock_gettime after the executable's") }
+        return unsafeBitCast(symbol, to: (@convention(c) (clockid_t, UnsafeMutablePointer<timespec>?) -> Int32).self)
+    }()
+#endif
+
+nonisolated func clockReadBenchmarks() {
+    #if os(Linux)
+        let reads = 100_000
+        var spec = timespec()
+        compare(
+            "a clock read, \(reads) times", unit: .nanoseconds(per: reads, "ns/read"),
+            [
+                Contender("libc clock_gettime (past the interposer)") {
+                    for _ in 0..<reads { _ = libcClockGettime(CLOCK_BOOTTIME, &spec) }
+                    blackHole(spec)
+                },
+                Contender("clock_gettime via the interposer, outside a run") {
+                    for _ in 0..<reads { _ = clock_gettime(CLOCK_BOOTTIME, &spec) }
+                    blackHole(spec)
+                },
+                Contender("clock_gettime via the interposer, in a run (real)") {
+                    let scheduler = TestScheduler(reporter: CollectingReporter())
+                    scheduler.run {
+                        for _ in 0..<reads { _ = clock_gettime(CLOCK_BOOTTIME, &spec) }
+                    }
+                    blackHole(spec)
+                },
+                Contender("ContinuousClock.now outside a run") {
+                    var last = ContinuousClock.now
+                    for _ in 0..<reads { last = ContinuousClock.now }
+                    blackHole(last)
+                },
+                Contender("ContinuousClock.now in a run (virtual)") {
+                    let scheduler = TestScheduler(reporter: CollectingReporter())
+                    let (first, last) = scheduler.run { () -> (ContinuousClock.Instant, ContinuousClock.Instant) in
+                        let first = ContinuousClock.now
+                        var last = first
+                        for _ in 0..<reads { last = ContinuousClock.now }
+                        return (first, last)
+                    }
+                    precondition(first == last, "virtual time stands still while nothing is scheduled")
+                },
+                Contender("Date() in a run (virtual)") {
+                    let scheduler = TestScheduler(reporter: CollectingReporter())
+                    let same = scheduler.run { () -> Bool in
+                        let first = Date()
+                        var last = first
+                        for _ in 0..<reads { last = Date() }
+                        return first == last
+                    }
+                    precondition(same)
+                },
+            ])
+    #endif
 }

@@ -1,8 +1,8 @@
 import Foundation
 
 // The side-by-side benchmarks: `swift run -c release MarblesBenchmarks [--quick] [--reps N]
-// [--only chain,subject,scheduler,parser,printer,small-test,marble-test,render,combine,async,shrink]`;
-// marble-test's parts run alone as cold-test, hot-test, higher-order and timing-test (for profiling).
+// [--only chain,subject,scheduler,parser,printer,small-test,marble-test,render,combine,async,clock,shrink]`;
+// marble-test's parts run alone as cold-test, hot-test, higher-order and timing-test, and task-sleep (for profiling).
 // `make bench` runs all of them; `make bench-debug` the scheduler and test sections in a debug build.
 
 #if DEBUG
@@ -12,13 +12,13 @@ let sections: [(String, () -> Void)] = [
     ("chain", chainBenchmarks), ("subject", subjectBenchmarks), ("scheduler", schedulerBenchmarks),
     ("parser", parserBenchmarks), ("printer", printerBenchmarks), ("small-test", smallTestBenchmarks),
     ("marble-test", marbleTestBenchmarks),
-    ("render", renderBenchmarks), ("combine", combineBenchmarks), ("async", asyncDriverBenchmarks),
+    ("render", renderBenchmarks), ("combine", combineBenchmarks), ("async", asyncDriverBenchmarks), ("clock", clockReadBenchmarks),
     ("shrink", shrinkingBenchmarks),
 ]
 // Parts of marble-test, run only when named.
 let parts: [(String, () -> Void)] = [
     ("cold-test", { coldTestBenchmark(events: 1_000) }), ("hot-test", hotTestBenchmark), ("higher-order", higherOrderBenchmarks),
-    ("timing-test", timingTestBenchmark),
+    ("timing-test", timingTestBenchmark), ("task-sleep", taskSleepProfile),
 ]
 if let only = options.only, let unknown = only.first(where: { name in !(sections + parts).contains { $0.0 == name } }) {
     say("unknown section '\(unknown)'; sections: \((sections + parts).map(\.0).joined(separator: ", "))")

@@ -1,10 +1,9 @@
 import AsyncAlgorithms
 
 /// A model that debounces an `AsyncSequence` of queries with swift-async-algorithms in a
-/// `Task` of its own, and publishes what it finds. It takes the clock debounce runs on, as
-/// code using swift-async-algorithms does (`ContinuousClock` in the app): debounce compares the
-/// clock's `now` with its deadline after each wake-up, and only an injected clock's `now` can
-/// be virtual.
+/// `Task` of its own, and publishes what it finds. It may take the clock debounce runs on
+/// (`ContinuousClock` by default); tests can use either that default, whose `now` is virtual
+/// inside a run on Linux, or the scheduler's clock.
 public final class AsyncSearch<C: Clock>: @unchecked Sendable where C.Duration == Duration {
     private let api: SearchAPI
     private let clock: C

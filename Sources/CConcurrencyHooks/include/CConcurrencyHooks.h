@@ -98,4 +98,7 @@ long long marbles_real_time_ns(int clock);
 /// answered by the calling thread's virtual clocks.
 bool marbles_virtual_clocks_probe(void);
 
+/// Tests only: the symbol (or library) the interposed `clock_gettime` chains to.
+const char *_Nonnull marbles_clock_gettime_next(void);
+
 #endif

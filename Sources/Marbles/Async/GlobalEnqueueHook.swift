@@ -80,6 +80,13 @@ package enum RuntimeHooks {
         marbles_enqueue_global_with_deadline_after(delay, clock, unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
     }
 
+    /// What the interposed `clock_gettime` calls for every read it does not answer: the symbol
+    /// name, or the library's path.
+    package static var clockGettimeNext: String {
+        _ = VirtualClocks.availability
+        return String(cString: marbles_clock_gettime_next())
+    }
+
     /// Puts a counting hook where another library's delay hook would be, before ours in the chain.
     package static func simulatePreviousDelayHook(_ on: Bool) { marbles_test_set_previous_delay_hook(on) }
     package static var previousDelayHookCalls: Int { Int(marbles_test_previous_hook_calls()) }

@@ -44,12 +44,15 @@ final class VirtualClocks {
         storage.initialize(
             to: marbles_virtual_clocks(
                 realtime_base_ns: 0, monotonic_base_ns: 0, boottime_base_ns: 0,
-                now_ns: { context in Unmanaged<VirtualTimeScheduler>.fromOpaque(context).takeUnretainedValue().nowNanoseconds },
+                now_ns: { context in
+                    Unmanaged<VirtualTimeScheduler>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.nowNanoseconds }
+                },
                 context: Unmanaged.passUnretained(virtual).toOpaque(), reads: 0,
                 sleep: { owner, job, remaining, clock in
-                    let clocks = Unmanaged<VirtualClocks>.fromOpaque(owner).takeUnretainedValue()
                     let kind: Any.Type = clock == 2 ? SuspendingClock.self : ContinuousClock.self
-                    clocks.onSleep?(unsafeBitCast(job, to: UnownedJob.self), .nanoseconds(remaining), kind)
+                    Unmanaged<VirtualClocks>.fromOpaque(owner)._withUnsafeGuaranteedRef {
+                        $0.onSleep?(unsafeBitCast(job, to: UnownedJob.self), .nanoseconds(remaining), kind)
+                    }
                 }, owner: nil))
         storage.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
     }

@@ -24,7 +24,7 @@ import MarbleCore
 final class VirtualRuntime {
     let executor: TestTaskExecutor
     let clocks: VirtualClocks
-    private unowned let virtual: VirtualTimeScheduler
+    private let virtual: VirtualTimeScheduler
     private let reporter: any MarbleFailureReporter
     private let frame: Duration
 
@@ -50,13 +50,21 @@ final class VirtualRuntime {
         self.reporter = reporter
         executor = TestTaskExecutor()
         clocks = VirtualClocks(virtual: virtual, startDate: startDate)
-        executor.scheduleSleep = { [unowned self] job, exact, remaining, real, clock in
+        // Called per sleep: no reference counting. The executor may outlive this runtime (tasks
+        // keep it), so deinit takes the closures away first.
+        executor.scheduleSleep = { [unowned(unsafe) self] job, exact, remaining, real, clock in
             scheduleSleep(job, exact: exact, remaining: remaining, at: real, clock: clock)
         }
-        executor.firstJob = { [unowned self] in noteInstant(virtual.now) }
-        clocks.onSleep = { [unowned self] job, remaining, clock in
+        executor.firstJob = { [unowned(unsafe) self] in noteInstant(virtual.now) }
+        clocks.onSleep = { [unowned(unsafe) self] job, remaining, clock in
             scheduleSleep(job, exact: remaining, remaining: remaining, at: .now, clock: clock)
         }
+    }
+
+    deinit {
+        executor.scheduleSleep = nil
+        executor.firstJob = nil
+        clocks.onSleep = nil
     }
 
     /// Runs `body` (a run's body, or a flush driving virtual time) with the work started on this
@@ -90,7 +98,7 @@ final class VirtualRuntime {
                 clock: clock)
         }
         if sleep.ambiguity != nil { ambiguousSleeps.append((now, sleep)) }
-        virtual.schedule(at: now + sleep.delay) { [executor] in executor.enqueueRouted(job) }
+        _ = virtual.enqueue(at: now + sleep.delay) { [executor] in executor.enqueueRouted(job) }
     }
 
     /// Read-back only: notes the real time at which the next virtual instant begins, once async
