@@ -125,6 +125,22 @@ static long long *base_for(marbles_virtual_clocks *clocks, clockid_t id) {
     }
 }
 
+static long long real_ns(clockid_t id) {
+    struct timespec ts = {0, 0};
+    real_clock_gettime(id, &ts);
+    return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+// The real time elapsed between the scheduler's first drive and the first reading (real work,
+// microseconds as a rule) is not counted: virtual time starts at real time when the run starts.
+static void set_bases(marbles_virtual_clocks *clocks) {
+    long long origin = clocks->origin_ns;
+    clocks->realtime_base_ns = (clocks->has_start_date ? clocks->start_date_ns : real_ns(CLOCK_REALTIME)) - origin;
+    clocks->monotonic_base_ns = real_ns(CLOCK_MONOTONIC) - origin;
+    clocks->boottime_base_ns = real_ns(CLOCK_BOOTTIME) - origin;
+    clocks->bases_set = true;
+}
+
 int clock_gettime(clockid_t id, struct timespec *tp) {
     marbles_virtual_clocks *clocks = current_clocks;
     if (clocks != NULL) {
@@ -132,6 +148,7 @@ int clock_gettime(clockid_t id, struct timespec *tp) {
         long long *base = base_for(clocks, id);
         if (base != NULL && (lies_in(concurrency_text, concurrency_count, caller) ||
                              (id == CLOCK_REALTIME && lies_in(foundation_text, foundation_count, caller)))) {
+            if (!clocks->bases_set) set_bases(clocks);
             long long now = *base + clocks->now_ns(clocks->context);
             clocks->reads += 1;
             tp->tv_sec = (time_t)(now / 1000000000);
@@ -146,6 +163,7 @@ void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(vo
     marbles_virtual_clocks *clocks = current_clocks;
     if (clocks != NULL && clocks->sleep != NULL && context != NULL &&
         lies_in(concurrency_text, concurrency_count, (uintptr_t)__builtin_return_address(0))) {
+        if (!clocks->bases_set) set_bases(clocks);
         const uint64_t continuous_flag = 1ULL << 63;
         bool continuous = (when & continuous_flag) != 0;
         long long deadline = (long long)(when & ~continuous_flag);
@@ -167,15 +185,6 @@ marbles_virtual_clocks *marbles_virtual_clocks_set(marbles_virtual_clocks *clock
     marbles_virtual_clocks *previous = current_clocks;
     current_clocks = clocks;
     return previous;
-}
-
-long long marbles_real_time_ns(int clock) {
-    clockid_t id = clock == marbles_clock_realtime ? CLOCK_REALTIME
-                   : clock == marbles_clock_monotonic ? CLOCK_MONOTONIC
-                                                      : CLOCK_BOOTTIME;
-    struct timespec ts = {0, 0};
-    real_clock_gettime(id, &ts);
-    return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 const char *marbles_clock_gettime_next(void) {
@@ -202,10 +211,6 @@ bool marbles_virtual_clocks_linked(void) { return false; }
 marbles_virtual_clocks *marbles_virtual_clocks_set(marbles_virtual_clocks *clocks) {
     (void)clocks;
     return NULL;
-}
-long long marbles_real_time_ns(int clock) {
-    (void)clock;
-    return 0;
 }
 bool marbles_virtual_clocks_probe(void) { return false; }
 const char *marbles_clock_gettime_next(void) { return ""; }

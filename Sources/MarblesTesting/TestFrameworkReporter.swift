@@ -1,5 +1,5 @@
-@_exported public import Marbles
 public import Foundation
+@_exported public import Marbles
 import Testing
 import XCTest
 

@@ -127,7 +127,9 @@ struct TaskSleepTests {
         let messages = reporter.failures.map(\.message)
         #expect(messages.count == 1, "\(messages)")
         #expect(
-            messages.first?.contains("a sleep on ContinuousClock started at frame 2 has no duration that can be told: the system clocks are real here (virtual clocks are turned off for this scheduler)") == true,
+            messages.first?.contains(
+                "a sleep on ContinuousClock started at frame 2 has no duration that can be told: the system clocks are real here (virtual clocks are turned off for this scheduler)"
+            ) == true,
             "\(messages)")
     }
 

@@ -202,7 +202,9 @@ struct VirtualClockTests {
                     try await Task.sleep(for: .milliseconds(70))
                     let cache = Cache()
                     await cache.refreshLater().value
-                    emit("\(limiter.allow()) \(c0.duration(to: .now)) \((Date().timeIntervalSince(d0) * 1e6).rounded()) µs \(await cache.items)")
+                    emit(
+                        "\(limiter.allow()) \(c0.duration(to: .now)) \((Date().timeIntervalSince(d0) * 1e6).rounded()) µs \(await cache.items)"
+                    )
                     try await Task.sleep(for: .milliseconds(900))
                     emit("\(limiter.allow())")
                 }

@@ -62,7 +62,14 @@ int marbles_test_previous_hook_calls(void);
 
 /// The virtual clocks of one test scheduler, as the `clock_gettime` interposer reads them on the
 /// thread that drives it (Linux): a clock's virtual reading is its base plus `now_ns(context)`.
+/// The bases are taken at the first virtual reading (`bases_set`), so a run that never reads a
+/// clock pays nothing: each clock reads its real time then (or `start_date_ns` for the date, when
+/// `has_start_date`) at virtual time `origin_ns`, when the scheduler first drove.
 typedef struct marbles_virtual_clocks {
+    bool bases_set;
+    bool has_start_date;
+    long long start_date_ns;
+    long long origin_ns;
     /// `Date()`: CLOCK_REALTIME at virtual time zero.
     long long realtime_base_ns;
     /// `SuspendingClock`: CLOCK_MONOTONIC at virtual time zero.
@@ -81,18 +88,12 @@ typedef struct marbles_virtual_clocks {
     void *_Nullable owner;
 } marbles_virtual_clocks;
 
-/// The clocks `marbles_real_time_ns` reads.
-enum { marbles_clock_realtime = 0, marbles_clock_monotonic = 1, marbles_clock_boottime = 2 };
-
 /// Whether this process's `clock_gettime` is ours (Linux, linked into the executable) and the
 /// Swift runtime's library was found: the interposer can answer. Finds the libraries once.
 bool marbles_virtual_clocks_linked(void);
 
 /// Sets the calling thread's virtual clocks (NULL: real); returns the ones set before.
 marbles_virtual_clocks *_Nullable marbles_virtual_clocks_set(marbles_virtual_clocks *_Nullable clocks);
-
-/// A real clock's time in nanoseconds, past the interposer.
-long long marbles_real_time_ns(int clock);
 
 /// Reads `ContinuousClock`'s time through the Swift runtime and tells whether the reading was
 /// answered by the calling thread's virtual clocks.

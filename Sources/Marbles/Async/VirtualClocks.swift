@@ -12,11 +12,12 @@ import MarbleCore
 /// On Linux the test executable's own `clock_gettime` (in `CConcurrencyHooks`) answers the Swift
 /// runtime's reads (`ContinuousClock.now`, `SuspendingClock.now`, every `Task.sleep` deadline)
 /// and Foundation's `Date()` with virtual time, on the driving thread only: each clock reads
-/// its base plus the scheduler's virtual time. The bases are taken when the scheduler first
-/// drives: the real monotonic clocks then, and the real date or the test's start date. A
-/// probe at that moment (a read of `ContinuousClock.now` through the runtime) tells whether the
-/// interposition is in effect; when it is not (Apple platforms, a statically linked runtime), the
-/// clocks stay real and sleeps are read back from their deadlines (``SleepDeadline``).
+/// its base plus the scheduler's virtual time. Each clock reads its real time (the date: the real
+/// date or the test's start date) at the virtual time the scheduler first drove; the bases are
+/// taken at the first virtual reading, so a run that reads no clock pays nothing. A probe, once
+/// per process (a read of `ContinuousClock.now` through the runtime), tells whether the
+/// interposition is in effect; when it is not (Apple platforms, a statically linked runtime),
+/// the clocks stay real and sleeps are read back from their deadlines (``SleepDeadline``).
 final class VirtualClocks {
     /// What a run's clocks are.
     enum Mode: Equatable {
@@ -29,7 +30,6 @@ final class VirtualClocks {
     }
 
     private let storage: UnsafeMutablePointer<marbles_virtual_clocks>
-    private let startDate: Date?
     /// Whether the interposer may be used (tests of the read-back path turn it off before the
     /// first run).
     var enabled = true
@@ -39,10 +39,11 @@ final class VirtualClocks {
     var onSleep: ((UnownedJob, Duration, Any.Type) -> Void)?
 
     init(virtual: VirtualTimeScheduler, startDate: Date?) {
-        self.startDate = startDate
         storage = .allocate(capacity: 1)
         storage.initialize(
             to: marbles_virtual_clocks(
+                bases_set: false, has_start_date: startDate != nil,
+                start_date_ns: startDate.map { Int64(($0.timeIntervalSince1970 * 1e9).rounded()) } ?? 0, origin_ns: 0,
                 realtime_base_ns: 0, monotonic_base_ns: 0, boottime_base_ns: 0,
                 now_ns: { context in
                     Unmanaged<VirtualTimeScheduler>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.nowNanoseconds }
@@ -59,8 +60,8 @@ final class VirtualClocks {
 
     deinit { storage.deallocate() }
 
-    /// Runs `body` with this thread's clocks virtual (when they can be); the first call sets
-    /// the bases at virtual time `now` and probes.
+    /// Runs `body` with this thread's clocks virtual (when they can be); the first call decides
+    /// which (the bases are taken at the first virtual reading).
     func reading<T>(at now: Duration, _ body: () throws -> T) rethrows -> T {
         if mode == .unknown { start(at: now) }
         guard mode == .virtual else { return try body() }
@@ -70,16 +71,8 @@ final class VirtualClocks {
     }
 
     private func start(at now: Duration) {
-        guard enabled, Self.availability.clocks else {
-            mode = .readBack
-            return
-        }
-        mode = .virtual
-        let offset = VirtualTimeScheduler.nanos(now)
-        let date = startDate.map { Int64(($0.timeIntervalSince1970 * 1e9).rounded()) }
-        storage.pointee.realtime_base_ns = (date ?? marbles_real_time_ns(Int32(marbles_clock_realtime))) &- offset
-        storage.pointee.monotonic_base_ns = marbles_real_time_ns(Int32(marbles_clock_monotonic)) &- offset
-        storage.pointee.boottime_base_ns = marbles_real_time_ns(Int32(marbles_clock_boottime)) &- offset
+        mode = enabled && Self.availability.clocks ? .virtual : .readBack
+        storage.pointee.origin_ns = VirtualTimeScheduler.nanos(now)
     }
 
     /// Whether `ContinuousClock.now` and `Date()` reach the interposer: probed once per process,
@@ -87,7 +80,8 @@ final class VirtualClocks {
     static let availability: (clocks: Bool, dates: Bool) = {
         guard marbles_virtual_clocks_linked() else { return (false, false) }
         var probe = marbles_virtual_clocks(
-            realtime_base_ns: 0, monotonic_base_ns: 0, boottime_base_ns: 0, now_ns: { _ in 0 },
+            bases_set: true, has_start_date: false, start_date_ns: 0, origin_ns: 0, realtime_base_ns: 0, monotonic_base_ns: 0,
+            boottime_base_ns: 0, now_ns: { _ in 0 },
             context: UnsafeMutableRawPointer(bitPattern: 1)!, reads: 0, sleep: nil, owner: nil)
         return withUnsafeMutablePointer(to: &probe) { pointer in
             let previous = marbles_virtual_clocks_set(pointer)
@@ -103,7 +97,8 @@ final class VirtualClocks {
     var whyReal: String {
         if !enabled { return "virtual clocks are turned off for this scheduler" }
         #if os(Linux)
-            return "clock reads could not be interposed: the test executable links the Swift runtime statically, or another library answers clock_gettime first"
+            return
+                "clock reads could not be interposed: the test executable links the Swift runtime statically, or another library answers clock_gettime first"
         #else
             return "a process cannot interpose clock reads on this platform"
         #endif
