@@ -98,7 +98,7 @@ public final class TestClock: Clock, @unchecked Sendable {
                 }
                 // Due now or earlier still goes through the queue, so wake order stays
                 // (deadline, registration).
-                scheduler.virtual.schedule(at: max(deadline.offset, scheduler.now)) { [self] in wake(id, with: nil) }
+                scheduler.runtime.scheduleWake(at: max(deadline.offset, scheduler.now)) { [self] in wake(id, with: nil) }
             }
         } onCancel: {
             let parked: Sleeper? = lock.withLock {

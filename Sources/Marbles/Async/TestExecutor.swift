@@ -62,6 +62,8 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     var notesJobStarts = false
     /// The real time the running job started at, when noted.
     private(set) var currentJobStart: ContinuousClock.Instant?
+    /// When exploring schedules: picks which ready job runs next (else the oldest).
+    var chooser: ScheduleChooser?
 
     init() { owner.store(Self.currentThread, ordering: .releasing) }
 
@@ -132,8 +134,12 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
                 }
                 return nil
             }
-            defer { head += 1 }
             waiting.subtract(1, ordering: .relaxed)
+            if let chooser, jobs.count - head > 1 {
+                let pick = chooser.pickJob(among: jobs[head...])
+                if pick > 0 { return jobs.remove(at: head + pick) }
+            }
+            defer { head += 1 }
             return jobs[head]
         }
     }

@@ -41,6 +41,8 @@ final class VirtualRuntime {
     /// Sleeps whose duration could not be told from their deadline, with the virtual time they
     /// started at; reported when the run ends.
     private var ambiguousSleeps: [(start: Duration, sleep: SleepDeadline)] = []
+    /// Exploring schedules: the wake-ups due at each instant not yet run, oldest first.
+    private var pendingWakes: [Duration: [() -> Void]] = [:]
     private var reportedMainActorEscapes = 0
     private var reportedEscapes = 0
 
@@ -98,7 +100,30 @@ final class VirtualRuntime {
                 clock: clock)
         }
         if sleep.ambiguity != nil { ambiguousSleeps.append((now, sleep)) }
-        _ = virtual.enqueue(at: now + sleep.delay) { [executor] in executor.enqueueRouted(job) }
+        scheduleWake(at: now + sleep.delay) { [executor] in executor.enqueueRouted(job) }
+    }
+
+    /// Schedules a sleeper's wake-up (`wake` makes its job ready). When exploring schedules, a
+    /// wake-up may release the others due at the same instant with it (``ScheduleChooser``).
+    func scheduleWake(at due: Duration, _ wake: @escaping () -> Void) {
+        guard executor.chooser != nil else {
+            _ = virtual.enqueue(at: due, wake)
+            return
+        }
+        pendingWakes[due, default: []].append(wake)
+        _ = virtual.enqueue(at: due) { [unowned(unsafe) self] in releaseWakes(at: due) }
+    }
+
+    /// Exploring: runs the oldest wake-up due at `due` still pending, and maybe the rest.
+    private func releaseWakes(at due: Duration) {
+        guard var wakes = pendingWakes[due], !wakes.isEmpty, let chooser = executor.chooser else { return }
+        var released = [wakes.removeFirst()]
+        if !wakes.isEmpty, chooser.wakesTogether(others: wakes.count) {
+            released += wakes
+            wakes = []
+        }
+        pendingWakes[due] = wakes.isEmpty ? nil : wakes
+        for wake in released { wake() }
     }
 
     /// Read-back only: notes the real time at which the next virtual instant begins, once async

@@ -140,7 +140,7 @@ public enum MarbleProperty {
         return UInt64(text)
     }
 
-    private static func environment(_ name: String) -> String? {
+    static func environment(_ name: String) -> String? {
         guard let value = getenv(name) else { return nil }
         let text = String(cString: value)
         return text.isEmpty ? nil : text

@@ -1,0 +1,157 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Runs one test body under many orders of the work that is ready at the same virtual instant,
+/// to find the races a first-in-first-out run hides: two responses landing at one instant in
+/// the other order, an actor method re-entered between its check and its write, two main-actor
+/// tasks waking together.
+///
+/// Each schedule runs the body on a fresh ``TestScheduler``. The first schedule is FIFO (the
+/// order every plain run uses); each later one is drawn from the run's seed: wherever more than
+/// one job is ready at the current instant, or several sleepers are due at it, a seeded choice
+/// picks what runs next (see ``ScheduleChooser``). Work due at different instants keeps its
+/// time order, and marble inputs and test publishers keep their documented same-frame order:
+/// those ties are the marble language's semantics, not races.
+///
+/// A failing schedule is shrunk toward FIFO (fewest, then earliest deviations) and reported at
+/// the failing expectation's line with the usual diagram diff, the deviations that remain, and
+/// the seed that replays it (`MARBLES_SEED`). `MARBLES_SCHEDULES` overrides the count.
+///
+/// `MarblesTesting` adds `exploreSchedules { s in … }`, which reports to the running test.
+public enum ScheduleExploration {
+    /// What an exploration found.
+    public struct Outcome: Sendable {
+        /// The seed of the run: the same seed runs the same schedules.
+        public var seed: UInt64
+        /// How many schedules ran.
+        public var schedules: Int
+        /// The smallest failing schedule, when one failed.
+        public var failure: FailingSchedule?
+    }
+
+    /// A schedule whose expectations failed, after shrinking.
+    public struct FailingSchedule: Sendable {
+        /// The number (from 1; 1 is FIFO) of the first schedule that failed.
+        public var scheduleNumber: Int
+        /// How many deviations from FIFO the first failing schedule made.
+        public var originalDeviations: Int
+        /// What the smallest failing schedule did instead of FIFO, at which virtual time.
+        public var deviations: [(time: Duration, description: String)]
+        /// How many replays shrinking tried.
+        public var shrinkSteps: Int
+        /// How long shrinking took.
+        public var shrinkTime: Duration
+        /// The smallest schedule's failures, as its expectations reported them.
+        public var failures: [MarbleFailure]
+    }
+
+    /// Runs `body` under `schedules` schedules (`MARBLES_SCHEDULES` overrides it) drawn from
+    /// `seed` (else `MARBLES_SEED`, else a fresh one), stopping at the first that fails; that
+    /// one is shrunk and its failures go to `reporter`.
+    ///
+    /// - Parameters:
+    ///   - schedules: how many schedules to run, the first being FIFO.
+    ///   - frame: each schedule's scheduler's frame.
+    ///   - listener: hears the smallest failing schedule's expectations (a diagram writer).
+    ///   - body: the test, run inside each fresh scheduler's `run { }`.
+    @discardableResult
+    public static func check(
+        schedules: Int = 100, seed: UInt64? = nil, frame: Duration = .milliseconds(1), reporter: any MarbleFailureReporter,
+        location: MarbleSourceLocation, listener: TestSchedulerListener = TestSchedulerListener(),
+        _ body: (TestScheduler) -> Void
+    ) -> Outcome {
+        if let problem = environmentProblem {
+            reporter.report(MarbleFailure(message: problem + "; the schedules did not run", location: location))
+            return Outcome(seed: 0, schedules: 0, failure: nil)
+        }
+        let seed = seed ?? MarbleProperty.environment("MARBLES_SEED").flatMap(MarbleProperty.seed(from:)) ?? freshSeed
+        let count = max(MarbleProperty.environment("MARBLES_SCHEDULES").flatMap { Int($0) } ?? schedules, 1)
+        var seeds = SplitMix64(seed: seed)
+        for number in 1...count {
+            // The first schedule replays no choices: all zeros, FIFO.
+            let choices = number == 1 ? Choices(replaying: []) : Choices(seed: seeds.next())
+            let first = run(choices, frame: frame, location: location, body)
+            guard !first.failures.isEmpty else { continue }
+            let shrinkStart = ContinuousClock.now
+            let (smallest, steps) = withoutActuallyEscaping(body) { body in
+                var shrinker = Shrinker(budget: 1_000) { candidate in
+                    let replay = run(Choices(replaying: candidate), frame: frame, location: location, body)
+                    return replay.failures.isEmpty ? nil : Shrinker.Failing(choices: replay.choices, size: replay.size)
+                }
+                return (shrinker.shrink(Shrinker.Failing(choices: first.choices, size: first.size)), shrinker.steps)
+            }
+            let last = run(Choices(replaying: smallest), frame: frame, location: location, listener: listener, body)
+            let failing = FailingSchedule(
+                scheduleNumber: number, originalDeviations: first.deviations.count,
+                deviations: last.deviations.map { ($0.time, $0.description) }, shrinkSteps: steps,
+                shrinkTime: shrinkStart.duration(to: .now), failures: last.failures.isEmpty ? first.failures : last.failures)
+            report(failing, seed: seed, count: count, frame: frame, to: reporter)
+            return Outcome(seed: seed, schedules: number, failure: failing)
+        }
+        return Outcome(seed: seed, schedules: count, failure: nil)
+    }
+
+    private struct ScheduleRun {
+        var failures: [MarbleFailure]
+        var choices: [UInt64]
+        var deviations: [ScheduleChooser.Deviation]
+        /// Fewer deviations first, then earlier ones: what "closer to FIFO" means.
+        var size: Int {
+            let last = choices.lastIndex { $0 != 0 }.map { $0 + 1 } ?? 0
+            return deviations.count * 1_000_000 + last
+        }
+    }
+
+    private static func run(
+        _ choices: Choices, frame: Duration, location: MarbleSourceLocation, listener: TestSchedulerListener = TestSchedulerListener(),
+        _ body: (TestScheduler) -> Void
+    ) -> ScheduleRun {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(frame: frame, reporter: reporter, listener: listener)
+        let chooser = ScheduleChooser(choices: choices)
+        chooser.now = { [unowned scheduler] in scheduler.now }
+        scheduler.executor.chooser = chooser
+        scheduler.run(at: location) { body(scheduler) }
+        return ScheduleRun(failures: reporter.failures, choices: chooser.used, deviations: chooser.deviations)
+    }
+
+    private static func report(
+        _ failing: FailingSchedule, seed: UInt64, count: Int, frame: Duration, to reporter: any MarbleFailureReporter
+    ) {
+        let seedText = "0x" + String(seed, radix: 16)
+        let order =
+            failing.deviations.isEmpty
+            ? ["  (none: the FIFO schedule fails)"]
+            : failing.deviations.map { "  at \(frameText($0.time, frame: frame)): \($0.description)" }
+        let header = """
+            schedule \(failing.scheduleNumber) of \(count) failed (the first is FIFO); shrunk from \(failing.originalDeviations) \
+            to \(failing.deviations.count) deviation(s) from FIFO in \(failing.shrinkSteps) tries:
+            """
+        let rerun = "seed \(seedText): replay with seed: \(seedText) or MARBLES_SEED=\(seedText)"
+        for failure in failing.failures {
+            reporter.report(
+                MarbleFailure(
+                    message: ([header] + order + [rerun, failure.message]).joined(separator: "\n"), location: failure.location))
+        }
+    }
+
+    private static var environmentProblem: String? {
+        if let text = MarbleProperty.environment("MARBLES_SEED"), MarbleProperty.seed(from: text) == nil {
+            return "MARBLES_SEED='\(text)' is not a seed (a decimal or 0x-prefixed hexadecimal number)"
+        }
+        if let text = MarbleProperty.environment("MARBLES_SCHEDULES"), (Int(text) ?? 0) < 1 {
+            return "MARBLES_SCHEDULES='\(text)' is not a positive count"
+        }
+        return nil
+    }
+
+    private static var freshSeed: UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        var mix = SplitMix64(seed: UInt64(truncatingIfNeeded: Int64(time.tv_sec) &* 1_000_000_007 &+ Int64(time.tv_nsec)))
+        return mix.next()
+    }
+}

@@ -1,0 +1,152 @@
+import MarbleCore
+import MarblesTesting
+import Testing
+
+@testable import Marbles
+
+/// Two searches whose responses arrive at the same instant; the buggy one shows whichever
+/// response lands last, the fixed one only the latest search's.
+final class Searches: @unchecked Sendable {
+    private(set) var shown = ""
+    private var generation = 0
+    private let fixed: Bool
+
+    init(fixed: Bool) { self.fixed = fixed }
+
+    func search(_ query: String) -> Task<Void, Never> {
+        generation += 1
+        let mine = generation
+        return Task {
+            try? await Task.sleep(for: .milliseconds(100))
+            if fixed, mine != generation { return }
+            shown = query
+        }
+    }
+}
+
+final class Box<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+@Suite("Exploring same-instant schedules")
+struct ScheduleExplorationTests {
+    static func twoSearches(fixed: Bool) -> (TestScheduler) -> Void {
+        { s in
+            let searches = Searches(fixed: fixed)
+            let first = searches.search("sw")
+            let second = searches.search("swift")
+            s.expect(emitting: String.self) { emit in
+                await first.value
+                await second.value
+                emit(searches.shown)
+            }.toBe("-(x|)", values: ["x": "swift"])
+        }
+    }
+
+    static let location = MarbleSourceLocation(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+
+    @Test("a stale response that FIFO hides is found, shrunk to the deviations that matter, and reported with the seed")
+    func findsStaleResponse() throws {
+        let reporter = CollectingReporter()
+        let outcome = ScheduleExploration.check(
+            schedules: 100, seed: 42, frame: .milliseconds(100), reporter: reporter, location: Self.location,
+            Self.twoSearches(fixed: false))
+        let failure = try #require(outcome.failure)
+        #expect(failure.scheduleNumber > 1, "the FIFO schedule passes")
+        // Shrunk to one: the second search's task started first, so its response landed first.
+        #expect(failure.deviations.count == 1, "\(failure.deviations)")
+        #expect(failure.deviations.map(\.description) == ["job #2 ran before job #1 (2 jobs were ready)"])
+        let message = try #require(reporter.failures.first?.message)
+        #expect(message.contains("to 1 deviation(s) from FIFO"), "\(message)")
+        #expect(message.contains("at frame 0: job #2 ran before job #1 (2 jobs were ready)"), "\(message)")
+        #expect(message.contains("replay with seed: 0x2a or MARBLES_SEED=0x2a"), "\(message)")
+        #expect(message.contains("marble diagrams differ at frame 1"), "\(message)")
+    }
+
+    @Test("the same seed replays the same failing schedule")
+    func replays() {
+        let runs = (0..<2).map { _ in
+            ScheduleExploration.check(
+                schedules: 100, seed: 7, frame: .milliseconds(100), reporter: CollectingReporter(), location: Self.location,
+                Self.twoSearches(fixed: false))
+        }
+        #expect(runs[0].failure?.scheduleNumber == runs[1].failure?.scheduleNumber)
+        #expect(runs[0].failure?.deviations.map(\.description) == runs[1].failure?.deviations.map(\.description))
+    }
+
+    @Test("the fixed code passes every schedule")
+    func fixedPasses() {
+        let reporter = CollectingReporter()
+        let outcome = ScheduleExploration.check(
+            schedules: 200, seed: 1, frame: .milliseconds(100), reporter: reporter, location: Self.location,
+            Self.twoSearches(fixed: true))
+        #expect(outcome.failure == nil && outcome.schedules == 200 && reporter.failures.isEmpty)
+    }
+
+    @Test("two sleepers waking at one instant: the order of their writes is explored")
+    func wakesTogether() throws {
+        let reporter = CollectingReporter()
+        let outcome = ScheduleExploration.check(
+            schedules: 100, seed: 9, frame: .milliseconds(100), reporter: reporter, location: Self.location
+        ) { s in
+            let shown = Box("")
+            s.expect(emitting: String.self) { emit in
+                // Started one after the other: their jobs never tie, their wake-ups do.
+                let slow = Task { try? await Task.sleep(for: .milliseconds(200)); shown.value = "fresh" }
+                try await Task.sleep(for: .milliseconds(100))
+                let cached = Task { try? await Task.sleep(for: .milliseconds(100)); shown.value = "cached" }
+                await slow.value
+                await cached.value
+                emit(shown.value)
+            }.toBe("--(x|)", values: ["x": "cached"])
+        }
+        let failure = try #require(outcome.failure)
+        #expect(failure.deviations.first?.description == "2 sleepers due at this instant woke together", "\(failure.deviations)")
+    }
+
+    @Test("code whose result depends only on time passes every schedule")
+    func noFalseAlarms() {
+        let reporter = CollectingReporter()
+        let outcome = ScheduleExploration.check(
+            schedules: 200, seed: 3, frame: .milliseconds(100), reporter: reporter, location: Self.location
+        ) { s in
+            let results = PublishSubject<String>()
+            let expectation = s.expect(results)
+            for (delay, name) in [(300, "c"), (100, "a"), (200, "b")] {
+                Task {
+                    try await Task.sleep(for: .milliseconds(delay))
+                    results.onNext(name)
+                }
+            }
+            let input = s.hot("----x-y|").values
+            Task {
+                for try await value in input { results.onNext(value) }
+            }
+            expectation.toBe("-abcx-y")
+        }
+        #expect(outcome.failure == nil, "\(reporter.failures.map(\.message))")
+    }
+
+    @Test("a body that fails in FIFO order fails at the first schedule, with no deviation")
+    func fifoFirst() throws {
+        let reporter = CollectingReporter()
+        let outcome = ScheduleExploration.check(
+            schedules: 10, seed: 5, frame: .milliseconds(100), reporter: reporter, location: Self.location
+        ) { s in
+            s.expect(s.cold("-a|")).toBe("-b|")
+        }
+        let failure = try #require(outcome.failure)
+        #expect(failure.scheduleNumber == 1 && failure.deviations.isEmpty)
+        #expect(reporter.failures.first?.message.contains("(none: the FIFO schedule fails)") == true)
+    }
+
+    @Test("exploreSchedules reports a found race to the running test")
+    func reportsToTheRunningTest() {
+        withKnownIssue {
+            exploreSchedules(100, seed: 11, frame: .milliseconds(100), Self.twoSearches(fixed: false))
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("deviation(s) from FIFO") }
+        }
+    }
+}
