@@ -93,9 +93,15 @@ struct ScheduleExplorationTests {
             let shown = Box("")
             s.expect(emitting: String.self) { emit in
                 // Started one after the other: their jobs never tie, their wake-ups do.
-                let slow = Task { try? await Task.sleep(for: .milliseconds(200)); shown.value = "fresh" }
+                let slow = Task {
+                    try? await Task.sleep(for: .milliseconds(200))
+                    shown.value = "fresh"
+                }
                 try await Task.sleep(for: .milliseconds(100))
-                let cached = Task { try? await Task.sleep(for: .milliseconds(100)); shown.value = "cached" }
+                let cached = Task {
+                    try? await Task.sleep(for: .milliseconds(100))
+                    shown.value = "cached"
+                }
                 await slow.value
                 await cached.value
                 emit(shown.value)
