@@ -13,6 +13,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(path: ".."),
+        // The examples' app code: the races the schedule exploration benchmark looks for.
+        .package(path: "../Examples"),
         // The peer for the Combine scheduler benchmark.
         .package(url: "https://github.com/pointfreeco/combine-schedulers", exact: "1.2.2"),
         // swift-collections' Heap: the bare-heap peer for the scheduler benchmark.
@@ -26,6 +28,7 @@ let package = Package(
                 .product(name: "MarbleRender", package: root), .product(name: "MarblesCombine", package: root),
                 .product(name: "CombineSchedulers", package: "combine-schedulers"),
                 .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "SearchApp", package: "Examples"),
             ],
             path: "Sources/MarblesBenchmarks"),
     ]

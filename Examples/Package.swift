@@ -11,6 +11,8 @@ let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingL
 let package = Package(
     name: "MarblesExamples",
     platforms: [.macOS(.v15), .iOS(.v18)],
+    // The app code is a product too: the benchmarks measure exploring its races.
+    products: [.library(name: "SearchApp", targets: ["SearchApp"])],
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/pointfreeco/combine-schedulers", from: "1.2.2"),

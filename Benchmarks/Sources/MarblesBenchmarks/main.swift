@@ -1,7 +1,7 @@
 import Foundation
 
 // The side-by-side benchmarks: `swift run -c release MarblesBenchmarks [--quick] [--reps N]
-// [--only chain,subject,scheduler,parser,printer,small-test,marble-test,render,combine,async,clock,shrink]`;
+// [--only chain,subject,scheduler,parser,printer,small-test,marble-test,render,combine,async,clock,explore,shrink]`;
 // marble-test's parts run alone as cold-test, hot-test, higher-order and timing-test, and task-sleep (for profiling).
 // `make bench` runs all of them; `make bench-debug` the scheduler and test sections in a debug build.
 
@@ -13,6 +13,7 @@ let sections: [(String, () -> Void)] = [
     ("parser", parserBenchmarks), ("printer", printerBenchmarks), ("small-test", smallTestBenchmarks),
     ("marble-test", marbleTestBenchmarks),
     ("render", renderBenchmarks), ("combine", combineBenchmarks), ("async", asyncDriverBenchmarks), ("clock", clockReadBenchmarks),
+    ("explore", explorationBenchmarks),
     ("shrink", shrinkingBenchmarks),
 ]
 // Parts of marble-test, run only when named.
