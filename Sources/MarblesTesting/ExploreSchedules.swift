@@ -19,18 +19,22 @@ import Testing
 /// }
 /// ```
 ///
+/// `exhaustive: true` runs every distinct order instead (depth first from FIFO), up to
+/// `schedules` of them, for small bodies; `strategy` picks how random schedules are drawn.
+///
 /// What is explored: the order of jobs ready at one instant (tasks, default actors, main-actor
 /// work in a `@MainActor` test, continuations the code resumes) and whether sleepers due at one
 /// instant wake together. What is not: work due at different instants, and the same-frame order
 /// of marble inputs and test publishers.
 @discardableResult
 public func exploreSchedules(
-    _ schedules: Int = 100, seed: UInt64? = nil, frame: Duration = .milliseconds(1),
+    _ schedules: Int = 100, exhaustive: Bool = false, strategy: ScheduleExploration.Strategy = .uniform, seed: UInt64? = nil,
+    frame: Duration = .milliseconds(1),
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
     _ body: (TestScheduler) -> Void
 ) -> ScheduleExploration.Outcome {
     ScheduleExploration.check(
-        schedules: schedules, seed: seed, frame: frame, reporter: TestFrameworkReporter(),
+        schedules: schedules, exhaustive: exhaustive, strategy: strategy, seed: seed, frame: frame, reporter: TestFrameworkReporter(),
         location: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
         listener: TestSchedulerListener(
             testName: Test.current?.name, expectationChecked: TestSchedulerListener.runningTest.expectationChecked),

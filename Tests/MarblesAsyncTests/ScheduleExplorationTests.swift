@@ -147,6 +147,88 @@ struct ScheduleExplorationTests {
         #expect(reporter.failures.first?.message.contains("(none: the FIFO schedule fails)") == true)
     }
 
+    /// Two tasks started together write `shown`; the result is their count, or the last writer.
+    static func twoWriters(lastWriterWins: Bool) -> (TestScheduler) -> Void {
+        { s in
+            let shown = Box("")
+            let count = Box(0)
+            let first = Task {
+                shown.value = "a"
+                count.value += 1
+            }
+            let second = Task {
+                shown.value = "b"
+                count.value += 1
+            }
+            s.expect(emitting: String.self) { emit in
+                await first.value
+                await second.value
+                emit(lastWriterWins ? shown.value : "\(count.value)")
+            }.toBe("(x|)", values: ["x": lastWriterWins ? "b" : "2"])
+        }
+    }
+
+    @Test("the exhaustive mode runs every distinct order of a small body, and finds the race among them")
+    func exhaustive() throws {
+        let counting = ScheduleExploration.check(
+            schedules: 10_000, exhaustive: true, reporter: CollectingReporter(), location: Self.location,
+            Self.twoWriters(lastWriterWins: false))
+        #expect(counting.failure == nil && counting.exhausted)
+        #expect(counting.schedules > 2 && counting.schedules < 50, "\(counting.schedules)")
+        let lastWriter = ScheduleExploration.check(
+            schedules: 10_000, exhaustive: true, reporter: CollectingReporter(), location: Self.location,
+            Self.twoWriters(lastWriterWins: true))
+        let failure = try #require(lastWriter.failure)
+        #expect(failure.scheduleNumber > 1 && failure.scheduleNumber <= counting.schedules)
+        let bounded = ScheduleExploration.check(
+            schedules: 2, exhaustive: true, reporter: CollectingReporter(), location: Self.location,
+            Self.twoWriters(lastWriterWins: false))
+        #expect(bounded.schedules == 2 && !bounded.exhausted)
+    }
+
+    @Test("depth-first successor: the last decision with an option left takes it")
+    func successor() {
+        #expect(ScheduleExploration.successor(of: [], radices: []) == nil)
+        #expect(ScheduleExploration.successor(of: [0, 0], radices: [2, 3]) == [0, 1])
+        #expect(ScheduleExploration.successor(of: [0, 2], radices: [2, 3]) == [1])
+        #expect(ScheduleExploration.successor(of: [1, 2], radices: [2, 3]) == nil)
+    }
+
+    @Test("PCT schedules find the stale response too, and their first schedule is FIFO")
+    func pct() throws {
+        let outcome = ScheduleExploration.check(
+            schedules: 100, strategy: .pct(depth: 2, horizon: 10), seed: 4, frame: .milliseconds(100), reporter: CollectingReporter(),
+            location: Self.location, Self.twoSearches(fixed: false))
+        #expect(try #require(outcome.failure).scheduleNumber > 1)
+    }
+
+    @Test("a deviation names a task by its Task(name:) when it has one")
+    func namesTasks() throws {
+        guard #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) else { return }
+        let reporter = CollectingReporter()
+        let outcome = ScheduleExploration.check(
+            schedules: 100, seed: 42, frame: .milliseconds(100), reporter: reporter, location: Self.location
+        ) { s in
+            let shown = Box("")
+            let first = Task(name: "search sw") {
+                try? await Task.sleep(for: .milliseconds(100))
+                shown.value = "sw"
+            }
+            let second = Task(name: "search swift") {
+                try? await Task.sleep(for: .milliseconds(100))
+                shown.value = "swift"
+            }
+            s.expect(emitting: String.self) { emit in
+                await first.value
+                await second.value
+                emit(shown.value)
+            }.toBe("-(x|)", values: ["x": "swift"])
+        }
+        let failure = try #require(outcome.failure)
+        #expect(
+            failure.deviations.contains { $0.description.contains("task \"search swift\"") }, "\(failure.deviations.map(\.description))")
+    }
+
     @Test("exploreSchedules reports a found race to the running test")
     func reportsToTheRunningTest() {
         withKnownIssue {

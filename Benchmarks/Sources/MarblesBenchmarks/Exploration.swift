@@ -87,27 +87,33 @@ import SearchApp
         ("cached write after the fresh one", Races.profile(fixed: false)),
         ("actor reentrancy double download", Races.imageCache(fixed: false)),
     ]
+    let strategies: [(String, ScheduleExploration.Strategy)] = [
+        ("uniform", .uniform), ("PCT d=2", .pct(depth: 2, horizon: 20)), ("PCT d=3", .pct(depth: 3, horizon: 20)),
+    ]
     say("== exploring schedules: schedules to find each race, over \(seeds) seeds (budget 100), and shrinking")
     for (name, body) in races {
-        var found: [Int] = []
-        var shrinkTimes: [Double] = []
-        var deviations: [Int] = []
-        for seed in 1...UInt64(seeds) {
-            let outcome = ScheduleExploration.check(
-                schedules: 100, seed: seed, frame: frame, reporter: CollectingReporter(), location: location, body)
-            guard let failure = outcome.failure else { continue }
-            found.append(failure.scheduleNumber)
-            shrinkTimes.append(nanoseconds(failure.shrinkTime) / 1e6)
-            deviations.append(failure.deviations.count)
+        for (strategyName, strategy) in strategies {
+            var found: [Int] = []
+            var shrinkTimes: [Double] = []
+            var deviations: [Int] = []
+            for seed in 1...UInt64(seeds) {
+                let outcome = ScheduleExploration.check(
+                    schedules: 100, strategy: strategy, seed: seed, frame: frame, reporter: CollectingReporter(), location: location,
+                    body)
+                guard let failure = outcome.failure else { continue }
+                found.append(failure.scheduleNumber)
+                shrinkTimes.append(nanoseconds(failure.shrinkTime) / 1e6)
+                deviations.append(failure.deviations.count)
+            }
+            found.sort()
+            shrinkTimes.sort()
+            let median = found.isEmpty ? 0 : found[found.count / 2]
+            let shrinkMedian = String(format: "%.1f", shrinkTimes.isEmpty ? 0 : shrinkTimes[shrinkTimes.count / 2])
+            say(
+                "  \((name + ", " + strategyName).padding(toLength: 48, withPad: " ", startingAt: 0)) found by \(found.count)/\(seeds); "
+                    + "schedules median \(median), max \(found.last ?? 0); \(deviations.min() ?? 0)–\(deviations.max() ?? 0) "
+                    + "deviation(s); shrink median \(shrinkMedian) ms, max \(String(format: "%.1f", shrinkTimes.last ?? 0)) ms")
         }
-        found.sort()
-        shrinkTimes.sort()
-        let median = found.isEmpty ? 0 : found[found.count / 2]
-        say(
-            "  \(name.padding(toLength: 40, withPad: " ", startingAt: 0)) found by \(found.count)/\(seeds) seeds; "
-                + "schedules median \(median), max \(found.last ?? 0); shrunk to \(deviations.min() ?? 0)–\(deviations.max() ?? 0) "
-                + "deviation(s); shrink median \(String(format: "%.1f", shrinkTimes.isEmpty ? 0 : shrinkTimes[shrinkTimes.count / 2])) ms, "
-                + "max \(String(format: "%.1f", shrinkTimes.last ?? 0)) ms")
     }
     let runs = options.quick ? 50 : 200
     let fixed: [(String, (TestScheduler) -> Void)] = [

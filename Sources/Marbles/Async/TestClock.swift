@@ -81,6 +81,7 @@ public final class TestClock: Clock, @unchecked Sendable {
             throw CancellationError()
         }
         try Task.checkCancellation()
+        executor.chooser?.noteCurrentTaskName()
         let id: UInt64 = lock.withLock {
             nextID += 1
             return nextID

@@ -100,7 +100,9 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
             if isOwnerThread { firstJob?() }
         }
         lock.withLock {
-            if !routed, owner.load(ordering: .acquiring) != Self.currentThread { foreignEnqueues += 1 }
+            let foreign = owner.load(ordering: .acquiring) != Self.currentThread
+            if !routed, foreign { foreignEnqueues += 1 }
+            if let chooser, !foreign { chooser.readyLog.append(unsafeBitCast(queued.job, to: UnsafeMutableRawPointer.self)) }
             jobs.append(queued)
             waiting.add(1, ordering: .releasing)
         }
@@ -158,6 +160,7 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     extension TestTaskExecutor: SchedulingExecutor {
         func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
             let unowned = UnownedJob(job)
+            chooser?.noteCurrentTaskName()
             guard isOwnerThread, let scheduleSleep, let duration = delay as? Duration else {
                 return forward(unowned) { $0.enqueue(ExecutorJob(unowned), after: delay, tolerance: tolerance, clock: clock) }
             }
@@ -166,6 +169,7 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
 
         func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
             let unowned = UnownedJob(job)
+            chooser?.noteCurrentTaskName()
             guard isOwnerThread, let scheduleSleep else {
                 return forward(unowned) { $0.enqueue(ExecutorJob(unowned), at: instant, tolerance: tolerance, clock: clock) }
             }

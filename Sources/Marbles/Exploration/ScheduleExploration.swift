@@ -22,6 +22,17 @@
 ///
 /// `MarblesTesting` adds `exploreSchedules { s in … }`, which reports to the running test.
 public enum ScheduleExploration {
+    /// How a schedule's decisions are drawn from its seed.
+    public enum Strategy: Sendable, Equatable {
+        /// Each decision picks uniformly among its options (the default: it found every
+        /// Examples race within 24 schedules for each of 100 seeds, in fewer schedules than PCT).
+        case uniform
+        /// Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010): each job gets a
+        /// random priority and the highest ready one runs; at `depth - 1` decisions drawn among
+        /// the first `horizon`, the running job's priority drops below every other.
+        case pct(depth: Int, horizon: Int)
+    }
+
     /// What an exploration found.
     public struct Outcome: Sendable {
         /// The seed of the run: the same seed runs the same schedules.
@@ -30,6 +41,8 @@ public enum ScheduleExploration {
         public var schedules: Int
         /// The smallest failing schedule, when one failed.
         public var failure: FailingSchedule?
+        /// Exhaustive runs: whether every distinct order ran (else the bound stopped them).
+        public var exhausted: Bool = false
     }
 
     /// A schedule whose expectations failed, after shrinking.
@@ -53,15 +66,20 @@ public enum ScheduleExploration {
     /// one is shrunk and its failures go to `reporter`.
     ///
     /// - Parameters:
-    ///   - schedules: how many schedules to run, the first being FIFO.
+    ///   - schedules: how many schedules to run, the first being FIFO; with `exhaustive`, the
+    ///     bound on how many distinct orders to run.
+    ///   - exhaustive: run every distinct order (depth first from FIFO, each decision's options
+    ///     in turn) instead of random ones, up to `schedules`; ``Outcome/exhausted`` tells
+    ///     whether all of them ran. For small bodies: the count grows with every decision.
+    ///   - strategy: how a random schedule's decisions are drawn.
     ///   - frame: each schedule's scheduler's frame.
     ///   - listener: hears the smallest failing schedule's expectations (a diagram writer).
     ///   - body: the test, run inside each fresh scheduler's `run { }`.
     @discardableResult
     public static func check(
-        schedules: Int = 100, seed: UInt64? = nil, frame: Duration = .milliseconds(1), reporter: any MarbleFailureReporter,
-        location: MarbleSourceLocation, listener: TestSchedulerListener = TestSchedulerListener(),
-        _ body: (TestScheduler) -> Void
+        schedules: Int = 100, exhaustive: Bool = false, strategy: Strategy = .uniform, seed: UInt64? = nil,
+        frame: Duration = .milliseconds(1), reporter: any MarbleFailureReporter, location: MarbleSourceLocation,
+        listener: TestSchedulerListener = TestSchedulerListener(), _ body: (TestScheduler) -> Void
     ) -> Outcome {
         if let problem = environmentProblem {
             reporter.report(MarbleFailure(message: problem + "; the schedules did not run", location: location))
@@ -70,52 +88,76 @@ public enum ScheduleExploration {
         let seed = seed ?? MarbleProperty.environment("MARBLES_SEED").flatMap(MarbleProperty.seed(from:)) ?? freshSeed
         let count = max(MarbleProperty.environment("MARBLES_SCHEDULES").flatMap { Int($0) } ?? schedules, 1)
         var seeds = SplitMix64(seed: seed)
-        for number in 1...count {
-            // The first schedule replays no choices: all zeros, FIFO.
-            let choices = number == 1 ? Choices(replaying: []) : Choices(seed: seeds.next())
-            let first = run(choices, frame: frame, location: location, body)
+        let strategy = exhaustive ? .uniform : strategy
+        // The first schedule replays no choices: all zeros, FIFO. Exhaustive runs then count up
+        // like an odometer whose digits have each decision's number of options.
+        var next: [UInt64]? = []
+        var number = 0
+        while number < count, let prefix = next {
+            number += 1
+            let choices = prefix.isEmpty || exhaustive ? Choices(replaying: prefix) : Choices(seed: seeds.next())
+            let first = run(choices, strategy: strategy, frame: frame, location: location, body)
+            next = exhaustive ? Self.successor(of: first.choices, radices: first.radices) : [0]
             guard !first.failures.isEmpty else { continue }
             let shrinkStart = ContinuousClock.now
             let (smallest, steps) = withoutActuallyEscaping(body) { body in
                 var shrinker = Shrinker(budget: 1_000) { candidate in
-                    let replay = run(Choices(replaying: candidate), frame: frame, location: location, body)
+                    let replay = run(Choices(replaying: candidate), strategy: strategy, frame: frame, location: location, body)
                     return replay.failures.isEmpty ? nil : Shrinker.Failing(choices: replay.choices, size: replay.size)
                 }
                 return (shrinker.shrink(Shrinker.Failing(choices: first.choices, size: first.size)), shrinker.steps)
             }
-            let last = run(Choices(replaying: smallest), frame: frame, location: location, listener: listener, body)
+            let last = run(
+                Choices(replaying: smallest), strategy: strategy, frame: frame, location: location, listener: listener, body)
             let failing = FailingSchedule(
-                scheduleNumber: number, originalDeviations: first.deviations.count,
+                scheduleNumber: number, originalDeviations: first.chooser.deviationCount,
                 deviations: last.deviations.map { ($0.time, $0.description) }, shrinkSteps: steps,
                 shrinkTime: shrinkStart.duration(to: .now), failures: last.failures.isEmpty ? first.failures : last.failures)
             report(failing, seed: seed, count: count, frame: frame, to: reporter)
             return Outcome(seed: seed, schedules: number, failure: failing)
         }
-        return Outcome(seed: seed, schedules: count, failure: nil)
+        return Outcome(seed: seed, schedules: number, failure: nil, exhausted: exhaustive && next == nil)
+    }
+
+    /// The next choice sequence in depth-first order after `choices`, whose decisions had
+    /// `radices` options each: the last decision that has an option left takes it, the ones
+    /// after it start again from 0 (read past the end). `nil` when every order ran.
+    static func successor(of choices: [UInt64], radices: [Int]) -> [UInt64]? {
+        var index = min(choices.count, radices.count) - 1
+        while index >= 0 {
+            if Int(choices[index]) + 1 < radices[index] {
+                return Array(choices[..<index]) + [choices[index] + 1]
+            }
+            index -= 1
+        }
+        return nil
     }
 
     private struct ScheduleRun {
         var failures: [MarbleFailure]
         var choices: [UInt64]
-        var deviations: [ScheduleChooser.Deviation]
+        var radices: [Int]
+        let chooser: ScheduleChooser
+        /// The deviations, named (built when a failure is reported).
+        var deviations: [ScheduleChooser.Deviation] { chooser.deviations }
         /// Fewer deviations first, then earlier ones: what "closer to FIFO" means.
         var size: Int {
             let last = choices.lastIndex { $0 != 0 }.map { $0 + 1 } ?? 0
-            return deviations.count * 1_000_000 + last
+            return chooser.deviationCount * 1_000_000 + last
         }
     }
 
     private static func run(
-        _ choices: Choices, frame: Duration, location: MarbleSourceLocation, listener: TestSchedulerListener = TestSchedulerListener(),
-        _ body: (TestScheduler) -> Void
+        _ choices: Choices, strategy: Strategy, frame: Duration, location: MarbleSourceLocation,
+        listener: TestSchedulerListener = TestSchedulerListener(), _ body: (TestScheduler) -> Void
     ) -> ScheduleRun {
         let reporter = CollectingReporter()
         let scheduler = TestScheduler(frame: frame, reporter: reporter, listener: listener)
-        let chooser = ScheduleChooser(choices: choices)
+        let chooser = ScheduleChooser(choices: choices, strategy: strategy)
         chooser.now = { [unowned scheduler] in scheduler.now }
         scheduler.executor.chooser = chooser
         scheduler.run(at: location) { body(scheduler) }
-        return ScheduleRun(failures: reporter.failures, choices: chooser.used, deviations: chooser.deviations)
+        return ScheduleRun(failures: reporter.failures, choices: chooser.used, radices: chooser.radices, chooser: chooser)
     }
 
     private static func report(
