@@ -229,6 +229,16 @@ struct ScheduleExplorationTests {
             failure.deviations.contains { $0.description.contains("task \"search swift\"") }, "\(failure.deviations.map(\.description))")
     }
 
+    @Test("the listener hears only the smallest failing schedule's expectations (MarblesTesting passes the MARBLES_DIAGRAM_DIR writer)")
+    func listenerHearsTheFailingSchedule() {
+        var checked: [Bool] = []
+        let listener = TestSchedulerListener(expectationChecked: { checked.append($0.passed) })
+        ScheduleExploration.check(
+            schedules: 100, seed: 42, frame: .milliseconds(100), reporter: CollectingReporter(), location: Self.location,
+            listener: listener, Self.twoSearches(fixed: false))
+        #expect(checked == [false])
+    }
+
     @Test("exploreSchedules reports a found race to the running test")
     func reportsToTheRunningTest() {
         withKnownIssue {

@@ -52,6 +52,28 @@ final class XCTestReportingTests: XCTestCase {
         XCTAssertTrue(captured.first?.description.contains("record mode: rewrote") ?? false)
     }
 
+    func testExploredRaceGoesToXCTFailAtTheExpectationLine() {
+        capturing = true
+        let line = #line + 11
+        exploreSchedules(seed: 3) { s in
+            let shown = LastWriter()
+            let first = Task { shown.value = "a" }
+            let second = Task { shown.value = "b" }
+            s.expect(emitting: String.self) { emit in
+                await first.value
+                await second.value
+                emit(shown.value)
+            }
+            // The last writer depends on which task the runtime runs first.
+            .toBe("(x|)", values: ["x": "b"])
+        }
+        capturing = false
+        XCTAssertEqual(captured.count, 1)
+        XCTAssertEqual(captured.first?.line, line)
+        XCTAssertTrue(captured.first?.description.contains("deviation(s) from FIFO") ?? false, captured.first?.description ?? "")
+        XCTAssertTrue(captured.first?.description.contains("MARBLES_SEED=0x3") ?? false, captured.first?.description ?? "")
+    }
+
     func testComparisonValuesDescribeTheMismatch() throws {
         let parser = MarbleParser()
         let erase = { (events: [Recorded<Event<String>>]) in
@@ -63,4 +85,9 @@ final class XCTestReportingTests: XCTestCase {
         XCTAssertFalse(comparison.matches)
         XCTAssertEqual(comparison.mismatches.map(\.description), ["frame 3: expected next(c), got next(b)"])
     }
+}
+
+/// What two racing tasks write.
+private final class LastWriter: @unchecked Sendable {
+    var value = ""
 }
