@@ -135,6 +135,33 @@ struct LayoutPropertyTests {
         #expect(checked > 800)
     }
 
+    @Test("random specs draw an inner mark solid exactly when the run delivered its event, faded exactly when it did not")
+    func innerMarksFollowDelivery() throws {
+        var random = RandomSpecs(state: 41)
+        var checked = 0
+        var undeliveredSeen = 0
+        for _ in 0..<1_000 {
+            let text = random.spec()
+            guard let model = try? DiagramRunner.run(try DiagramSpec.parse(text)) else { continue }
+            let timelines = model.inputs + [model.output]
+            let inners = timelines.flatMap(\.inners)
+            guard !inners.isEmpty else { continue }
+            let undelivered = inners.reduce(0) { sum, inner in sum + inner.events.indices.filter { !inner.isDelivered($0) }.count }
+            let events = timelines.reduce(0) { $0 + $1.events.count } + inners.reduce(0) { $0 + $1.events.count }
+            let marks = DiagramLayout().layout(model).items.compactMap { item -> Double? in
+                switch item {
+                case .marble(_, _, _, _, _, _, _, let opacity), .bar(_, _, _, let opacity), .cross(_, _, _, let opacity): opacity
+                default: nil
+                }
+            }
+            #expect(marks.count == events, "\(text)")
+            #expect(marks.filter { $0 < 1 }.count == undelivered, "\(text)")
+            undeliveredSeen += undelivered
+            checked += 1
+        }
+        #expect(checked > 300 && undeliveredSeen > 100, "\(checked) specs, \(undeliveredSeen) undelivered events")
+    }
+
     @Test("the check finds an overlap when there is one")
     func checkFindsOverlaps() {
         let list = DisplayList(

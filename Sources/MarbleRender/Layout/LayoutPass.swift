@@ -50,6 +50,8 @@ struct LayoutPass {
     /// How opaque a ghost (what an inner would have done after it was unsubscribed) is drawn:
     /// faded, yet at 3:1 contrast against the background in both themes (tested).
     static let ghostOpacity = 0.6
+    /// The same for an error's ✕, whose red needs more opacity for 3:1 on the light background.
+    static let ghostErrorOpacity = 0.7
 
     func innerBand(_ t: TimelineModel) -> Double {
         t.inners.isEmpty ? 0 : Double(innerLanes(t).count) * laneHeight + innerLift(t)
@@ -119,30 +121,36 @@ struct LayoutPass {
         drawSubscriptions(t, centerY: centerY)
     }
 
-    mutating func drawEvents(_ events: [TimelineEvent], at position: (Double) -> Point, opacity: (Double) -> Double) {
-        for (frame, group) in Dictionary(grouping: events, by: \.frame).sorted(by: { $0.key < $1.key }) {
-            let values = group.filter(\.isValue)
+    /// Draws `events` at their frames; `opacity` takes an event's index in `events`.
+    mutating func drawEvents(_ events: [TimelineEvent], at position: (Double) -> Point, opacity: (Int) -> Double) {
+        let indexed = events.indices.map { (index: $0, event: events[$0]) }
+        for (frame, entries) in Dictionary(grouping: indexed, by: \.event.frame).sorted(by: { $0.key < $1.key }) {
+            let values = entries.filter(\.event.isValue)
             let p = position(frame)
-            for (i, event) in values.enumerated() {
-                guard case .value(let label) = event.kind else { continue }
+            for (i, entry) in values.enumerated() {
+                guard case .value(let label) = entry.event.kind else { continue }
                 let offset = (Double(i) - Double(values.count - 1) / 2) * radius * DiagramLayout.stackSpacing
                 timelineItems.append(
                     .marble(
                         center: Point(p.x, p.y + offset), width: marbleWidth(label), radius: radius,
                         fill: .marble(paletteIndex(for: label)), stroke: .marbleStroke, label: label, fontSize: fontSize,
-                        opacity: opacity(frame)))
+                        opacity: opacity(entry.index)))
             }
             // A terminal event in the same frame as values sits just right of them.
             let widest = values.map { v -> Double in
-                guard case .value(let label) = v.kind else { return 0 }
+                guard case .value(let label) = v.event.kind else { return 0 }
                 return marbleWidth(label) / 2
             }.max()
-            for event in group where !event.isValue {
+            for entry in entries where !entry.event.isValue {
+                let event = entry.event
                 let shift = widest.map { $0 + DiagramLayout.terminalGap + layout.terminalHalfWidth(event.kind) } ?? 0
                 let c = Point(p.x + shift, p.y)
+                let alpha = opacity(entry.index)
                 switch event.kind {
-                case .complete: timelineItems.append(.bar(center: c, halfHeight: radius * 0.95, color: .line, opacity: opacity(frame)))
-                case .error: timelineItems.append(.cross(center: c, size: radius * 0.7, color: .failure, opacity: opacity(frame)))
+                case .complete: timelineItems.append(.bar(center: c, halfHeight: radius * 0.95, color: .line, opacity: alpha))
+                case .error:
+                    let crossAlpha = alpha < 1 ? max(alpha, Self.ghostErrorOpacity) : alpha
+                    timelineItems.append(.cross(center: c, size: radius * 0.7, color: .failure, opacity: crossAlpha))
                 case .value: break
                 }
             }
@@ -178,8 +186,7 @@ struct LayoutPass {
                 timelineItems.append(
                     .arrowHead(tip: point(endFrame), from: point(0), size: 7, color: .line, opacity: cut == nil ? 1 : Self.ghostOpacity))
             }
-            drawEvents(
-                inner.events, at: point, opacity: { f in (cut.map { f > $0 || ($0 == 0 && f == 0) } ?? false) ? Self.ghostOpacity : 1 })
+            drawEvents(inner.events, at: point, opacity: { inner.isDelivered($0) ? 1 : Self.ghostOpacity })
         }
     }
 

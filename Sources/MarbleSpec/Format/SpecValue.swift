@@ -57,17 +57,38 @@ public final class InnerStream {
     let name: String
     let observable: Observable<SpecItem>
     let subscriptions: () -> [SubscriptionLog]
+    /// Per subscription, how many of `messages` (from the first) reached the subscriber, as the
+    /// run delivered them; `nil` for a stream whose events are all delivered by construction (one
+    /// an operator emitted, recorded from what it sent).
+    let delivered: (() -> [Int])?
     /// Its events relative to its start: parsed for an `inner` line, recorded as they happen for
     /// one an operator emitted (a window, a group).
     var messages: [Recorded<Event<SpecItem>>]
 
     init(
         name: String, observable: Observable<SpecItem>, messages: [Recorded<Event<SpecItem>>],
-        subscriptions: @escaping () -> [SubscriptionLog]
+        delivered: (() -> [Int])? = nil, subscriptions: @escaping () -> [SubscriptionLog]
     ) {
         self.name = name
         self.observable = observable
         self.messages = messages
+        self.delivered = delivered
         self.subscriptions = subscriptions
+    }
+
+    /// `source`, counting per subscription the events it passes on: an event the source never
+    /// sent (its subscriber left first, even at the same frame) is not counted.
+    static func counting(_ source: Observable<SpecItem>) -> (observable: Observable<SpecItem>, delivered: () -> [Int]) {
+        final class Counts { var values: [Int] = [] }
+        let counts = Counts()
+        let observable = Observable<SpecItem>.create { observer in
+            let index = counts.values.count
+            counts.values.append(0)
+            return source.subscribe { event in
+                counts.values[index] += 1
+                observer.on(event)
+            }
+        }
+        return (observable, { counts.values })
     }
 }

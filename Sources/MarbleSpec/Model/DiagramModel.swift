@@ -27,14 +27,28 @@ public struct InnerTimelineModel: Equatable, Sendable {
     public var start: Double
     /// Events relative to `start`.
     public var events: [TimelineEvent]
-    /// Relative frame after which the inner was unsubscribed (drawn faded), if it was cut short.
+    /// Relative frame after which the inner was unsubscribed (its line drawn dashed), if it was
+    /// cut short.
     public var fadedAfter: Double?
+    /// How many of `events`, from the first, reached the operator in the run (the rest are drawn
+    /// faded, even at the frame it left: the run decided which came first); `nil`: every one
+    /// up to `fadedAfter`, as frames tell.
+    public var delivered: Int?
 
     /// Creates an inner timeline.
-    public init(start: Double, events: [TimelineEvent], fadedAfter: Double? = nil) {
+    public init(start: Double, events: [TimelineEvent], fadedAfter: Double? = nil, delivered: Int? = nil) {
         self.start = start
         self.events = events
         self.fadedAfter = fadedAfter
+        self.delivered = delivered
+    }
+
+    /// Whether the event at `index` of `events` reached the operator.
+    public func isDelivered(_ index: Int) -> Bool {
+        if let delivered { return index < delivered }
+        guard let cut = fadedAfter else { return true }
+        let frame = events[index].frame
+        return frame <= cut && !(cut == 0 && frame == 0)
     }
 }
 

@@ -42,7 +42,10 @@ struct DiagramRun {
         for inner in spec.inners {
             let messages = try parse(inner, kind: .cold)
             let cold = scheduler.cold(messages: messages)
-            inners[inner.name] = InnerStream(name: inner.name, observable: cold.asObservable(), messages: messages) { cold.subscriptions }
+            let counted = InnerStream.counting(cold.asObservable())
+            inners[inner.name] = InnerStream(
+                name: inner.name, observable: counted.observable, messages: messages, delivered: counted.delivered
+            ) { cold.subscriptions }
         }
         for input in spec.inputs {
             let messages = try parse(input, kind: input.kind == .hot ? .hot : .cold)

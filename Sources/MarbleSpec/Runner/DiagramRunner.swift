@@ -120,7 +120,7 @@ public enum DiagramRunner {
     }
 
     /// Inner timelines of a higher-order input, with the part after an early unsubscription
-    /// marked to be drawn faded.
+    /// marked to be drawn faded, and how many of their events the run delivered.
     static func innerTimelines(_ messages: [Recorded<Event<SpecItem>>], frame: Duration) -> [InnerTimelineModel] {
         var used: [String: Int] = [:]
         var result: [InnerTimelineModel] = []
@@ -135,6 +135,10 @@ public enum DiagramRunner {
             // an operator queued it); never subscribed (dropped) means drawn faded throughout.
             var start = message.time
             var faded: Double?
+            // Delivered as the run went, not compared by frame: an event at the frame its
+            // subscriber left was delivered only if it fired first.
+            let counts = stream.delivered?()
+            var delivered = counts.map { n < $0.count ? $0[n] : 0 }
             if n < logs.count {
                 start = logs[n].subscribed
                 if let end = logs[n].unsubscribed {
@@ -144,8 +148,9 @@ public enum DiagramRunner {
                 }
             } else {
                 faded = 0
+                delivered = 0
             }
-            result.append(InnerTimelineModel(start: start / frame, events: events, fadedAfter: faded))
+            result.append(InnerTimelineModel(start: start / frame, events: events, fadedAfter: faded, delivered: delivered))
         }
         return result
     }

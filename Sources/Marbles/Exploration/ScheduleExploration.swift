@@ -12,7 +12,8 @@
 /// Each schedule runs the body on a fresh ``TestScheduler``. The first schedule is FIFO (the
 /// order every plain run uses); each later one is drawn from the run's seed: wherever more than
 /// one job is ready at the current instant, or several sleepers are due at it, a seeded choice
-/// picks what runs next (see ``ScheduleChooser``). Work due at different instants keeps its
+/// picks what runs next: which ready job runs, and whether the sleepers due at an instant
+/// wake together. Work due at different instants keeps its
 /// time order, and marble inputs and test publishers keep their documented same-frame order:
 /// those ties are the marble language's semantics, not races.
 ///
@@ -72,7 +73,12 @@ public enum ScheduleExploration {
     ///     in turn) instead of random ones, up to `schedules`; ``Outcome/exhausted`` tells
     ///     whether all of them ran. For small bodies: the count grows with every decision.
     ///   - strategy: how a random schedule's decisions are drawn.
+    ///   - seed: the run's seed (else `MARBLES_SEED`, else a fresh one): the same seed runs the
+    ///     same schedules.
     ///   - frame: each schedule's scheduler's frame.
+    ///   - reporter: where the smallest failing schedule's failures go.
+    ///   - location: where a failure that belongs to no expectation (an unreadable variable) is
+    ///     reported.
     ///   - listener: hears the smallest failing schedule's expectations (a diagram writer).
     ///   - body: the test, run inside each fresh scheduler's `run { }`.
     @discardableResult

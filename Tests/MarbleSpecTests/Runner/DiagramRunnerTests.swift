@@ -32,6 +32,49 @@ struct RunnerTests {
         #expect(labels.map { $0.split(separator: "@")[1] } == parsed.map { $0.split(separator: "@")[1] }, "\(labels)")
     }
 
+    @Test("an inner event at the frame its operator left is marked by what the run delivered, not by frames")
+    func deliveryAtATie() throws {
+        // docs/hard-cases/ghosts.marble: y arrives at frame 3, where x's `1` falls; the input's
+        // message was scheduled first (at its subscription), so the operator left x before `1`.
+        let ghosts = try model(
+            """
+            input: -x-y-z--------|
+            inner x: --1--2--3|
+            inner y: --4--5--6|
+            inner z: -7--8--9|
+            operator: flatMapLatest
+            """)
+        let inners = ghosts.inputs[0].inners
+        #expect(inners.map(\.delivered) == [0, 0, 4])
+        #expect(inners[0].events.indices.map(inners[0].isDelivered) == [false, false, false, false])
+        #expect(ghosts.output.events.map(\.kind).contains(.value("1")) == false)
+        // docs/hard-cases/inner-errors.marble: x's error at frame 5, where y arrives: never delivered.
+        let errors = try model(
+            """
+            input: -x---y-----|
+            inner x: -1--#
+            inner y: -2---3|
+            operator: flatMapLatest
+            """)
+        let x = errors.inputs[0].inners[0]
+        #expect(x.delivered == 1 && !x.isDelivered(1), "the error is drawn faded")
+        #expect(errors.output.events.last?.kind == .complete)
+    }
+
+    @Test("an inner's events before its operator left are delivered, the one at that frame is not")
+    func deliveredBeforeLeaving() throws {
+        let m = try model(
+            """
+            input: x--y----|
+            inner x: -1-2|
+            inner y: -3|
+            operator: flatMapLatest
+            """)
+        let x = m.inputs[0].inners[0]
+        #expect(x.delivered == 1 && x.isDelivered(0) && !x.isDelivered(1))
+        #expect(m.output.events.map(\.kind).first == .value("1"))
+    }
+
     @Test("an expression that fails on a value becomes an error event")
     func evaluationError() throws {
         let m = try model("input: -a-|\noperator: map(x * 2)")
