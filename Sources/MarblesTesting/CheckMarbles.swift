@@ -1,5 +1,4 @@
 public import Marbles
-import Testing
 
 /// Checks a property over generated marble diagrams, reporting to the running Swift Testing or
 /// XCTest test: `count` cases (`MARBLES_PROPERTY_COUNT` overrides it), each on a fresh
@@ -25,7 +24,6 @@ public func checkMarbles(
     MarbleProperty.check(
         count: count, seed: seed, minFrames: minFrames, maxFrames: maxFrames, frame: frame, reporter: TestFrameworkReporter(),
         location: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
-        listener: TestSchedulerListener(
-            testName: Test.current?.name, expectationChecked: TestSchedulerListener.runningTest.expectationChecked),
+        listener: .runningTestDiagrams,
         property)
 }

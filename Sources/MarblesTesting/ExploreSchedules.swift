@@ -1,5 +1,4 @@
 public import Marbles
-import Testing
 
 /// Runs a test body under many orders of the work that is ready at the same virtual instant,
 /// reporting to the running Swift Testing or XCTest test: `schedules` schedules
@@ -36,7 +35,6 @@ public func exploreSchedules(
     ScheduleExploration.check(
         schedules: schedules, exhaustive: exhaustive, strategy: strategy, seed: seed, frame: frame, reporter: TestFrameworkReporter(),
         location: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
-        listener: TestSchedulerListener(
-            testName: Test.current?.name, expectationChecked: TestSchedulerListener.runningTest.expectationChecked),
+        listener: .runningTestDiagrams,
         body)
 }

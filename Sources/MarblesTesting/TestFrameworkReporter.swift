@@ -57,4 +57,11 @@ extension TestSchedulerListener {
         if RecordMode.isOn { listener.recordDiagram = RecordMode.rewrite }
         return listener
     }
+
+    /// The running test's name and its `MARBLES_DIAGRAM_DIR` writer, without record mode: for
+    /// runs that repeat a body (properties, explored schedules), whose failing diagrams are no
+    /// literal to rewrite.
+    static var runningTestDiagrams: TestSchedulerListener {
+        TestSchedulerListener(testName: Test.current?.name, expectationChecked: runningTest.expectationChecked)
+    }
 }

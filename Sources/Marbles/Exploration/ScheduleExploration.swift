@@ -105,20 +105,16 @@ public enum ScheduleExploration {
             let first = run(choices, strategy: strategy, frame: frame, location: location, body)
             next = exhaustive ? Self.successor(of: first.choices, radices: first.radices) : [0]
             guard !first.failures.isEmpty else { continue }
-            let shrinkStart = ContinuousClock.now
-            let (smallest, steps) = withoutActuallyEscaping(body) { body in
-                var shrinker = Shrinker(budget: 1_000) { candidate in
-                    let replay = run(Choices(replaying: candidate), strategy: strategy, frame: frame, location: location, body)
-                    return replay.failures.isEmpty ? nil : Shrinker.Failing(choices: replay.choices, size: replay.size)
-                }
-                return (shrinker.shrink(Shrinker.Failing(choices: first.choices, size: first.size)), shrinker.steps)
+            let shrunk = Shrinker.smallest(from: Shrinker.Failing(choices: first.choices, size: first.size), budget: 1_000) {
+                let replay = run(Choices(replaying: $0), strategy: strategy, frame: frame, location: location, body)
+                return replay.failures.isEmpty ? nil : Shrinker.Failing(choices: replay.choices, size: replay.size)
             }
             let last = run(
-                Choices(replaying: smallest), strategy: strategy, frame: frame, location: location, listener: listener, body)
+                Choices(replaying: shrunk.choices), strategy: strategy, frame: frame, location: location, listener: listener, body)
             let failing = FailingSchedule(
                 scheduleNumber: number, originalDeviations: first.chooser.deviationCount,
-                deviations: last.deviations.map { ($0.time, $0.description) }, shrinkSteps: steps,
-                shrinkTime: shrinkStart.duration(to: .now), failures: last.failures.isEmpty ? first.failures : last.failures)
+                deviations: last.deviations.map { ($0.time, $0.description) }, shrinkSteps: shrunk.steps,
+                shrinkTime: shrunk.time, failures: last.failures.isEmpty ? first.failures : last.failures)
             report(failing, seed: seed, count: count, frame: frame, to: reporter)
             return Outcome(seed: seed, schedules: number, failure: failing)
         }

@@ -96,6 +96,20 @@ struct Shrinker {
         self.fails = fails
     }
 
+    /// Shrinks `start` with `budget` replays: `fails` replays a candidate and returns what it
+    /// used when it still fails. Returns the smallest failing sequence, the replays tried and
+    /// the time it took.
+    static func smallest(
+        from start: Failing, budget: Int, fails: ([UInt64]) -> Failing?
+    ) -> (choices: [UInt64], steps: Int, time: Duration) {
+        let began = ContinuousClock.now
+        return withoutActuallyEscaping(fails) { fails in
+            var shrinker = Shrinker(budget: budget, fails: fails)
+            let smallest = shrinker.shrink(start)
+            return (smallest, shrinker.steps, began.duration(to: .now))
+        }
+    }
+
     mutating func shrink(_ start: Failing) -> [UInt64] {
         var best = start.choices
         bestSize = start.size

@@ -66,18 +66,14 @@ public enum MarbleProperty {
             let size = low + (max(maxFrames, low) - low) * (number - 1) / max(count - 1, 1)
             let first = run(Choices(seed: seeds.next()), size: size, frame: frame, location: location, property)
             guard !first.failures.isEmpty else { continue }
-            let shrinkStart = ContinuousClock.now
-            let (smallest, steps) = withoutActuallyEscaping(property) { property in
-                var shrinker = Shrinker(budget: 3_000) { candidate in
-                    let replay = run(Choices(replaying: candidate), size: size, frame: frame, location: location, property)
-                    return replay.failures.isEmpty ? nil : Shrinker.Failing(choices: replay.choices, size: replay.size)
-                }
-                return (shrinker.shrink(Shrinker.Failing(choices: first.choices, size: first.size)), shrinker.steps)
+            let shrunk = Shrinker.smallest(from: Shrinker.Failing(choices: first.choices, size: first.size), budget: 3_000) {
+                let replay = run(Choices(replaying: $0), size: size, frame: frame, location: location, property)
+                return replay.failures.isEmpty ? nil : Shrinker.Failing(choices: replay.choices, size: replay.size)
             }
-            let last = run(Choices(replaying: smallest), size: size, frame: frame, location: location, listener: listener, property)
+            let last = run(Choices(replaying: shrunk.choices), size: size, frame: frame, location: location, listener: listener, property)
             let example = Counterexample(
                 caseNumber: number, original: first.drawn, originalEvents: first.events, shrunk: last.drawn, shrunkEvents: last.events,
-                shrinkSteps: steps, shrinkTime: shrinkStart.duration(to: .now),
+                shrinkSteps: shrunk.steps, shrinkTime: shrunk.time,
                 failures: last.failures.isEmpty ? first.failures : last.failures)
             report(example, seed: seed, count: count, to: reporter)
             return Outcome(seed: seed, cases: number, counterexample: example)
