@@ -169,6 +169,16 @@ void marbles_enqueue_on_real_main(void *job) {
     swift_task_enqueue((Job *)job, main);
 }
 
+static __thread const void *last_logs_read;
+
+void marbles_note_logs_read(const void *owner) { last_logs_read = owner; }
+
+const void *marbles_take_logs_read(void) {
+    const void *owner = last_logs_read;
+    last_logs_read = NULL;
+    return owner;
+}
+
 bool marbles_is_main_thread(void) {
 #if defined(__APPLE__)
     return pthread_main_np() != 0;

@@ -120,6 +120,14 @@ extension Scenario {
             let shared = q.range(100, on: 0).share(replay: 1)
             return Observable.merge(shared, shared.subscribe(on: q[2]))
         },
+        // Resets whose notifiers fire on another queue, racing subscribers that arrive and leave.
+        Scenario(name: "share(reset notifiers)", outcome: Outcome()) { q in
+            let shared = q.range(100, on: 0).share(
+                resetOnError: .when { _ in Observable.just(1).observe(on: q[3]) },
+                resetOnComplete: .when { Observable.just(1).observe(on: q[3]) },
+                resetOnRefCountZero: .when { Observable.just(1).observe(on: q[1]) })
+            return Observable.merge(shared, shared.subscribe(on: q[2]).take(50))
+        },
         subject("PublishSubject") { PublishSubject<Int>() },
         subject("BehaviorSubject") { BehaviorSubject(value: -1) },
         subject("ReplaySubject") { ReplaySubject(bufferSize: 3) },

@@ -117,6 +117,56 @@ struct LeakCheckTests {
         #expect(message.contains(#"hot("-a-b-c") subscribed at frame 0"#), "\(message)")
     }
 
+    @Test("a subscription the test expects to stay open is no leak (RxJS share({ resetOnRefCountZero: false }))")
+    func expectedOpenIsNoLeak() {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(reporter: reporter)
+        scheduler.run {
+            let source = scheduler.hot("--1-2---3-4--5-")
+            let shared = source.share(resetOnRefCountZero: false)
+            scheduler.expect(shared, unsubscribe: "^------!").toBe("--1-2--")
+            scheduler.expect(shared, unsubscribe: "---------^---!").toBe("----------4--")
+            scheduler.expect(subscriptions: source.subscriptions).toBe("^")
+        }
+        #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
+    }
+
+    @Test("without that expectation, or with one that does not match, the open subscription is still a leak")
+    func unexpectedOpenIsALeak() {
+        for expectation in [nil, "-^"] as [String?] {
+            let reporter = CollectingReporter()
+            let scheduler = TestScheduler(reporter: reporter)
+            let other = scheduler.run { () -> ColdObservable<String> in
+                let source = scheduler.hot("--1-2---3-4--5-")
+                let other = scheduler.cold("-x-")
+                _ = other.subscribe { _ in }
+                scheduler.expect(source.share(resetOnRefCountZero: false), unsubscribe: "^--!").toBe("--1")
+                if let expectation { scheduler.expect(subscriptions: source.subscriptions).toBe(expectation) }
+                return other
+            }
+            let leaks = reporter.failures.map(\.message).filter { $0.contains("still open after the run") }
+            #expect(leaks.count == 1, "\(reporter.failures.map(\.message))")
+            // The source (hot) and the test's own dropped subscription (cold) are both reported.
+            #expect(leaks.first?.hasPrefix("2 subscriptions are still open") == true, "\(leaks)")
+            _ = other
+        }
+    }
+
+    @Test("an open subscription expected on one observable does not excuse another's")
+    func expectedOpenIsPerObservable() {
+        let reporter = CollectingReporter()
+        let scheduler = TestScheduler(reporter: reporter)
+        scheduler.run {
+            let kept = scheduler.hot("--1-2-")
+            let leaked = scheduler.hot("--1-2-")
+            scheduler.expect(kept.share(resetOnRefCountZero: false), unsubscribe: "^--!").toBe("--1")
+            scheduler.expect(Self.leaky(leaked.asObservable()), unsubscribe: "^--!").toBe("--1")
+            scheduler.expect(subscriptions: kept.subscriptions).toBe("^")
+        }
+        let message = reporter.failures.map(\.message).joined()
+        #expect(message.hasPrefix("1 subscription is still open after the run"), "\(message)")
+    }
+
     @Test("a subscription the test drops without disposing is reported too")
     func droppedSubscription() {
         let reporter = CollectingReporter()

@@ -47,6 +47,12 @@ marbles_route marbles_enqueue_hook_set_route(marbles_route route);
 /// Enqueues `job` on the real main executor (not a driver's stand-in).
 void marbles_enqueue_on_real_main(void *_Nonnull job);
 
+/// Notes, for the calling thread, which test observable's subscription log was read last (a
+/// subscription expectation learns whose log its diagram was compared with).
+void marbles_note_logs_read(const void *_Nullable owner);
+/// The observable noted last on the calling thread, and forgets it.
+const void *_Nullable marbles_take_logs_read(void);
+
 /// Whether the calling thread is the process's main thread.
 bool marbles_is_main_thread(void);
 

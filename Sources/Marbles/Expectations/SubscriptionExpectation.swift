@@ -39,10 +39,19 @@ public final class SubscriptionExpectation {
             return
         }
         scheduler.register(at: location) { [self, unowned scheduler] in
-            let actual = logs().map {
+            _ = takeLogsRead()
+            let raw = logs()
+            let owner = takeLogsRead()
+            let actual = raw.map {
                 SubscriptionLog(subscribed: $0.subscribed - origin, unsubscribed: $0.unsubscribed.map { $0 - origin })
             }
             let comparison = SubscriptionComparison(expected: expected, actual: actual, frame: scheduler.frame)
+            if comparison.matches, let owner {
+                // The diagram drew these as open: the test expects them to outlive the run.
+                for log in raw where log.unsubscribed == nil {
+                    scheduler.expectedOpen.insert(OpenSubscription(owner: owner, subscribed: log.subscribed))
+                }
+            }
             if !comparison.matches {
                 let printer = MarblePrinter(frame: scheduler.frame)
                 let candidate = actual.count == 1 ? printer.print(actual[0]) : actual.isEmpty ? "" : nil

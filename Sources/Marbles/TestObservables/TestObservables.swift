@@ -1,3 +1,17 @@
+internal import CConcurrencyHooks
+
+/// Notes on this thread whose subscription log is being read, so that a subscription
+/// expectation knows which observable its diagram describes (see `TestScheduler.checkReleased`).
+@usableFromInline func noteLogsRead(_ owner: AnyObject) {
+    marbles_note_logs_read(UnsafeRawPointer(bitPattern: UInt(bitPattern: ObjectIdentifier(owner))))
+}
+
+/// The identity (`ObjectIdentifier`'s bits) of the observable whose log this thread read last,
+/// if any, forgotten as it is taken.
+func takeLogsRead() -> UInt? {
+    marbles_take_logs_read().map { UInt(bitPattern: $0) }
+}
+
 /// A cold test observable: every subscription replays the diagram relative to its own
 /// subscription time. Frame-0 messages are scheduled too, not sent inside `subscribe`.
 public final class ColdObservable<Element>: ObservableType, TestObservableMessages {
@@ -5,7 +19,10 @@ public final class ColdObservable<Element>: ObservableType, TestObservableMessag
     public let messages: [Recorded<Event<Element>>]
     /// One entry per subscription, in subscription order, in the scheduler's absolute time.
     public internal(set) var subscriptions: [SubscriptionLog] {
-        get { subscriptionLogs }
+        get {
+            noteLogsRead(self)
+            return subscriptionLogs
+        }
         set { subscriptionLogs = newValue }
     }
     @usableFromInline var subscriptionLogs: [SubscriptionLog] = []
@@ -97,7 +114,10 @@ public final class HotObservable<Element>: ObservableType, TestObservableMessage
     public let messages: [Recorded<Event<Element>>]
     /// One entry per subscription, in subscription order, in the scheduler's absolute time.
     public internal(set) var subscriptions: [SubscriptionLog] {
-        get { subscriptionLogs }
+        get {
+            noteLogsRead(self)
+            return subscriptionLogs
+        }
         set { subscriptionLogs = newValue }
     }
     @usableFromInline var subscriptionLogs: [SubscriptionLog] = []

@@ -44,7 +44,8 @@ extension TestScheduler {
     public func cold<Value>(messages: [Recorded<Event<Value>>]) -> ColdObservable<Value> {
         let cold = ColdObservable(messages: messages, scheduler: self)
         createdInputs.append(ExpectationOutcome.Input(kind: .cold) { cold.erasedMessages })
-        testObservables.append(({ [unowned self] in name(.cold, cold.erasedMessages) }, { cold.subscriptions }))
+        testObservables.append(
+            (UInt(bitPattern: ObjectIdentifier(cold)), { [unowned self] in name(.cold, cold.erasedMessages) }, { cold.subscriptionLogs }))
         return cold
     }
 
@@ -54,7 +55,8 @@ extension TestScheduler {
         let hot = HotObservable(messages: messages, scheduler: self)
         hotToSetUp.append(hot.setUp)
         createdInputs.append(ExpectationOutcome.Input(kind: .hot) { hot.erasedMessages })
-        testObservables.append(({ [unowned self] in name(.hot, hot.erasedMessages) }, { hot.subscriptions }))
+        testObservables.append(
+            (UInt(bitPattern: ObjectIdentifier(hot)), { [unowned self] in name(.hot, hot.erasedMessages) }, { hot.subscriptionLogs }))
         return hot
     }
 

@@ -4,7 +4,9 @@ extension TestScheduler {
     /// When the run ends, the subscriptions the harness made (`expect`, `record`) are disposed,
     /// and every test observable must then have been unsubscribed: a subscription that outlives
     /// its subscriber (an operator that forgets to dispose its source, or a `subscribe` in the
-    /// test whose disposable is dropped) fails at the `run` line, naming the observable.
+    /// test whose disposable is dropped) fails at the `run` line, naming the observable. A
+    /// subscription the test expects to stay open (`expect(subscriptions:)` with a diagram that
+    /// has no `!`, as `share(resetOnRefCountZero: false)` keeps its source) is not a leak.
     @discardableResult
     public func run<Result>(
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
@@ -31,6 +33,7 @@ extension TestScheduler {
         var leaks: [String] = []
         for observable in testObservables {
             for log in observable.logs() where log.unsubscribed == nil {
+                if expectedOpen.contains(OpenSubscription(owner: observable.id, subscribed: log.subscribed)) { continue }
                 leaks.append("\(observable.name()) subscribed at \(frameText(log.subscribed, frame: frame))")
             }
         }

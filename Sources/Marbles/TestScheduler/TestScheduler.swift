@@ -72,7 +72,11 @@ public final class TestScheduler: Scheduler {
     /// disposes them when it ends, then checks that every test observable was unsubscribed.
     @exclusivity(unchecked) @usableFromInline var harnessSubscriptions: [any Disposable] = []
     /// Each test observable, as a failure names it, with its subscription log.
-    @exclusivity(unchecked) @usableFromInline var testObservables: [(name: () -> String, logs: () -> [SubscriptionLog])] = []
+    @exclusivity(unchecked) @usableFromInline var testObservables: [(id: UInt, name: () -> String, logs: () -> [SubscriptionLog])] =
+        []
+    /// Open subscriptions the test expected to stay open (a subscription diagram without `!`
+    /// that matched): not leaks. By the observable's identity and the subscription's time.
+    var expectedOpen: Set<OpenSubscription> = []
 
     /// The executor, clocks, sleeps and escape reports of the async code under test.
     lazy var runtime = VirtualRuntime(virtual: virtual, frame: frame, reporter: reporter, startDate: startDate)
@@ -173,6 +177,12 @@ public struct TestSchedulerListener {
         self.expectationChecked = expectationChecked
         self.recordDiagram = recordDiagram
     }
+}
+
+/// A subscription of one test observable, by the observable's identity and its start.
+struct OpenSubscription: Hashable {
+    var owner: UInt
+    var subscribed: Duration
 }
 
 /// An expectation waiting for the end of a run.

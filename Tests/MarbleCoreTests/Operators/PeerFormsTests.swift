@@ -183,6 +183,51 @@ struct PeerFormsTests {
         }
     }
 
+    @Test(
+        "share(resetOnRefCountZero: .when { timer }): a subscriber before the timer joins the running subscription, one after it starts over"
+    )
+    func shareResetOnRefCountZeroNotifier() {
+        marbles { s in
+            let source = s.cold("-a-b-c-d-e-f-g-h-|")
+            let shared = source.share(resetOnRefCountZero: .when { Observable<Int>.timer(.milliseconds(2), scheduler: s) })
+            s.expect(shared, unsubscribe: "^--!").toBe("-a-")
+            // Arrives at 4, before the reset at 5: the same subscription, c at 5.
+            s.expect(shared, unsubscribe: "----^---!").toBe("-----c-d")
+            // Leaves at 8; the timer resets at 10; arrives at 12: a new subscription, which the
+            // source keeps for the timer's two frames after the last subscriber leaves at 17.
+            s.expect(shared, unsubscribe: "------------^----!").toBe("-------------a-b")
+            s.expect(subscriptions: source.subscriptions).toBe(["^---------!", "------------^------!"])
+        }
+    }
+
+    @Test(
+        "share(resetOnError: .when { notifier }, resetOnRefCountZero: .never): before the notifier the error replays, after it the source starts over"
+    )
+    func shareResetOnErrorNotifier() {
+        marbles { s in
+            let source = s.cold("-a-#")
+            let notifier = s.hot("------n")
+            let shared = source.share(resetOnError: .when { _ in notifier }, resetOnRefCountZero: .never)
+            s.expect(shared).toBe("-a-#")
+            s.expect(shared, unsubscribe: "----^").toBe("----#")
+            s.expect(shared, unsubscribe: "-------^").toBe("--------a-#")
+            s.expect(subscriptions: source.subscriptions).toBe(["^--!", "-------^--!"])
+            // Each error waits for the notifier; the second one still waits when the run ends.
+            s.expect(subscriptions: notifier.subscriptions).toBe(["---^--!", "----------^"])
+        }
+    }
+
+    @Test("share with a notifier that never emits keeps the reset pending, and the source's subscription open")
+    func shareNotifierNeverEmits() {
+        marbles { s in
+            let source = s.hot("-a-b-c-d-")
+            let shared = source.share(resetOnRefCountZero: .when { Observable<Int>.never() })
+            s.expect(shared, unsubscribe: "^--!").toBe("-a-")
+            s.expect(shared, unsubscribe: "-----^--!").toBe("-----c-d")
+            s.expect(subscriptions: source.subscriptions).toBe("^")
+        }
+    }
+
     @Test("share(resetOnRefCountZero: false) stays subscribed when everyone leaves; true starts over")
     func shareRefCountZero() {
         marbles { s in
