@@ -26,22 +26,33 @@ struct PastEndSequence: AsyncSequence, Sendable {
 
 @Suite("The async harness at a cancellation and past the end")
 struct AsyncHarnessEdgeTests {
-    @Test("values and the end delivered at the cancel's instant are recorded, from inputs made before or after the expectation")
+    @Test("at the cancel's instant, values inputs deliver then are recorded, then the end the cancel brings")
     func cancelKeepsTheSameInstant() {
         let s = TestScheduler()
         s.run {
-            // The input is created after the expectation's `!` was scheduled …
+            let input = s.hot("-a-b-c|")
+            s.expect(input.values, unsubscribe: "---!").toBe("-a-(b|)")
+            s.expect(s.cold("-a-|").values, unsubscribe: "---!").toBe("-a-|")
+        }
+    }
+
+    @Test("a sleep due at the cancel's instant is cancelled, not woken (swift-async-algorithms' validation order)")
+    func cancelBeforeSleepers() {
+        let s = TestScheduler()
+        s.run {
+            // The expectation is made before or after the sleeper's input: the same either way.
             let late = s.expect(emitting: String.self, unsubscribe: "---!") { emit in
                 try await s.clock.sleep(for: .milliseconds(1))
                 emit("a")
                 try await s.clock.sleep(for: .milliseconds(2))
                 emit("b")
             }
-            late.toBe("-a-(b|)")
-            // … or before it.
-            let input = s.hot("-a-b-c|")
-            s.expect(input.values, unsubscribe: "---!").toBe("-a-b")
-            s.expect(s.cold("-a-|").values, unsubscribe: "---!").toBe("-a-|")
+            late.toBe("-a-")
+            let tolerant = s.expect(emitting: String.self, unsubscribe: "---!") { emit in
+                try? await s.clock.sleep(for: .milliseconds(3))
+                emit("woken by the cancel")
+            }
+            tolerant.toBe("---(w|)", values: ["w": "woken by the cancel"])
         }
     }
 
@@ -49,7 +60,7 @@ struct AsyncHarnessEdgeTests {
     func cancelStopsAfterTheInstant() {
         let s = TestScheduler()
         s.run {
-            s.expect(s.hot("-a--b-|").values, unsubscribe: "---!").toBe("-a--")
+            s.expect(s.hot("-a--b-|").values, unsubscribe: "---!").toBe("-a-|")
         }
     }
 

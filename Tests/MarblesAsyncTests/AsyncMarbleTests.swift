@@ -164,9 +164,9 @@ struct AsyncMarbleTests {
             continuation.onTermination = { reason in if case .cancelled = reason { terminated.set() } }
             let input = scheduler.cold("-a-b-c-d|", values: ["a": 1, "b": 2, "c": 3, "d": 4])
             input.subscribe(onNext: { continuation.yield($0) }, onCompleted: { continuation.finish() })
-            // The input was subscribed before the expectation, so its value at frame 5 comes
-            // before the unsubscription there: frame 4 hides it.
-            scheduler.expect(stream, unsubscribe: "^---!").toBe("-a-b", values: ["a": 1, "b": 2])
+            // Cancelled at frame 4, the stream's iteration ends there (`next()` returns nil), and
+            // that end is recorded at the cancel's instant; its value at frame 5 never comes.
+            scheduler.expect(stream, unsubscribe: "^---!").toBe("-a-b|", values: ["a": 1, "b": 2])
             let clock = scheduler.clock
             scheduler.expect(emitting: Int.self, unsubscribe: "---!") { emit in
                 while true {

@@ -27,7 +27,9 @@ struct AsyncWork<Element> {
 
     func perform() async {
         let record = { (event: Event<Element>) in
-            guard !run.cancelled else { return }
+            // After the cancel, what the sequence does at that same instant (values a cancelled
+            // sleep let through, its end) still counts; nothing later does.
+            guard !run.cancelled || run.cancelledAt == expectation.scheduler.now else { return }
             expectation.record(event)
         }
         var failure: (any Error)?
@@ -51,6 +53,8 @@ final class AsyncRun {
     var task: Task<Void, Never>?
     var finished = false
     var cancelled = false
+    /// The virtual time of the unsubscription's `!`, once it cancelled the task.
+    var cancelledAt: Duration?
     var started = false
     init(location: MarbleSourceLocation) { self.location = location }
 }
@@ -144,13 +148,20 @@ extension TestScheduler {
             run.task = Task(executorPreference: executor) { await state.value.perform() }
         }
         if let unsubscribeAt {
-            // A consumer cancelled at an instant still sees what is delivered at that instant (the
-            // iterator hands over what was produced before it observes the cancellation): the
-            // cancel goes after the work already due then.
-            virtual.schedule(at: now + unsubscribeAt) { [virtual] in
+            // At the `!` instant, as swift-async-algorithms' validation harness: the inputs due
+            // then deliver first (the consumer sees them), then the consumer is cancelled, before
+            // any sleeper due then wakes (the runtime holds those wake-ups back until the cancel:
+            // a sleep the cancel ends does not also tick), and what the sequence does in
+            // response at that instant (its end, a value a cancelled sleep lets through) is
+            // still recorded.
+            let cancelAt = now + unsubscribeAt
+            runtime.holdWakes(at: cancelAt)
+            virtual.schedule(at: cancelAt) { [virtual, runtime] in
                 virtual.schedule(at: virtual.now) {
                     run.cancelled = true
+                    run.cancelledAt = virtual.now
                     run.task?.cancel()
+                    runtime.releaseHeldWakes(at: virtual.now)
                 }
             }
         }

@@ -105,13 +105,47 @@ final class VirtualRuntime {
 
     /// Schedules a sleeper's wake-up (`wake` makes its job ready). When exploring schedules, a
     /// wake-up may release the others due at the same instant with it (``ScheduleChooser``).
+    /// At an instant where an async expectation's `!` cancels its consumer, wake-ups wait until
+    /// the cancel has run.
     func scheduleWake(at due: Duration, _ wake: @escaping () -> Void) {
+        if !heldWakes.isEmpty {
+            return scheduleHeldWake(at: due, wake)
+        }
         guard executor.chooser != nil else {
             _ = virtual.enqueue(at: due, wake)
             return
         }
         pendingWakes[due, default: []].append(wake)
         _ = virtual.enqueue(at: due) { [unowned(unsafe) self] in releaseWakes(at: due) }
+    }
+
+    /// Instants at which an async expectation's `!` will cancel its consumer, with how many
+    /// cancels are still to run there.
+    private var heldWakes: [Duration: Int] = [:]
+
+    /// Notes that a cancel will run at `instant`: wake-ups due then wait for it.
+    func holdWakes(at instant: Duration) { heldWakes[instant, default: 0] += 1 }
+
+    /// A cancel at `instant` ran.
+    func releaseHeldWakes(at instant: Duration) {
+        guard let count = heldWakes[instant] else { return }
+        heldWakes[instant] = count > 1 ? count - 1 : nil
+    }
+
+    /// A wake-up that, when it comes due at an instant a cancel is still to run at, goes back
+    /// to the end of that instant's work (after the cancel, which is queued there already).
+    private func scheduleHeldWake(at due: Duration, _ wake: @escaping () -> Void) {
+        let guarded = { [unowned(unsafe) self] in
+            if heldWakes[virtual.now] != nil {
+                scheduleHeldWake(at: virtual.now, wake)
+            } else if executor.chooser != nil {
+                pendingWakes[virtual.now, default: []].append(wake)
+                releaseWakes(at: virtual.now)
+            } else {
+                wake()
+            }
+        }
+        _ = virtual.enqueue(at: due, guarded)
     }
 
     /// Exploring: runs the oldest wake-up due at `due` still pending, and maybe the rest.
