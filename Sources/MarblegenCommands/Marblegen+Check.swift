@@ -60,7 +60,7 @@ extension Marblegen {
                 }
             }
         }
-        if result.exitCode == 0 { result.say("\(checked) expectation\(checked == 1 ? "" : "s") hold") }
+        if result.exitCode == 0 { result.say(checked == 1 ? "1 expectation holds" : "\(checked) expectations hold") }
         return result
     }
 }

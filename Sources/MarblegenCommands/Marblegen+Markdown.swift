@@ -34,9 +34,13 @@ extension Marblegen {
             result.fail(2, "\(path): error: no ```marble blocks")
             return result
         }
-        let images = renderBlocks(blocks, of: path, into: imageDirectory, format: format, check: check, lines: &lines, result: &result)
+        var replaced: [String] = []
+        let images = renderBlocks(
+            blocks, of: path, into: imageDirectory, format: format, check: check, lines: &lines, replacedLinks: &replaced, result: &result)
         guard result.exitCode != 2, Self.store(images, check: check, result: &result) else { return result }
         let rewritten = lines.joined(separator: "\n")
+        Self.sweepOrphans(
+            of: path, linkedIn: rewritten, in: imageDirectory, format: format, replaced: replaced, check: check, result: &result)
         if check {
             if result.exitCode == 0 {
                 result.say("\(path): \(blocks.count) marble block(s), every image and link up to date")
@@ -58,12 +62,13 @@ extension Marblegen {
     /// images, in the blocks' order.
     private func renderBlocks(
         _ blocks: [MarkdownBlock], of path: String, into imageDirectory: String, format: OutputFormat, check: Bool,
-        lines: inout [String], result: inout CommandResult
+        lines: inout [String], replacedLinks: inout [String], result: inout CommandResult
     ) -> [(path: String, bytes: [UInt8])] {
         let folder = (path as NSString).deletingLastPathComponent
         var images: [(path: String, bytes: [UInt8])] = []
         var usedNames: Set<String> = []
-        let names = blocks.map { Self.uniqueName($0.title ?? "diagram-\($0.line)", taken: &usedNames) }
+        // Named by title, else by content: a name that text elsewhere in the file cannot change.
+        let names = blocks.map { Self.uniqueName($0.title ?? Self.contentName($0.spec), taken: &usedNames) }
         // From the last block up, so that inserting a link line keeps earlier indices valid.
         for (block, name) in zip(blocks, names).reversed() {
             let relative = (imageDirectory as NSString).appendingPathComponent(name + "." + format.rawValue)
@@ -79,12 +84,51 @@ extension Marblegen {
                     result.fail(1, "\(path):\(block.after + 1): the image link after the marble block at line \(block.line) is not \(link)")
                 } else if let existing, existing.hasPrefix("!["), existing.contains("(\(imageDirectory)/") {
                     lines[block.after] = link
+                    // The image the old link named goes once nothing names it (a renamed title).
+                    if let open = existing.lastIndex(of: "("), existing.hasSuffix(")") {
+                        replacedLinks.append(String(existing[existing.index(after: open)..<existing.index(before: existing.endIndex)]))
+                    }
                 } else {
                     lines.insert(link, at: block.after)
                 }
             }
         }
         return images
+    }
+
+    /// An untitled block's image name: `diagram-` and a hash of its spec (FNV-1a, 64 bits),
+    /// the same on every run and platform.
+    static func contentName(_ spec: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in spec.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return "diagram-" + String(String(hash, radix: 16).suffix(8))
+    }
+
+    /// Images this command made that no link of the file names any more: untitled blocks'
+    /// (`diagram-….format` in the image folder) and those of the links it just replaced.
+    /// Removed; with `check`, reported (exit 1).
+    static func sweepOrphans(
+        of path: String, linkedIn text: String, in imageDirectory: String, format: OutputFormat, replaced: [String], check: Bool,
+        result: inout CommandResult
+    ) {
+        let base = (path as NSString).deletingLastPathComponent
+        let folder = base.isEmpty ? imageDirectory : (base as NSString).appendingPathComponent(imageDirectory)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let untitled = names.filter { $0.hasPrefix("diagram-") && $0.hasSuffix("." + format.rawValue) }
+            .map { (imageDirectory as NSString).appendingPathComponent($0) }
+        for relative in Set(untitled + replaced).sorted() {
+            guard !text.contains("(\(relative))") else { continue }
+            let orphan = base.isEmpty ? relative : (base as NSString).appendingPathComponent(relative)
+            guard FileManager.default.fileExists(atPath: orphan) else { continue }
+            if check {
+                result.fail(1, "unreferenced: \(orphan) (no image link of \(path) names it)")
+            } else if (try? FileManager.default.removeItem(atPath: orphan)) != nil {
+                result.say("removed \(orphan), which no image link names")
+            }
+        }
     }
 
     /// Writes the images (or, with `check`, compares them with the files); false after a write error.

@@ -91,13 +91,15 @@ func finish(_ result: CommandResult) throws {
     if result.exitCode != 0 { throw ExitCode(result.exitCode) }
 }
 
-/// Fails with a usage error unless every path names an existing file or folder; a word that
-/// is close to a command name (`verfy`) says so.
+/// Fails (exit 2) unless every path names an existing file or folder, in the `file: error: …`
+/// form of every other input error, without the usage text; a word that is close to a command
+/// name (`verfy`) says so.
 func requireExisting(_ paths: [String]) throws {
     for path in paths where !FileManager.default.fileExists(atPath: path) {
         let commands = ["render", "draw", "check", "verify", "parse", "operators"]
         let hint = commands.first { editDistance($0, path) <= 2 }.map { " (did you mean the command '\($0)'?)" } ?? ""
-        throw ValidationError("no such file or folder: '\(path)'\(hint)")
+        FileHandle.standardError.write(Data("\(path): error: no such file or folder\(hint)\n".utf8))
+        throw ExitCode(2)
     }
 }
 

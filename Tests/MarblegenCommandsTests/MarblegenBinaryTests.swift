@@ -113,6 +113,30 @@ struct MarblegenBinaryTests {
         #expect(result.errors.contains(message), "\(result.errors)")
     }
 
+    @Test("a missing input file is reported as FILE: error: …, without the usage text")
+    func missingFile() throws {
+        let result = try run(["render", "nothing-here.marble"])
+        #expect(result.status == 2)
+        #expect(result.errors == "nothing-here.marble: error: no such file or folder\n", "\(result.errors)")
+    }
+
+    @Test("an error in a line of millions of characters prints a bounded excerpt around the caret (was the whole line, ~10 MB)")
+    func longLineExcerpt() throws {
+        let spec = writeSpec("input: a" + String(repeating: "-", count: 5_000_000) + ")|\noperator: map(x)\n", name: "long.marble")
+        let result = try run(["render", spec, "--output", temporaryFolder()])
+        #expect(result.status == 2)
+        #expect(result.errors.utf8.count < 1_000, "\(result.errors.utf8.count) bytes")
+        let lines = result.errors.split(separator: "\n")
+        #expect(lines.first?.contains("long.marble:1:5000009: error: ')' or ']' without an opening") == true, "\(result.errors)")
+        // The caret stands under the ')' in the excerpt.
+        if lines.count >= 3, let column = lines[2].firstIndex(of: "^") {
+            let offset = lines[2].distance(from: lines[2].startIndex, to: column)
+            #expect(Array(lines[1])[offset] == ")", "\(result.errors)")
+        } else {
+            Issue.record("no excerpt: \(result.errors)")
+        }
+    }
+
     @Test("--version answers")
     func version() throws {
         let result = try run(["--version"])

@@ -39,6 +39,65 @@ struct MarkdownCommandTests {
         #expect(check.status == 0, "\(check.errors)")
     }
 
+    static let untitled = """
+        # Doc
+
+        ```marble
+        input: --1--2--|
+        operator: map(x * 2)
+        ```
+
+        Between.
+
+        ```marble
+        input: -a-b-|
+        operator: take(1)
+        ```
+        """
+
+    @Test("untitled blocks: a second run changes nothing, and --check passes right after a run (names came from line numbers)")
+    func idempotent() throws {
+        let folder = try folder(Self.untitled)
+        let first = try binary.run(["markdown", folder + "/doc.md", "--images", "pics"])
+        #expect(first.status == 0, "\(first.errors)")
+        let afterFirst = try String(contentsOfFile: folder + "/doc.md", encoding: .utf8)
+        let images = try FileManager.default.contentsOfDirectory(atPath: folder + "/pics").sorted()
+        #expect(images.count == 2 && images.allSatisfy { $0.hasPrefix("diagram-") }, "\(images)")
+        let check = try binary.run(["markdown", folder + "/doc.md", "--images", "pics", "--check"])
+        #expect(check.status == 0, "\(check.errors)")
+        let second = try binary.run(["markdown", folder + "/doc.md", "--images", "pics"])
+        #expect(second.status == 0 && !second.output.contains("updated") && !second.output.contains("removed"), "\(second)")
+        #expect(try String(contentsOfFile: folder + "/doc.md", encoding: .utf8) == afterFirst)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/pics").sorted() == images)
+    }
+
+    @Test("an untitled block's image keeps its name when text elsewhere changes; a changed block's old image is removed")
+    func namesFromContent() throws {
+        let folder = try folder(Self.untitled)
+        _ = try binary.run(["markdown", folder + "/doc.md", "--images", "pics"])
+        let images = try FileManager.default.contentsOfDirectory(atPath: folder + "/pics").sorted()
+        // New text above both blocks: same names, nothing to do.
+        let text = try String(contentsOfFile: folder + "/doc.md", encoding: .utf8)
+        try text.replacingOccurrences(of: "# Doc\n", with: "# Doc\n\nA new paragraph.\nAnd another line.\n")
+            .write(toFile: folder + "/doc.md", atomically: true, encoding: .utf8)
+        let check = try binary.run(["markdown", folder + "/doc.md", "--images", "pics", "--check"])
+        #expect(check.status == 0, "\(check.errors)")
+        // The second block changes: its image gets a new name, the old one goes.
+        let edited = try String(contentsOfFile: folder + "/doc.md", encoding: .utf8).replacingOccurrences(
+            of: "take(1)", with: "take(2)")
+        try edited.write(toFile: folder + "/doc.md", atomically: true, encoding: .utf8)
+        let stale = try binary.run(["markdown", folder + "/doc.md", "--images", "pics", "--check"])
+        #expect(stale.status == 1, "\(stale)")
+        let run = try binary.run(["markdown", folder + "/doc.md", "--images", "pics"])
+        #expect(run.status == 0 && run.output.contains("removed"), "\(run)")
+        let now = try FileManager.default.contentsOfDirectory(atPath: folder + "/pics").sorted()
+        #expect(now.count == 2 && now.contains(images[0]) != now.contains(images[1]), "\(images) → \(now)")
+        // An image nothing names any more, left by an older version, is reported by --check.
+        try Data([0x89]).write(to: URL(fileURLWithPath: folder + "/pics/diagram-16.png"))
+        let orphan = try binary.run(["markdown", folder + "/doc.md", "--images", "pics", "--check"])
+        #expect(orphan.status == 1 && orphan.errors.contains("unreferenced: \(folder)/pics/diagram-16.png"), "\(orphan)")
+    }
+
     @Test("--check exits 1 naming a stale image or a missing link, and writes nothing")
     func checkFindsStale() throws {
         let folder = try folder(Self.document)

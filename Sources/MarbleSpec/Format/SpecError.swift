@@ -27,8 +27,8 @@ public struct SpecError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        let caret = String(repeating: " ", count: max(column - 1, 0)) + "^"
-        return "\(file):\(line):\(column): error: \(message)\n    \(lineText)\n    \(caret)"
+        let excerpt = CaretExcerpt(line: lineText, column: column)
+        return "\(file):\(line):\(column): error: \(message)\n    \(excerpt.text)\n    \(excerpt.caret)"
     }
 }
 

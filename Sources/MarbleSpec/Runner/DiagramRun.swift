@@ -1,7 +1,7 @@
 /// One run of a spec, stage by stage: streams, output, comparison, models, extent.
 struct DiagramRun {
     let spec: DiagramSpec
-    let scheduler = TestScheduler(frame: .milliseconds(1), stepLimit: 20_000, reporter: CollectingReporter())
+    let scheduler = TestScheduler(frame: .milliseconds(1), stepLimit: DiagramRunner.baseStepLimit, reporter: CollectingReporter())
     var inners: [String: InnerStream] = [:]
     var inputObservables: [Observable<SpecItem>] = []
     var inputMessages: [[Recorded<Event<SpecItem>>]] = []
@@ -25,6 +25,16 @@ struct DiagramRun {
         }
     }
 
+    /// How many events `messages` hold; a located error past ``DiagramRunner/maxEvents``.
+    func counted(_ messages: [Recorded<Event<SpecItem>>], of stream: DiagramSpec.Stream) throws(SpecError) -> Int {
+        guard messages.count <= DiagramRunner.maxEvents else {
+            throw error(
+                line: stream.line, column: stream.column,
+                "this timeline has \(messages.count) events; marblegen draws at most \(DiagramRunner.maxEvents) in one")
+        }
+        return messages.count
+    }
+
     /// The `values:` entry for the key, else a number for digits, else the text.
     func value(for key: String) -> SpecValue? {
         if let v = spec.values[key] { return v }
@@ -39,16 +49,19 @@ struct DiagramRun {
 
     /// Inner observables first (inputs refer to them by name), then the inputs.
     mutating func makeStreams() throws(SpecError) {
+        var events = 0
         for inner in spec.inners {
             let messages = try parse(inner, kind: .cold)
+            events += try counted(messages, of: inner)
             let cold = scheduler.cold(messages: messages)
-            let counted = InnerStream.counting(cold.asObservable())
+            let tally = InnerStream.counting(cold.asObservable())
             inners[inner.name] = InnerStream(
-                name: inner.name, observable: counted.observable, messages: messages, delivered: counted.delivered
+                name: inner.name, observable: tally.observable, messages: messages, delivered: tally.delivered
             ) { cold.subscriptions }
         }
         for input in spec.inputs {
             let messages = try parse(input, kind: input.kind == .hot ? .hot : .cold)
+            events += try counted(messages, of: input)
             inputMessages.append(messages)
             if input.kind == .hot {
                 let hot = scheduler.hot(messages: messages)
@@ -60,6 +73,9 @@ struct DiagramRun {
                 inputSubscriptions.append { cold.subscriptions }
             }
         }
+        // Each input event is a step or two of the operator's work: the limit grows with them, so
+        // that it stops only work that never settles.
+        scheduler.virtual.stepLimit = DiagramRunner.baseStepLimit + 8 * events
     }
 
     /// The output: the operator's, the spec's own `actual:`, or nothing; and the operator box text.

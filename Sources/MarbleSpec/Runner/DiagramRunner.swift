@@ -7,6 +7,11 @@
 public enum DiagramRunner {
     /// The longest diagram drawn, in frames (at 32 px a frame, 64 000 px).
     public static let maxFrames = 2_000
+    /// The most events one timeline of a spec may hold (more than a drawing can show apart).
+    public static let maxEvents = 20_000
+    /// The steps a run may take before its operator counts as never settling, plus 8 for each
+    /// input event.
+    static let baseStepLimit = 20_000
 
     /// Computes the diagram, or fails with a located error.
     public static func run(_ spec: DiagramSpec) throws(SpecError) -> DiagramModel {

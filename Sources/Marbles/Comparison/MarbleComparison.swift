@@ -105,7 +105,7 @@ public struct MarbleComparison {
         let caret = first.flatMap { m in printed.columns.first(where: { $0.time == m.time })?.column }
         let window = Self.window(around: caret ?? 0, width: max(printed.texts.map(\.count).max() ?? 0, 1))
         var lines = [first.map { "\(headline) at \($0.frame)" } ?? headline]
-        lines.append(String(repeating: " ", count: indent) + Self.crop(Self.ruler(printed.columns, frame: frame), window))
+        lines.append(String(repeating: " ", count: indent) + Self.cropRuler(Self.ruler(printed.columns, frame: frame), window))
         lines.append("expected: " + Self.crop(printed.texts[0], window))
         lines.append("actual:   " + Self.crop(printed.texts[1], window))
         if let caret {
@@ -139,6 +139,24 @@ public struct MarbleComparison {
         let upper = min(window.upperBound, characters.count)
         let lower = min(window.lowerBound, upper)
         return (lower > 0 ? "…" : "") + String(characters[lower..<upper]) + (characters.count > upper ? "…" : "")
+    }
+
+    /// The ruler cut to `window` without cutting a label: one that starts inside the window is
+    /// shown whole (it may stand past the diagrams' last column), one that starts before it is
+    /// left out.
+    static func cropRuler(_ ruler: String, _ window: Range<Int>) -> String {
+        let characters = Array(ruler)
+        var lower = min(window.lowerBound, characters.count)
+        while lower > 0, lower < characters.count, characters[lower] != " ", characters[lower - 1] != " " { lower += 1 }
+        var upper = max(min(window.upperBound, characters.count), lower)
+        while upper > lower, upper < characters.count, characters[upper] != " ", characters[upper - 1] != " " { upper += 1 }
+        // Shown from `lower`: keep the columns aligned with the cropped diagrams (which start
+        // with `…` when cut on the left).
+        let shift = lower - window.lowerBound
+        let prefix = window.lowerBound > 0 ? " " + String(repeating: " ", count: shift) : ""
+        var shown = prefix + String(characters[lower..<upper])
+        while shown.last == " " { shown.removeLast() }
+        return shown
     }
 
     static func labeler(_ keyFor: @escaping (RecordedValue) -> String?) -> (RecordedValue) -> String {

@@ -120,8 +120,7 @@ public struct MarbleSyntaxError: Error, Equatable, Sendable, CustomStringConvert
     /// `marble syntax error at line L, column C: reason`, the line, and a caret under the spot.
     public var description: String {
         let lines = diagram.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-        let text = line - 1 < lines.count ? String(lines[line - 1]) : diagram
-        let caret = String(repeating: " ", count: max(column - 1, 0)) + "^"
-        return "marble syntax error at line \(line), column \(column): \(reason)\n  \(text)\n  \(caret)"
+        let excerpt = CaretExcerpt(line: line - 1 < lines.count ? String(lines[line - 1]) : diagram, column: column)
+        return "marble syntax error at line \(line), column \(column): \(reason)\n  \(excerpt.text)\n  \(excerpt.caret)"
     }
 }

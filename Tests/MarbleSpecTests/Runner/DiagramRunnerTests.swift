@@ -75,6 +75,27 @@ struct RunnerTests {
         #expect(m.output.events.map(\.kind).first == .value("1"))
     }
 
+    @Test(
+        "the step limit grows with the inputs' events: 19,000 events through delay settle (they stopped at 20,000 steps, blamed on the operator)"
+    )
+    func stepLimitGrowsWithEvents() throws {
+        let many = "[" + String(repeating: "a", count: 19_000) + "]"
+        let m = try model("input: \(many)-|\noperator: delay(1)")
+        #expect(m.output.events.count == 19_001)
+    }
+
+    @Test("a timeline with more events than a drawing shows is refused at its line, not blamed on the operator")
+    func tooManyEvents() {
+        let many = "[" + String(repeating: "a", count: 25_000) + "]"
+        #expect {
+            try model("operator: map(x + \"!\")\ninput: \(many)|")
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains(":2:8: error: this timeline has 25001 events; marblegen draws at most 20000")
+                && !text.contains("does not settle")
+        }
+    }
+
     @Test("an expression that fails on a value becomes an error event")
     func evaluationError() throws {
         let m = try model("input: -a-|\noperator: map(x * 2)")
