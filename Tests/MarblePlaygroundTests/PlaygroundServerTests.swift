@@ -103,8 +103,9 @@ struct PlaygroundServerTests {
         var limits = PlaygroundServer.Limits()
         limits.renderTime = .milliseconds(1)
         limits.renderWidth = 1
-        // 2,000 frames of interval: the longest spec the runner accepts, many milliseconds to render.
-        let heavy = "input: -a-b-c-d-e-f-g-h-i-j-k-l-m-n-o-p-q-r-s-t-u-v-w-x-y-z 1900ms |\noperator: bufferCount(1, 1)\n"
+        // 2,000 frames drawn whole: the longest spec the runner accepts so, many milliseconds to render.
+        let heavy =
+            "input: -a-b-c-d-e-f-g-h-i-j-k-l-m-n-o-p-q-r-s-t-u-v-w-x-y-z 1900ms |\noperator: bufferCount(1, 1)\nstyle: gaps = full\n"
         try await withServer(folder: folder, limits: limits) { server, port throws in
             let slow = try await request(port, "POST", "/api/render?format=png&theme=dark", token: server.token, body: Data(heavy.utf8))
             #expect(slow.status == 503)

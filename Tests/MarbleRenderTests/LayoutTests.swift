@@ -60,6 +60,43 @@ struct LayoutTests {
         #expect(list.items.filter { if case .cross = $0 { return true } else { return false } }.count == 2)
     }
 
+    @Test("a long idle stretch is drawn short, with break marks on every line and its duration; events stay apart and in order")
+    func longGap() throws {
+        let m = try model("input: -a 1s b-|\noperator: map(x)")
+        let list = DiagramLayout().layout(m)
+        #expect(list.width <= 1_200, "\(list.width)")
+        let texts = list.items.compactMap { item -> String? in
+            if case .text(let text, _, _, _, _, _) = item { return text }
+            return nil
+        }
+        #expect(texts.contains("1s"), "\(texts)")
+        let marbles = list.items.compactMap { item -> (String, Double)? in
+            if case .marble(let center, _, _, _, _, let label, _, _) = item { return (label, center.x) }
+            return nil
+        }
+        // Input then output: a before b on each, well apart.
+        #expect(marbles.map(\.0) == ["a", "b", "a", "b"])
+        #expect(marbles[1].1 - marbles[0].1 > 60 && marbles[3].1 - marbles[2].1 > 60)
+        // Two slanted strokes a line: input and output.
+        let slanted = list.items.filter { item in
+            if case .line(let from, let to, _, _, _, _) = item { return from.x != to.x && from.y != to.y }
+            return false
+        }
+        #expect(slanted.count == 4)
+        #expect(layoutProblems(list, measurer: ApproximateTextMeasurer()).isEmpty)
+    }
+
+    @Test("style: gaps = full draws every frame; a diagram that fits is never squeezed")
+    func gapsFull() throws {
+        let full = DiagramLayout(style: try DiagramSpec.parse("input: a 1s b|\noperator: map(x)\nstyle: gaps = full").style).layout(
+            try model("input: a 1s b|\noperator: map(x)\nstyle: gaps = full"))
+        #expect(full.width > 30_000)
+        let short = try model("input: a---------b|\noperator: map(x)")
+        let list = DiagramLayout().layout(short)
+        #expect(!list.items.contains { if case .text("9ms", _, _, _, _, _) = $0 { true } else { false } })
+        #expect(list.width == DiagramLayout(style: try DiagramSpec.parse("input: a|\nstyle: gaps = full").style).layout(short).width)
+    }
+
     @Test("inner observables are level timelines joined by a vertical connector; an unsubscribed one is faded after its cut")
     func inners() throws {
         let m = try model(

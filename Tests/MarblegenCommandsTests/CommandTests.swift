@@ -37,13 +37,26 @@ struct CommandTests {
 
     @Test("a diagram of nearly 2,000 frames still renders to PNG, scaled down to Cairo's 32,767-pixel limit")
     func longDiagramFitsPNGLimit() throws {
-        let spec = "input: -a-b-c 1900ms |\noperator: bufferCount(1, 1)\n"
+        let spec = "input: -a-b-c 1900ms |\noperator: bufferCount(1, 1)\nstyle: gaps = full\n"
         let bytes = try Marblegen().draw(spec, source: "<test>", format: .png).get()
         // The IHDR chunk: width and height, big-endian, at bytes 16..<24.
         let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }
         let height = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
         #expect(width <= 32_767 && width > 16_000)
         #expect(height > 0 && height < width)
+    }
+
+    @Test("a long gap is drawn short: `a 1s b` fits 2,400 px at 2x in PNG and SVG (was 32,766 and 32,200 px)")
+    func longGapCompressed() throws {
+        let spec = "input: a 1s b|\noperator: map(x)\n"
+        let png = try Marblegen().draw(spec, source: "<test>", format: .png).get()
+        let width = png[16..<20].reduce(0) { $0 << 8 | Int($1) }
+        #expect(width <= 2_400 && width > 200, "\(width)")
+        let svg = String(decoding: try Marblegen().draw(spec, source: "<test>", format: .svg).get(), as: UTF8.self)
+        let svgWidth = svg.firstMatch(of: /width="([0-9.]+)"/).flatMap { Double($0.1) } ?? .infinity
+        #expect(svgWidth <= 1_200, "\(svgWidth)")
+        // The description keeps the real frames.
+        #expect(svg.contains("b at frame 1001"))
     }
 
     @Test("the auto theme SVG follows prefers-color-scheme through CSS custom properties")

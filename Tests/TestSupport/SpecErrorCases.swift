@@ -46,7 +46,7 @@ public enum SpecErrorCases {
         Case(spec: "input: -'abc|", line: 1, column: 9, message: "unterminated quoted value"),
         Case(spec: "status: maybe\ninput: -a|", line: 1, column: 9, message: "status is 'passed' or 'failed'"),
         Case(spec: "input: 99999999999999999999999ms a|", line: 1, column: 8, message: "too long a time progression"),
-        Case(spec: "input: 100000m a|\noperator: map(x)", line: 1, column: 8, message: "marblegen draws at most 2000"),
+        Case(spec: "input: 100000m a|\noperator: map(x)", line: 1, column: 8, message: "marblegen draws at most 3600000"),
         Case(
             spec: "input: -a-b|\nvalues: a = 1, a = 2", line: 2, column: 16,
             message: "the value key 'a' is already given earlier on this line"),

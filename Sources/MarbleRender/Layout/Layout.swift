@@ -13,6 +13,9 @@ public struct DiagramLayout {
     public var fontSize: Double
     /// Margin around the drawing, in points.
     public var padding: Double = 20
+    /// Whether long idle stretches are squeezed when the diagram would be wider than
+    /// `DiagramSpec.Style.maxWidth` (the spec's `style: gaps`).
+    public var compressesGaps: Bool
     let measurer: any TextMeasurer
 
     /// A layout with a spec's style and a way to measure text.
@@ -20,13 +23,31 @@ public struct DiagramLayout {
         self.frameWidth = style.frameWidth
         self.radius = style.radius
         self.fontSize = (style.radius * 0.9).rounded()
+        self.compressesGaps = style.compressesGaps
         self.measurer = measurer
     }
 
     /// The display list of a computed diagram: timelines, marbles, inner observables, the operator box and any mismatch highlights.
-    public func layout(_ model: DiagramModel) -> DisplayList {
-        // Frames widen until no two neighbouring marbles (or a marble and a bar) touch.
+    public func layout(_ original: DiagramModel) -> DisplayList {
+        // Long idle stretches drawn short when the diagram would not fit the width otherwise; the
+        // frames may then widen for the marks that come closer, so squeeze again at that width.
+        var axis: TimeAxis?
+        var model = original
         var fitted = self
+        fitted.frameWidth = fittedFrameWidth(model)
+        if compressesGaps {
+            for _ in 0..<3 {
+                let frames = ((DiagramSpec.Style.maxWidth - 2 * padding - 60) / fitted.frameWidth).rounded(.down)
+                guard original.frames + 2 > frames else { break }
+                axis = TimeAxis(original, fit: frames, frameWidth: fitted.frameWidth)
+                model = axis.map { $0.apply(to: original) } ?? original
+                let width = fittedFrameWidth(model)
+                if width <= fitted.frameWidth { break }
+                fitted.frameWidth = width
+            }
+            if axis?.isEmpty == true { axis = nil }
+        }
+        // Frames widen until no two neighbouring marbles (or a marble and a bar) touch.
         fitted.frameWidth = fittedFrameWidth(model)
         var pass = LayoutPass(layout: fitted, model: model)
         var y = padding
@@ -43,12 +64,13 @@ public struct DiagramLayout {
             pass.drawInners(t, parentY: y + h / 2)
             y += h + pass.innerBand(t)
         }
+        for timeBreak in axis?.breaks ?? [] { pass.drawBreak(timeBreak) }
         let height = (y + padding * 0.6).rounded(.up)
         let background = DrawItem.rect(origin: Point(0, 0), width: pass.width, height: height, fill: .background, stroke: nil, opacity: 1)
         return DisplayList(
             width: pass.width, height: height, items: [background] + pass.boxItems + Self.linesBehindMarks(pass.timelineItems),
             title: model.title,
-            summary: Self.summary(of: model))
+            summary: Self.summary(of: original))
     }
 
     /// Lines (timelines, inner branches and their connectors) first, marks and text on top:

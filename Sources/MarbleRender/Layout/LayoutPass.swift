@@ -231,6 +231,33 @@ struct LayoutPass {
         return clear(right) ? right : nil
     }
 
+    /// A squeezed stretch: every horizontal line that crosses it is cut there with a break
+    /// mark (`//`), and its real duration is written above the topmost one.
+    mutating func drawBreak(_ timeBreak: TimeBreak) {
+        let center = x(timeBreak.at)
+        let crossing = timelineItems.compactMap { item -> Double? in
+            guard case .line(let from, let to, _, _, _, _) = item, from.y == to.y,
+                Swift.min(from.x, to.x) < center - 6, Swift.max(from.x, to.x) > center + 6
+            else { return nil }
+            return from.y
+        }
+        for y in Set(crossing).sorted() {
+            timelineItems.append(.rect(origin: Point(center - 6, y - 4), width: 12, height: 8, fill: .background, stroke: nil, opacity: 1))
+            for offset in [-3.5, 3.5] {
+                timelineItems.append(
+                    .line(
+                        from: Point(center + offset - 3, y + 6), to: Point(center + offset + 3, y - 6), color: .line, width: 1.5,
+                        dashed: false, opacity: 1))
+            }
+        }
+        if let top = crossing.min() {
+            timelineItems.append(
+                .text(
+                    timeBreak.label, at: Point(center, top - radius - 4), size: fontSize * 0.8, color: .text, anchor: .center,
+                    bold: false))
+        }
+    }
+
     /// The operator box (or a "failing test" note when there is no operator); returns the y
     /// below it.
     mutating func drawOperator(_ model: DiagramModel, top: Double) -> Double {

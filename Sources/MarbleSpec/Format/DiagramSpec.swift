@@ -52,6 +52,13 @@ public struct DiagramSpec: Sendable {
         public var radius: Double = 15
         /// `light` or `dark`; `nil` leaves it to the command line.
         public var theme: String?
+        /// Whether long idle stretches are drawn short (with a break mark and their duration)
+        /// when the diagram would be wider than ``maxWidth``; `style: gaps = full` draws every
+        /// frame.
+        public var compressesGaps = true
+        /// The widest a diagram is drawn with long idle stretches squeezed: 1,200 points
+        /// (2,400 pixels at the usual 2× scale).
+        public static let maxWidth = 1_200.0
         /// The default style: 32-point frames, 15-point marbles, the command line's theme.
         public init() {}
     }
@@ -293,9 +300,13 @@ public struct DiagramSpec: Sendable {
                 style.radius = n
             case ("theme", .string(let t)) where t == "light" || t == "dark":
                 style.theme = t
+            case ("gaps", .string(let g)) where g == "compress" || g == "full":
+                style.compressesGaps = g == "compress"
             default:
                 throw LineError(
-                    column: column, message: "unknown style '\(key) = \(value.literal)' (frame = 32, radius = 15, theme = light|dark)")
+                    column: column,
+                    message: "unknown style '\(key) = \(value.literal)' (frame = 32, radius = 15, theme = light|dark, gaps = compress|full)"
+                )
             }
         }
         return style

@@ -180,12 +180,14 @@ struct DiagramRun {
         let eventFrames = timelines.flatMap { t in t.events.map(\.frame) + t.inners.flatMap { i in i.events.map { i.start + $0.frame } } }
         let lengths = written.map { Double(DiagramRunner.frameLength($0.diagram, parser)) }
         let frames = max(eventFrames.max() ?? 0, lengths.max() ?? 0)
-        if frames > Double(DiagramRunner.maxFrames) {
+        let limit = spec.style.compressesGaps ? DiagramRunner.maxCompressedFrames : DiagramRunner.maxFrames
+        if frames > Double(limit) {
             let longest = written.max { DiagramRunner.frameLength($0.diagram, parser) < DiagramRunner.frameLength($1.diagram, parser) }
+            let hint =
+                spec.style.compressesGaps ? "shorten the time progressions" : "shorten the time progressions, or drop style: gaps = full"
             throw error(
                 line: longest?.line ?? 1, column: longest?.column ?? 1,
-                "the diagram spans \(Int(frames)) frames; marblegen draws at most \(DiagramRunner.maxFrames) (shorten the time progressions)"
-            )
+                "the diagram spans \(Int(frames)) frames; marblegen draws at most \(limit) (\(hint))")
         }
         return frames
     }

@@ -5,8 +5,11 @@
 /// let model = try DiagramRunner.run(spec)   // model.output: -(aa)-(bb)|
 /// ```
 public enum DiagramRunner {
-    /// The longest diagram drawn, in frames (at 32 px a frame, 64 000 px).
+    /// The longest diagram drawn with every frame (`style: gaps = full`), in frames (at 32 px a
+    /// frame, 64 000 px).
     public static let maxFrames = 2_000
+    /// The longest diagram drawn with its long idle stretches squeezed (the default): an hour.
+    public static let maxCompressedFrames = 3_600_000
     /// The most events one timeline of a spec may hold (more than a drawing can show apart).
     public static let maxEvents = 20_000
     /// The steps a run may take before its operator counts as never settling, plus 8 for each
