@@ -2,8 +2,8 @@
 ///
 /// Every generated diagram is a function of a sequence of 64-bit choices. A fresh case draws
 /// them from a seeded generator; a replay reads them back, and reads 0 past their end. Smaller
-/// choices always mean simpler diagrams (0 ends a diagram, picks the first value, the plainest
-/// terminal), so shrinking the sequence (deleting choices, lowering them) shrinks every diagram a
+/// choices always mean simpler diagrams (0 ends a diagram, picks the first value, adds no end
+/// event), so shrinking the sequence (deleting choices, lowering them) shrinks every diagram a
 /// property draws at once, across the diagrams, with no shrinker per generator (the approach of
 /// Hypothesis).
 struct Choices {

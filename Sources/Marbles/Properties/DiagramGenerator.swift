@@ -113,7 +113,7 @@ public final class DiagramGenerator {
     }
 
     /// A diagram over `labels`: frames that are empty, a value or a group, ended early (choice
-    /// 0), then completion, nothing or an error. Hot diagrams have a few frames before `^`.
+    /// 0), then nothing (choice 0), completion or an error. Hot diagrams have a few frames before `^`.
     private func diagram(labels: [String], hot: Bool) -> String {
         let labels = labels.isEmpty ? ["a"] : labels
         var text = ""
@@ -141,11 +141,12 @@ public final class DiagramGenerator {
             }
         }
         frameCount += frames
-        switch choices.weighted([3, 2, 1]) {
-        case 0:
+        // No end for the choice 0: shrinking drops a `|` the failure does not need.
+        switch choices.weighted([2, 3, 1]) {
+        case 0: break
+        case 1:
             text += "|"
             eventCount += 1
-        case 1: break
         default:
             text += "#"
             eventCount += 1
