@@ -173,6 +173,11 @@ void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(vo
         return;
     }
     dispatch_after_f_fn next = atomic_load_explicit(&next_dispatch_after_f, memory_order_acquire);
+    if (next == NULL) {
+        // Called before the constructor ran (another library's constructor): find it now.
+        next = (dispatch_after_f_fn)find_next("dispatch_after_f", "__interceptor_dispatch_after_f", (void *)dispatch_after_f);
+        atomic_store_explicit(&next_dispatch_after_f, next, memory_order_release);
+    }
     if (next != NULL) next(when, queue, context, work);
 }
 
