@@ -160,12 +160,12 @@ final class ResettableShare<Element>: @unchecked Sendable {
         case .immediately: reset()
         case .never: break
         case .when(let notifier):
+            let subscription = SingleAssignmentDisposable()
             let number: Int = lock.withLock {
                 pendingNumber += 1
+                pending = subscription
                 return pendingNumber
             }
-            let subscription = SingleAssignmentDisposable()
-            lock.withLock { pending = subscription }
             subscription.set(
                 notifier(trigger).subscribe { [self] event in
                     guard case .next = event else { return }

@@ -74,7 +74,7 @@ struct TimeAxis {
             if f >= gap.end {
                 shift += gap.end - gap.start - kept
             } else if f > gap.start {
-                return f - shift - (f - gap.start) + (f - gap.start) * kept / (gap.end - gap.start)
+                return gap.start - shift + (f - gap.start) * kept / (gap.end - gap.start)
             } else {
                 break
             }

@@ -83,7 +83,7 @@ package enum RuntimeHooks {
     /// What the interposed `clock_gettime` calls for every read it does not answer: the symbol
     /// name, or the library's path.
     package static var clockGettimeNext: String {
-        _ = VirtualClocks.availability
+        _ = VirtualClocks.isAvailable
         return String(cString: marbles_clock_gettime_next())
     }
 

@@ -100,9 +100,8 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
             if isOwnerThread { firstJob?() }
         }
         lock.withLock {
-            let foreign = owner.load(ordering: .acquiring) != Self.currentThread
-            if !routed, foreign { foreignEnqueues += 1 }
-            if let chooser, !foreign { chooser.readyLog.append(unsafeBitCast(queued.job, to: UnsafeMutableRawPointer.self)) }
+            if !routed, owner.load(ordering: .acquiring) != Self.currentThread { foreignEnqueues += 1 }
+            if let chooser, isOwnerThread { chooser.readyLog.append(unsafeBitCast(queued.job, to: UnsafeMutableRawPointer.self)) }
             jobs.append(queued)
             waiting.add(1, ordering: .releasing)
         }

@@ -71,14 +71,14 @@ final class VirtualClocks {
     }
 
     private func start(at now: Duration) {
-        mode = enabled && Self.availability.clocks ? .virtual : .readBack
+        mode = enabled && Self.isAvailable ? .virtual : .readBack
         storage.pointee.origin_ns = VirtualTimeScheduler.nanos(now)
     }
 
-    /// Whether `ContinuousClock.now` and `Date()` reach the interposer: probed once per process,
-    /// with clocks standing still at zero on the probing thread.
-    static let availability: (clocks: Bool, dates: Bool) = {
-        guard marbles_virtual_clocks_linked() else { return (false, false) }
+    /// Whether `ContinuousClock.now` reaches the interposer (and so every runtime clock read):
+    /// probed once per process, with clocks standing still at zero on the probing thread.
+    static let isAvailable: Bool = {
+        guard marbles_virtual_clocks_linked() else { return false }
         var probe = marbles_virtual_clocks(
             bases_set: true, has_start_date: false, start_date_ns: 0, origin_ns: 0, realtime_base_ns: 0, monotonic_base_ns: 0,
             boottime_base_ns: 0, now_ns: { _ in 0 },
@@ -86,10 +86,7 @@ final class VirtualClocks {
         return withUnsafeMutablePointer(to: &probe) { pointer in
             let previous = marbles_virtual_clocks_set(pointer)
             defer { marbles_virtual_clocks_set(previous) }
-            guard marbles_virtual_clocks_probe() else { return (false, false) }
-            let reads = pointer.pointee.reads
-            _ = Date()
-            return (true, pointer.pointee.reads > reads)
+            return marbles_virtual_clocks_probe()
         }
     }()
 
@@ -103,7 +100,4 @@ final class VirtualClocks {
             return "a process cannot interpose clock reads on this platform"
         #endif
     }
-
-    /// Whether `Date()` reads virtual time in runs whose clocks are virtual.
-    var datesAreVirtual: Bool { mode == .virtual && Self.availability.dates }
 }

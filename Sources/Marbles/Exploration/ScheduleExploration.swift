@@ -96,14 +96,15 @@ public enum ScheduleExploration {
         var seeds = SplitMix64(seed: seed)
         let strategy = exhaustive ? .uniform : strategy
         // The first schedule replays no choices: all zeros, FIFO. Exhaustive runs then count up
-        // like an odometer whose digits have each decision's number of options.
-        var next: [UInt64]? = []
+        // like an odometer whose digits have each decision's number of options; `nil` once every
+        // order ran.
+        var replay: [UInt64]? = []
         var number = 0
-        while number < count, let prefix = next {
+        while number < count, let prefix = replay {
             number += 1
-            let choices = prefix.isEmpty || exhaustive ? Choices(replaying: prefix) : Choices(seed: seeds.next())
+            let choices = number == 1 || exhaustive ? Choices(replaying: prefix) : Choices(seed: seeds.next())
             let first = run(choices, strategy: strategy, frame: frame, location: location, body)
-            next = exhaustive ? Self.successor(of: first.choices, radices: first.radices) : [0]
+            if exhaustive { replay = Self.successor(of: first.choices, radices: first.radices) }
             guard !first.failures.isEmpty else { continue }
             let shrunk = Shrinker.smallest(from: Shrinker.Failing(choices: first.choices, size: first.size), budget: 1_000) {
                 let replay = run(Choices(replaying: $0), strategy: strategy, frame: frame, location: location, body)
@@ -118,7 +119,7 @@ public enum ScheduleExploration {
             report(failing, seed: seed, count: count, frame: frame, to: reporter)
             return Outcome(seed: seed, schedules: number, failure: failing)
         }
-        return Outcome(seed: seed, schedules: number, failure: nil, exhausted: exhaustive && next == nil)
+        return Outcome(seed: seed, schedules: number, failure: nil, exhausted: exhaustive && replay == nil)
     }
 
     /// The next choice sequence in depth-first order after `choices`, whose decisions had
