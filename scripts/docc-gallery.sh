@@ -41,7 +41,7 @@ for spec in diagrams/*.marble; do
     echo "$(basename "$spec" .marble) $symbol"
 done >"$work/symbols.txt"
 awk '{ print $2 }' "$work/symbols.txt" | sort -u | while read -r symbol; do
-    file="$work/out/Operators/$(printf '%s' "$symbol" | tr '/():' '-__' | tr -s '_-' | sed 's/[-_]*$//').md"
+    file="$work/out/Operators/$(printf '%s' "$symbol" | tr '/():<>.' '-_' | tr -s '_-' | sed 's/[-_]*$//').md"
     {
         echo "# \`\`MarbleCore/$symbol\`\`"
         echo

@@ -50,8 +50,9 @@ extension Marblegen {
             switch Self.loadSpec(path) {
             case .failure(let failure): result.fail(2, failure.message)
             case .success(let (spec, model)):
-                guard spec.expected != nil else { continue }
-                checked += 1
+                let expectations = (spec.expected == nil ? 0 : 1) + spec.subscriberExpectations.count
+                guard expectations > 0 else { continue }
+                checked += expectations
                 if let message = model.mismatchMessage {
                     result.fail(
                         1,

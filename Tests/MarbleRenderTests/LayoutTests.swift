@@ -22,6 +22,32 @@ struct LayoutTests {
         #expect(list.items.contains { if case .text("map(x)", _, _, _, _, _) = $0 { return true } else { return false } })
     }
 
+    @Test("a subscriber's line runs from its ^ to its !, named, with no arrow once it left")
+    func subscriberLines() throws {
+        let layout = DiagramLayout()
+        let list = layout.layout(try model("cold source: --1--2--3|\noperator: share\nsubscriber A: -^---!\nsubscriber B: ---^"))
+        let names = list.items.compactMap { item -> String? in
+            if case .text(let text, _, _, _, _, _) = item { return text }
+            return nil
+        }
+        #expect(names.contains("A") && names.contains("B"))
+        let lines = list.items.compactMap { item -> (from: Point, to: Point, width: Double)? in
+            if case .line(let from, let to, _, let width, _, _) = item, from.y == to.y, width == 2 { return (from, to, width) }
+            return nil
+        }
+        // Source, A, B top to bottom; A from frame 1 to 5, B from frame 3.
+        #expect(lines.count == 3)
+        let a = lines[1]
+        let b = lines[2]
+        #expect(((b.from.x - a.from.x) / layout.frameWidth).rounded() == 2)
+        #expect(((a.to.x - a.from.x) / layout.frameWidth).rounded() == 4)
+        let arrows = list.items.compactMap { item -> Double? in
+            if case .arrowHead(let tip, _, _, _, _) = item { return tip.y }
+            return nil
+        }
+        #expect(!arrows.contains(a.from.y))
+    }
+
     @Test("a short diagram is widened so its operator's label fits inside the box")
     func labelFitsBox() throws {
         let layout = DiagramLayout()

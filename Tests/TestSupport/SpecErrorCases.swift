@@ -58,5 +58,28 @@ public enum SpecErrorCases {
         Case(spec: "operator: interval(0)", line: 1, column: 11, message: "interval's period must be at least 1 frame"),
         Case(spec: "input: #\noperator: retry(1000000000)", line: 2, column: 11, message: "does not settle in virtual time"),
         Case(spec: "operator: generate(0, true, x + 1)", line: 1, column: 11, message: "generate looped synchronously"),
+        // Several subscribers and connections.
+        Case(spec: "input: -a|\noperator: share\nsubscriber A: ---", line: 3, column: 15, message: "mark where it subscribes with '^'"),
+        Case(spec: "input: -a|\noperator: share\nsubscriber A: -^-^", line: 3, column: 18, message: "second"),
+        Case(spec: "input: -a|\noperator: share\nsubscriber A: -^-#", line: 3, column: 18, message: "'#'"),
+        Case(spec: "input: -a|\noperator: share\nsubscriber: ^", line: 3, column: 1, message: "a subscriber needs a name"),
+        Case(spec: "input: -a|\noperator: share\nsubscriber 1x: ^", line: 3, column: 12, message: "'1x' is not a subscriber name"),
+        Case(
+            spec: "input: -a|\noperator: share\nsubscriber source: ^", line: 3, column: 12, message: "'source' is already defined on line 1"
+        ),
+        Case(
+            spec: "input: -a|\noperator: share\nsubscriber A: ^\nexpected B: -a|", line: 4, column: 1,
+            message: "'expected B' names no subscriber (the subscribers are 'A')"),
+        Case(spec: "input: -a|\nsubscriber A: ^", line: 2, column: 1, message: "need an 'operator' line"),
+        Case(spec: "input: -a|\noperator: publish\nsubscriber A: ^", line: 2, column: 11, message: "add 'connect: ^'"),
+        Case(spec: "input: -a|\noperator: share\nconnect: ^", line: 3, column: 1, message: "'share' does not connect"),
+        Case(spec: "input: -a|\noperator: publish\nconnect: --", line: 3, column: 10, message: "mark where it connects with '^'"),
+        Case(
+            spec: "input: -a|\noperator: share\nsubscriber A: ^\nexpected: -a|\nexpected A: -a|", line: 4, column: 1,
+            message: "both describe the first subscriber"),
+        Case(
+            spec: "input: -a|\noperator: share\nsubscriber A: ^\nexpected A: -a|\nexpected A: -a|", line: 5, column: 1,
+            message: "a second 'expected A'"),
+        Case(spec: "input: -a-x|\nvalues: x = 1\noperator: dematerialize", line: 3, column: 11, message: "not an event"),
     ]
 }

@@ -58,11 +58,11 @@ public struct DiagramLayout {
             y += h + pass.innerBand(input) + pass.windowBand(input)
         }
         y = pass.drawOperator(model, top: y)
-        for t in [model.output] + [model.expected].compactMap({ $0 }) {
+        for t in model.outputs {
             let h = pass.rowHeight(t)
             pass.drawTimeline(t, centerY: y + h / 2)
             pass.drawInners(t, parentY: y + h / 2)
-            y += h + pass.innerBand(t)
+            y += h + pass.innerBand(t) + pass.windowBand(t)
         }
         for timeBreak in axis?.breaks ?? [] { pass.drawBreak(timeBreak) }
         let height = (y + padding * 0.6).rounded(.up)
@@ -100,7 +100,10 @@ public struct DiagramLayout {
         }
         func sentence(_ t: TimelineModel) -> String {
             var text = "\(t.name): \(words(t.events))."
-            if !t.subscriptions.isEmpty {
+            if let life = t.lifetime {
+                text += " Subscribes at frame \(frame(life.start))" + (life.end.map { ", unsubscribes at \(frame($0))" } ?? "") + "."
+            }
+            if !t.subscriptions.isEmpty, t.lifetime == nil {
                 let spans = t.subscriptions.map { w in "from frame \(frame(w.start))" + (w.end.map { " to \(frame($0))" } ?? " on") }
                 text += " Subscribed \(spans.joined(separator: ", then "))."
             }
@@ -112,8 +115,7 @@ public struct DiagramLayout {
         }
         var lines = model.inputs.map(sentence)
         if let label = model.operatorLabel { lines.append("Operator: \(label).") }
-        lines.append(sentence(model.output))
-        if let expected = model.expected { lines.append(sentence(expected)) }
+        lines += model.outputs.map(sentence)
         return lines.joined(separator: " ")
     }
 }

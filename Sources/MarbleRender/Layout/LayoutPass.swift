@@ -15,10 +15,10 @@ struct LayoutPass {
     init(layout: DiagramLayout, model: DiagramModel) {
         self.layout = layout
         let showNames =
-            model.inputs.count > 1 || model.operatorLabel == nil || model.expected != nil
+            model.inputs.count > 1 || model.operatorLabel == nil || model.expected != nil || !model.moreOutputs.isEmpty
             || model.inputs.contains { $0.name != "source" }
         self.showNames = showNames
-        let rows = model.inputs + [model.output] + [model.expected].compactMap { $0 }
+        let rows = model.inputs + model.outputs
         let nameSize = layout.fontSize * 0.95
         self.nameSize = nameSize
         let gutter = showNames ? (rows.map { layout.measurer.width(of: $0.name, size: nameSize) }.max() ?? 0) + 16 : 0
@@ -109,13 +109,18 @@ struct LayoutPass {
                     origin: Point(x(frame) - frameWidth / 2, centerY - rowHeight(t) / 2 + 4), width: frameWidth,
                     height: rowHeight(t) - 8, fill: .highlight, stroke: nil, opacity: 0.22))
         }
-        // The line stops at a completion or error, with an arrow only when it goes on.
+        // The line stops at a completion or error, with an arrow only when it goes on. A
+        // subscriber's line runs from its subscription to its unsubscription (its bracket below
+        // marks both, as an input's subscriptions are marked).
         let terminal = t.events.first { !$0.isValue }
-        let end = terminal.map { self.x($0.frame) } ?? lineEnd
-        timelineItems.append(.line(from: Point(x0, centerY), to: Point(end, centerY), color: .line, width: 2, dashed: false, opacity: 1))
-        if terminal == nil {
-            timelineItems.append(.arrowHead(tip: Point(lineEnd, centerY), from: Point(x0, centerY), size: 9, color: .line, opacity: 1))
+        let start = t.lifetime.map { x($0.start) } ?? x0
+        let cut = t.lifetime?.end.map { x($0) }
+        let end = terminal.map { self.x($0.frame) } ?? cut ?? lineEnd
+        timelineItems.append(.line(from: Point(start, centerY), to: Point(end, centerY), color: .line, width: 2, dashed: false, opacity: 1))
+        if terminal == nil, cut == nil {
+            timelineItems.append(.arrowHead(tip: Point(lineEnd, centerY), from: Point(start, centerY), size: 9, color: .line, opacity: 1))
         }
+
         let cellCenter = self.x
         drawEvents(t.events, at: { f in Point(cellCenter(f), centerY) }, opacity: { _ in 1 })
         drawSubscriptions(t, centerY: centerY)
@@ -401,7 +406,7 @@ extension DiagramLayout {
     /// frames with how far their marks reach left and right of the frame's centre.
     func markLines(_ model: DiagramModel) -> [[(frame: Double, left: Double, right: Double)]] {
         var lines: [[TimelineEvent]] = []
-        for t in model.inputs + [model.output] + [model.expected].compactMap({ $0 }) {
+        for t in model.inputs + model.outputs {
             lines.append(t.events)
             let (lane, count) = lanes(of: t.inners)
             for l in 0..<count {

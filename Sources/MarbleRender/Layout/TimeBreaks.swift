@@ -93,6 +93,7 @@ struct TimeAxis {
         model.inputs = model.inputs.map(apply)
         model.output = apply(to: model.output)
         model.expected = model.expected.map(apply)
+        model.moreOutputs = model.moreOutputs.map(apply)
         model.frames = frame(model.frames)
         return model
     }
@@ -102,6 +103,7 @@ struct TimeAxis {
         t.events = t.events.map { TimelineEvent(frame: frame($0.frame), kind: $0.kind) }
         t.highlights = t.highlights.map(frame)
         t.subscriptions = t.subscriptions.map { SubscriptionWindow(start: frame($0.start), end: $0.end.map(frame)) }
+        t.lifetime = t.lifetime.map { SubscriptionWindow(start: frame($0.start), end: $0.end.map(frame)) }
         t.inners = t.inners.map { inner in
             var squeezed = inner
             let start = frame(inner.start)
@@ -117,10 +119,10 @@ struct TimeAxis {
     /// start and end, a highlight), the start and the end, in order.
     static func busyFrames(_ model: DiagramModel) -> [Double] {
         var frames: Set<Double> = [0, model.frames]
-        for t in model.inputs + [model.output] + [model.expected].compactMap({ $0 }) {
+        for t in model.inputs + model.outputs {
             frames.formUnion(t.events.map(\.frame))
             frames.formUnion(t.highlights)
-            for window in t.subscriptions {
+            for window in t.subscriptions + [t.lifetime].compactMap({ $0 }) {
                 frames.insert(window.start)
                 if let end = window.end { frames.insert(end) }
             }

@@ -79,6 +79,15 @@ public struct DiagramSpec: Sendable {
     public var expected: Stream?
     /// The `actual:` line: an output given instead of computed.
     public var actual: Stream?
+    /// The `subscriber NAME:` lines, in order: each subscribes to the operator's output at its
+    /// `^` (and unsubscribes at its `!`), and gets a timeline of its own. None: one subscriber
+    /// from frame 0, drawn as `output`.
+    public var subscribers: [Stream] = []
+    /// The `expected NAME:` lines: what a named subscriber should get.
+    public var subscriberExpectations: [Stream] = []
+    /// The `connect:` line (`--^---!`): when a connectable operator (`publish`, `multicast`)
+    /// connects to its source, and when that connection is disposed.
+    public var connection: Stream?
     /// The `style:` options.
     public var style = Style()
     /// `failed` for specs written by a failing test.
@@ -112,7 +121,8 @@ public struct DiagramSpec: Sendable {
         var valueLines: [String: Int] = [:]
     }
 
-    static let keyList = "keys: title, input, hot, cold, inner, values, operator, expected, actual, style, symbol"
+    static let keyList =
+        "keys: title, input, hot, cold, inner, values, operator, expected, actual, subscriber, connect, style, symbol"
 
     mutating func apply(_ line: SpecLine, state: inout ParseState) throws(SpecError) {
         switch line.key {
@@ -121,6 +131,14 @@ public struct DiagramSpec: Sendable {
         case "values":
             try line.requireNoName()
             try addValues(line, state: &state)
+        case "subscriber":
+            try addSubscriber(line, state: &state)
+        case "expected" where line.name != nil:
+            guard let name = line.name else { return }
+            if let previous = subscriberExpectations.first(where: { $0.name == name }) {
+                throw line.fail(line.indent + 1, "a second 'expected \(name)' line (the first is on line \(previous.line))")
+            }
+            subscriberExpectations.append(line.stream(named: name, kind: .cold))
         default:
             try line.requireNoName()
             try applySetting(line)
@@ -139,6 +157,9 @@ public struct DiagramSpec: Sendable {
         case "expected":
             try line.once(expected)
             expected = line.stream(named: "expected", kind: .cold)
+        case "connect":
+            try line.once(connection)
+            connection = line.stream(named: "connect", kind: .cold)
         case "actual":
             try line.once(actual)
             actual = line.stream(named: "actual", kind: .cold)
@@ -189,6 +210,21 @@ public struct DiagramSpec: Sendable {
         if isInner { inners.append(stream) } else { inputs.append(stream) }
     }
 
+    mutating func addSubscriber(_ line: SpecLine, state: inout ParseState) throws(SpecError) {
+        let nameColumn = line.indent + 1 + line.key.count + 1
+        guard let name = line.name else {
+            throw line.fail(line.indent + 1, "a subscriber needs a name: 'subscriber A: --^-----!'")
+        }
+        guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }), name.first?.isNumber == false else {
+            throw line.fail(nameColumn, "'\(name)' is not a subscriber name: start with a letter, then letters, digits or _")
+        }
+        if let previous = state.streamLines[name] {
+            throw line.fail(nameColumn, "'\(name)' is already defined on line \(previous)")
+        }
+        state.streamLines[name] = line.number
+        subscribers.append(line.stream(named: name, kind: .cold))
+    }
+
     mutating func addValues(_ line: SpecLine, state: inout ParseState) throws(SpecError) {
         let entries = try line.parsing { (value, column) throws(LineError) in try Self.parseKeyedValues(value, column: column) }
         for entry in entries {
@@ -211,6 +247,19 @@ public struct DiagramSpec: Sendable {
             throw SpecError(
                 file: file, line: call.line, column: 1, lineText: lines[call.line - 1],
                 message: "a spec has either an 'operator' (output computed) or an 'actual' line (output given), not both")
+        }
+        if call == nil, let first = subscribers.first ?? connection {
+            throw SpecError(
+                file: file, line: first.line, column: 1, lineText: lines[first.line - 1],
+                message: "'subscriber' and 'connect' lines need an 'operator' line: they subscribe to its output")
+        }
+        for expectation in subscriberExpectations where !subscribers.contains(where: { $0.name == expectation.name }) {
+            let names = subscribers.map { "'\($0.name)'" }.joined(separator: ", ")
+            throw SpecError(
+                file: file, line: expectation.line, column: 1, lineText: lines[expectation.line - 1],
+                message: subscribers.isEmpty
+                    ? "'expected \(expectation.name)' names no subscriber: add 'subscriber \(expectation.name): ^' or write 'expected:'"
+                    : "'expected \(expectation.name)' names no subscriber (the subscribers are \(names))")
         }
     }
 

@@ -66,6 +66,7 @@ public indirect enum SpecExpression: Equatable, Sendable, CustomStringConvertibl
     }
 
     static func apply(_ op: String, _ a: SpecValue, _ b: SpecValue) throws -> SpecValue {
+        if a == .null || b == .null, op != "==", op != "!=" { throw EvaluationError("cannot apply \(op) to nil") }
         switch (op, a, b) {
         case ("+", .string, _), ("+", _, .string): return .string(a.description + b.description)
         case ("==", _, _): return .bool(equal(a, b))
@@ -279,6 +280,7 @@ struct ExpressionParser {
             switch name {
             case "true": return .literal(.bool(true))
             case "false": return .literal(.bool(false))
+            case "nil": return .literal(.null)
             default: return .name(name, column: start)
             }
         }
@@ -341,6 +343,7 @@ struct ExpressionParser {
         if let word = identifier() {
             if word == "true" { return .bool(true) }
             if word == "false" { return .bool(false) }
+            if word == "nil" { return .null }
             return .string(word)
         }
         throw LineError(column: column, message: "expected a value, found '\(c)'")

@@ -10,6 +10,8 @@ public enum SpecValue: Hashable, Sendable, CustomStringConvertible {
     case bool(Bool)
     /// A list (`buffer`, `toArray`).
     case list([SpecValue])
+    /// No value: `nil` in a spec, what `compactMap` drops.
+    case null
 
     /// The label drawn on a marble.
     public var description: String {
@@ -21,6 +23,7 @@ public enum SpecValue: Hashable, Sendable, CustomStringConvertible {
         case .string(let v): return v
         case .bool(let v): return String(v)
         case .list(let items): return "[" + items.map(\.description).joined(separator: ",") + "]"
+        case .null: return "nil"
         }
     }
 

@@ -66,6 +66,9 @@ public struct TimelineModel: Equatable, Sendable {
     /// they tell something: more than one (a resubscription) or one that ends before the input
     /// does. Empty otherwise.
     public var subscriptions: [SubscriptionWindow] = []
+    /// A subscriber's own subscription (a spec's `subscriber` line): its line is drawn from
+    /// `start` to `end` only; `nil` for timelines that span the whole diagram.
+    public var lifetime: SubscriptionWindow?
 
     /// Creates a timeline.
     public init(name: String, events: [TimelineEvent], inners: [InnerTimelineModel] = [], highlights: [Double] = []) {
@@ -89,12 +92,18 @@ public struct DiagramModel: Equatable, Sendable {
     public var output: TimelineModel
     /// The expected output, drawn when it differs from the computed one.
     public var expected: TimelineModel?
+    /// Timelines drawn below the output, in order: further subscribers' outputs (each followed
+    /// by its expected timeline when they differ) and side effects an operator performed
+    /// (`finalize`'s action).
+    public var moreOutputs: [TimelineModel] = []
     /// Mismatches between expected and actual (empty when they agree or there is no expectation).
     public var mismatches: [MarbleMismatch]
     /// The failure message with both diagrams aligned, when they differ.
     public var mismatchMessage: String?
     /// Whether a test reported this diagram as failing.
     public var failed: Bool
+    /// Every timeline below the operator box, top to bottom.
+    public var outputs: [TimelineModel] { [output] + [expected].compactMap { $0 } + moreOutputs }
     /// The last frame any timeline reaches.
     public var frames: Double
 

@@ -36,6 +36,8 @@ public struct OperatorDefinition: Sendable {
     public var parameters: [Parameter]
     /// Whether its (first) input carries inner observables.
     public var higherOrder: Bool
+    /// Whether it shares its source only once connected: a spec using it needs a `connect:` line.
+    public var connectable = false
     let build: @Sendable (OperatorContext) throws -> Observable<SpecItem>
 
     /// `map(x => expression)`-style usage line.
@@ -61,8 +63,18 @@ struct OperatorContext {
     let arguments: [Int: SpecExpression]
     let definition: OperatorDefinition
     let scheduler: TestScheduler
+    /// Where a connectable operator leaves its `connect()`, for the spec's `connect:` line.
+    let connector = Connector()
+    /// Side effects the operator performs (`finalize`'s action), each drawn on a timeline of its own.
+    let effects: EffectLog
 
     var source: Observable<SpecItem> { inputs[0] }
+
+    /// Shares `connectable` among the subscribers; the run connects it at the `connect:` line's `^`.
+    func connecting(_ connectable: ConnectableObservable<SpecItem>) -> Observable<SpecItem> {
+        connector.connect = { connectable.connect() }
+        return connectable.asObservable()
+    }
 
     func constant(_ index: Int) throws -> SpecValue {
         guard let e = arguments[index] else { throw EvaluationError("missing argument \(index + 1)") }
@@ -128,6 +140,63 @@ struct OperatorContext {
     }
 }
 
+/// A connectable operator's `connect()`, set by its builder and called by the run.
+final class Connector {
+    var connect: (() -> any Disposable)?
+}
+
+/// Side effects an operator performed, as events on named timelines.
+final class EffectLog {
+    let scheduler: TestScheduler
+    private(set) var timelines: [(name: String, events: [Recorded<Event<SpecItem>>])] = []
+
+    /// Objects the operator refers to weakly, kept alive until the run drops them.
+    private(set) var kept: [Holder] = []
+
+    init(scheduler: TestScheduler) { self.scheduler = scheduler }
+
+    /// Keeps `object` alive for the run; setting the holder's `object` to nil lets it go.
+    func keep(_ object: AnyObject) -> Holder {
+        let holder = Holder(object)
+        kept.append(holder)
+        return holder
+    }
+
+    /// Marks `label` on the timeline `name`, now.
+    func note(_ label: String, on name: String) {
+        let event = Recorded(time: scheduler.now, value: Event<SpecItem>.next(.value(.string(label))))
+        if let index = timelines.firstIndex(where: { $0.name == name }) {
+            timelines[index].events.append(event)
+        } else {
+            timelines.append((name, [event]))
+        }
+    }
+}
+
+/// An object for `withUnretained`, named in the diagram.
+final class SpecObject {
+    let name: String
+    init(name: String) { self.name = name }
+}
+
+/// A strong reference the run may drop at a frame.
+final class Holder {
+    var object: AnyObject?
+    init(_ object: AnyObject) { self.object = object }
+}
+
+/// The event a value written as `next(v)`, `completed` or `error` stands for (what `materialize` emits).
+func event(described value: SpecValue) throws -> Event<SpecItem> {
+    let text = value.description
+    if text == "completed" { return .completed }
+    if text == "error" || text.hasPrefix("error(") { return .error(EvaluationError(text)) }
+    if text.hasPrefix("next("), text.hasSuffix(")") {
+        let inner = String(text.dropFirst(5).dropLast())
+        return .next(.value(Int(inner).map(SpecValue.int) ?? .string(inner)))
+    }
+    throw NotAnEvent(value: value)
+}
+
 /// The value of a plain item; an inner observable where a value is needed is an error.
 func plain(_ item: SpecItem) throws -> SpecValue {
     switch item {
@@ -146,7 +215,17 @@ func innerObservable(_ item: SpecItem) throws -> Observable<SpecItem> {
 
 /// A higher-order operator met a plain value: the spec lacks its `inner` line. The runner turns
 /// this into a located spec error instead of drawing an error event.
-struct MissingInnerObservable: Error, CustomStringConvertible {
+/// An error that means the spec is wrong, not the operator: reported at the operator line
+/// instead of drawn as a cross.
+protocol SpecMistake: Error, CustomStringConvertible {}
+
+/// A `dematerialize` input value that names no event.
+struct NotAnEvent: SpecMistake {
+    var value: SpecValue
+    var description: String { "'\(value)' is not an event: write next(v), completed or error" }
+}
+
+struct MissingInnerObservable: SpecMistake {
     var value: SpecValue
     var description: String { "'\(value)' is a value, not an inner observable (define it with 'inner \(value): ...')" }
 }
@@ -184,10 +263,12 @@ public enum OperatorRegistry {
     }
 
     static func def(
-        _ name: String, _ summary: String, inputs: ClosedRange<Int> = 1...1, higherOrder: Bool = false, _ parameters: [P] = [],
-        _ build: @escaping @Sendable (OperatorContext) throws -> Observable<SpecItem>
+        _ name: String, _ summary: String, inputs: ClosedRange<Int> = 1...1, higherOrder: Bool = false, connectable: Bool = false,
+        _ parameters: [P] = [], _ build: @escaping @Sendable (OperatorContext) throws -> Observable<SpecItem>
     ) -> OperatorDefinition {
-        OperatorDefinition(name: name, summary: summary, inputs: inputs, parameters: parameters, higherOrder: higherOrder, build: build)
+        OperatorDefinition(
+            name: name, summary: summary, inputs: inputs, parameters: parameters, higherOrder: higherOrder, connectable: connectable,
+            build: build)
     }
 
     /// Combines the inputs' values with the optional combiner, else joins their labels.
@@ -516,7 +597,7 @@ public enum OperatorRegistry {
             def("retry", "resubscribes after an error, count times (every time without a count)", [count(optional: true)]) { c in
                 c.arguments[0] == nil ? c.source.retry() : c.source.retry(try c.count(0))
             },
-        ] + accumulating + windowing + utility
+        ] + accumulating + windowing + utility + sharing
 
     static let accumulating: [OperatorDefinition] = [
         def(
@@ -619,6 +700,74 @@ public enum OperatorRegistry {
             c in
             let f = c.function(1)!
             return c.source.combinePrevious(SpecItem.value(try c.constant(0))) { p, x in .value(try f([try plain(p), try plain(x)])) }
+        },
+        def("compactMap", "transforms each value, dropping those that become nil", [fn("x")]) { c in
+            let f = c.function(0)!
+            return c.source.compactMap { item -> SpecItem? in
+                let result = try f([try plain(item)])
+                return result == .null ? nil : .value(result)
+            }
+        },
+        def("toArray", "collects every value into one list, emitted at completion") { c in
+            c.source.toArray().map { items in .value(.list(try items.map(plain))) }
+        },
+        def("dematerialize", "turns values written as next(v), completed or error back into events") { c in
+            c.source.map { item -> Event<SpecItem> in try event(described: try plain(item)) }.dematerialize()
+        },
+        def("element", "emits the value at an index and completes (element(at:))", [count("index", label: "at")]) { c in
+            c.source.element(at: try c.count(0))
+        },
+        def("do", "passes everything through, running a side effect per value (drawn on its own line: the expression's result)", [fn("x")])
+        {
+            c in
+            let f = c.function(0)!
+            return c.source.do(onNext: { c.effects.note(try f([try plain($0)]).description, on: "do") })
+        },
+        def(
+            "finalize", "passes everything through, then runs an action once the subscription ends (drawn on its own line)",
+            [P(label: nil, kind: .value, optional: true, name: "label")]
+        ) { c in
+            let label = c.arguments[0] != nil ? try c.constant(0).description : "f"
+            return c.source.finalize { c.effects.note(label, on: "finalize") }
+        },
+        def(
+            "withUnretained", "pairs each value with an object held weakly; completes at the first value after the object is gone",
+            [value("object"), frames("release", label: "releasedAt", optional: true)]
+        ) { c in
+            let owner = SpecObject(name: try c.constant(0).description)
+            if c.arguments[1] != nil {
+                let holder = c.effects.keep(owner)
+                _ = c.scheduler.schedule(after: try c.frames(1)) { holder.object = nil }
+            } else {
+                _ = c.effects.keep(owner)
+            }
+            return c.source.withUnretained(owner) { object, item in .value(.string("(\(object.name), \(try plain(item)))")) }
+        },
+    ]
+
+    static let sharing: [OperatorDefinition] = [
+        def(
+            "share", "shares one subscription to the source among the subscribers; late ones get the last replay values",
+            [count("replay", label: "replay", optional: true)]
+        ) { c in
+            c.source.share(replay: try c.count(0, default: 0))
+        },
+        def("publish", "shares one subscription to the source from connect() until that connection is disposed", connectable: true) { c in
+            c.connecting(c.source.publish())
+        },
+        def(
+            "multicast", "like publish, through a subject made per connection: a replay subject of the given size, else a publish subject",
+            connectable: true, [count("replay", label: "replay", optional: true)]
+        ) { c in
+            let size = try c.count(0, default: 0)
+            return c.connecting(
+                c.source.multicast { () -> any SubjectType<SpecItem> in size > 0 ? ReplaySubject(bufferSize: size) : PublishSubject() })
+        },
+        def("refCount", "publish, connected at the first subscriber and disconnected when the last one leaves") { c in
+            c.source.publish().refCount()
+        },
+        def("autoconnect", "publish, connected at the first subscriber and never disconnected by subscribers") { c in
+            c.source.publish().autoconnect()
         },
     ]
 

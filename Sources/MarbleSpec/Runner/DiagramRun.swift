@@ -78,21 +78,67 @@ struct DiagramRun {
         scheduler.virtual.stepLimit = DiagramRunner.baseStepLimit + 8 * events
     }
 
-    /// The output: the operator's, the spec's own `actual:`, or nothing; and the operator box text.
-    func computeOutput() throws(SpecError) -> ([Recorded<Event<SpecItem>>], String?) {
-        if let call = spec.call { return (try runOperator(call), call.text) }
-        scheduler.flush()
-        if let actual = spec.actual { return (try parse(actual, kind: .expected), spec.title) }
-        return ([], nil)
+    /// What one subscriber to the output got, in frames from the start of the run.
+    struct SubscriberOutput {
+        /// `output`, or the spec's `subscriber NAME`.
+        var name: String
+        var events: [Recorded<Event<SpecItem>>]
+        /// The `subscriber` line's `^` and `!`; `nil` for the one subscriber of a plain spec.
+        var window: (subscribe: Duration, unsubscribe: Duration?)?
+        /// What it should get: `expected:` or `expected NAME:`.
+        var expected: DiagramSpec.Stream?
     }
 
-    func runOperator(_ call: DiagramSpec.Call) throws(SpecError) -> [Recorded<Event<SpecItem>>] {
+    /// The output: each subscriber's (one for a plain spec) from the operator, the spec's own
+    /// `actual:`, or nothing; side effects the operator drew; and the operator box text.
+    func computeOutputs() throws(SpecError) -> (outputs: [SubscriberOutput], effects: EffectLog?, label: String?) {
+        if let call = spec.call {
+            let (outputs, effects) = try runOperator(call)
+            return (outputs, effects, call.text)
+        }
+        scheduler.flush()
+        if let actual = spec.actual {
+            return (
+                [SubscriberOutput(name: "actual", events: try parse(actual, kind: .expected), expected: spec.expected)], nil, spec.title
+            )
+        }
+        return ([SubscriberOutput(name: "output", events: [], expected: spec.expected)], nil, nil)
+    }
+
+    /// A `subscriber` or `connect` line's `^` and `!`, with errors at their columns.
+    func window(_ stream: DiagramSpec.Stream) throws(SpecError) -> (subscribe: Duration, unsubscribe: Duration?) {
+        let parsed: (subscribe: Duration?, unsubscribe: Duration?)
+        do {
+            parsed = try parser.parseSubscription(stream.diagram)
+        } catch {
+            throw self.error(line: stream.line, column: stream.column + error.column - 1, error.reason)
+        }
+        guard let start = parsed.subscribe else {
+            let what = stream.name == "connect" ? "connects" : "subscribes"
+            throw error(
+                line: stream.line, column: stream.column, "mark where it \(what) with '^' (and where it leaves with '!'): '--^-----!'")
+        }
+        return (start, parsed.unsubscribe)
+    }
+
+    func runOperator(_ call: DiagramSpec.Call) throws(SpecError) -> ([SubscriberOutput], EffectLog) {
         let definition = try definition(for: call)
         let bound = try DiagramRunner.bind(call, to: definition, inputNames: spec.inputs.map(\.name)) { line, column, message in
             error(line: line, column: column, message)
         }
+        let connection = try spec.connection.map { stream throws(SpecError) in try window(stream) }
+        if let line = spec.connection?.line, !definition.connectable {
+            throw error(line: line, column: 1, "'\(call.name)' does not connect: 'connect' is for publish and multicast")
+        }
+        if definition.connectable, connection == nil {
+            throw error(
+                line: call.line, column: call.column,
+                "'\(call.name)' shares nothing until it is connected: add 'connect: ^' (and '!' where the connection is disposed)")
+        }
+        let effects = EffectLog(scheduler: scheduler)
         let context = OperatorContext(
-            inputs: inputObservables, inputNames: spec.inputs.map(\.name), arguments: bound, definition: definition, scheduler: scheduler)
+            inputs: inputObservables, inputNames: spec.inputs.map(\.name), arguments: bound, definition: definition, scheduler: scheduler,
+            effects: effects)
         let observable: Observable<SpecItem>
         do {
             observable = try definition.build(context)
@@ -100,14 +146,57 @@ struct DiagramRun {
             throw self.error(line: call.line, column: call.column, "\(error)")
         }
         // Bound the run: endless sources (interval) stop a little after the last input event.
-        let longest = (spec.inputs + [spec.expected].compactMap { $0 }).map { DiagramRunner.frameLength($0.diagram, parser) }.max() ?? 0
+        let written = spec.inputs + spec.subscribers + spec.subscriberExpectations + [spec.expected, spec.connection].compactMap { $0 }
+        let longest = written.map { DiagramRunner.frameLength($0.diagram, parser) }.max() ?? 0
         scheduler.maxFrames = max(longest, 10) + 12
-        let recording = scheduler.record(observable)
-        scheduler.flush()
-        recording.dispose()
+        var outputs: [SubscriberOutput]
+        if spec.subscribers.isEmpty {
+            let recording = scheduler.record(observable)
+            scheduler.flush()
+            recording.dispose()
+            outputs = [SubscriberOutput(name: "output", events: recording.events, expected: spec.expected)]
+        } else {
+            outputs = try runSubscribers(observable, connect: connection.map { ($0, context.connector) })
+        }
         try checkSettled(call)
-        try checkEvaluated(recording.events, call)
-        return recording.events
+        for output in outputs { try checkEvaluated(output.events, call) }
+        return (outputs, effects)
+    }
+
+    /// Each `subscriber` line subscribes at its `^` and leaves at its `!`; a connectable
+    /// operator connects at the `connect` line's `^`, after the subscribers of that frame.
+    func runSubscribers(
+        _ observable: Observable<SpecItem>, connect: ((subscribe: Duration, unsubscribe: Duration?), Connector)?
+    ) throws(SpecError) -> [SubscriberOutput] {
+        final class Slot { var recording: Recording<SpecItem>? }
+        var slots: [(SubscriberOutput, Slot)] = []
+        for (index, subscriber) in spec.subscribers.enumerated() {
+            let window = try window(subscriber)
+            let expected = spec.subscriberExpectations.first { $0.name == subscriber.name } ?? (index == 0 ? spec.expected : nil)
+            if index == 0, let plain = spec.expected, let named = spec.subscriberExpectations.first(where: { $0.name == subscriber.name }) {
+                throw error(
+                    line: plain.line, column: 1,
+                    "'expected:' and 'expected \(subscriber.name):' (line \(named.line)) both describe the first subscriber")
+            }
+            let slot = Slot()
+            _ = scheduler.schedule(after: window.subscribe) { slot.recording = scheduler.record(observable) }
+            if let end = window.unsubscribe { _ = scheduler.schedule(after: end) { slot.recording?.dispose() } }
+            slots.append((SubscriberOutput(name: subscriber.name, events: [], window: window, expected: expected), slot))
+        }
+        if let (window, connector) = connect {
+            final class ConnectionSlot { var connection: (any Disposable)? }
+            let slot = ConnectionSlot()
+            _ = scheduler.schedule(after: window.subscribe) { slot.connection = connector.connect?() }
+            if let end = window.unsubscribe { _ = scheduler.schedule(after: end) { slot.connection?.dispose() } }
+        }
+        scheduler.flush()
+        return slots.map { output, slot in
+            var output = output
+            let start = output.window?.subscribe ?? .zero
+            output.events = (slot.recording?.events ?? []).map { Recorded(time: $0.time + start, value: $0.value) }
+            slot.recording?.dispose()
+            return output
+        }
     }
 
     /// Work that never lets time pass (`interval(0)`, a loop of immediate resubscriptions) stops at
@@ -122,7 +211,7 @@ struct DiagramRun {
     /// error event, which is how a diagram shows an operator that throws.
     func checkEvaluated(_ events: [Recorded<Event<SpecItem>>], _ call: DiagramSpec.Call) throws(SpecError) {
         for event in events {
-            guard case .error(let problem as MissingInnerObservable) = event.value else { continue }
+            guard case .error(let problem as any SpecMistake) = event.value else { continue }
             let frame = Int(event.time / scheduler.frame)
             throw error(line: call.line, column: call.column, "at frame \(frame): \(problem)")
         }
@@ -145,9 +234,9 @@ struct DiagramRun {
 
     /// The expected timeline when it differs from the output (both get their differing frames highlighted).
     func compareWithExpected(
-        _ outputEvents: [Recorded<Event<SpecItem>>], output: inout TimelineModel
+        _ outputEvents: [Recorded<Event<SpecItem>>], _ expected: DiagramSpec.Stream?, output: inout TimelineModel
     ) throws(SpecError) -> (model: TimelineModel, mismatches: [MarbleMismatch], message: String)? {
-        guard let expected = spec.expected else { return nil }
+        guard let expected else { return nil }
         let expectedEvents = try parse(expected, kind: .expected)
         // A spec's `#` names no error: any error the operator sends matches it.
         let erase = { (events: [Recorded<Event<SpecItem>>]) in
@@ -159,7 +248,8 @@ struct DiagramRun {
         let comparison = MarbleComparison(expected: erase(expectedEvents), actual: erase(outputEvents), frame: scheduler.frame)
         guard !comparison.matches else { return nil }
         let frames = Array(Set(comparison.mismatches.map { $0.time / scheduler.frame })).sorted()
-        var model = DiagramRunner.timeline("expected", expectedEvents, frame: scheduler.frame)
+        var model = DiagramRunner.timeline(
+            spec.subscribers.isEmpty ? "expected" : "expected \(expected.name)", expectedEvents, frame: scheduler.frame)
         model.highlights = frames
         output.highlights = frames
         return (model, comparison.mismatches, comparison.message())
@@ -167,16 +257,31 @@ struct DiagramRun {
 
     func inputModels() -> [TimelineModel] {
         spec.inputs.enumerated().map { index, input in
-            var model = DiagramRunner.timeline(input.name, inputMessages[index].filter { $0.time >= .zero }, frame: scheduler.frame)
+            let logs = inputSubscriptions[index]()
+            var messages = inputMessages[index]
+            // With subscribers, a cold input is drawn as the run played it: once per
+            // subscription, from its start, up to its end (refCount's resubscription repeats it).
+            if !spec.subscribers.isEmpty, input.kind == .cold, !logs.isEmpty {
+                messages = logs.flatMap { log in
+                    messages.map { Recorded(time: $0.time + log.subscribed, value: $0.value) }
+                        .filter { event in log.unsubscribed.map { event.time <= $0 } ?? true }
+                }
+            }
+            var model = DiagramRunner.timeline(input.name, messages.filter { $0.time >= .zero }, frame: scheduler.frame)
             model.inners = DiagramRunner.innerTimelines(inputMessages[index], frame: scheduler.frame)
-            model.subscriptions = DiagramRunner.telling(inputSubscriptions[index](), of: model, frame: scheduler.frame)
+            // With several subscribers the source's subscriptions are what the diagram is about.
+            model.subscriptions =
+                spec.subscribers.isEmpty
+                ? DiagramRunner.telling(logs, of: model, frame: scheduler.frame)
+                : logs.map { SubscriptionWindow(start: $0.subscribed / scheduler.frame, end: $0.unsubscribed.map { $0 / scheduler.frame }) }
             return model
         }
     }
 
     /// The last frame any timeline reaches; a located error past ``DiagramRunner/maxFrames``.
     func frameCount(_ timelines: [TimelineModel]) throws(SpecError) -> Double {
-        let written = spec.inputs + [spec.expected, spec.actual].compactMap { $0 }
+        let written =
+            spec.inputs + spec.subscribers + spec.subscriberExpectations + [spec.expected, spec.actual, spec.connection].compactMap { $0 }
         let eventFrames = timelines.flatMap { t in t.events.map(\.frame) + t.inners.flatMap { i in i.events.map { i.start + $0.frame } } }
         let lengths = written.map { Double(DiagramRunner.frameLength($0.diagram, parser)) }
         let frames = max(eventFrames.max() ?? 0, lengths.max() ?? 0)

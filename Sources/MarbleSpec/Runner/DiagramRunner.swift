@@ -20,16 +20,38 @@ public enum DiagramRunner {
     public static func run(_ spec: DiagramSpec) throws(SpecError) -> DiagramModel {
         var run = DiagramRun(spec: spec)
         try run.makeStreams()
-        let (outputEvents, operatorLabel) = try run.computeOutput()
-        var output = timeline(spec.actual == nil ? "output" : "actual", outputEvents, frame: run.scheduler.frame)
-        output.inners = innerTimelines(outputEvents, frame: run.scheduler.frame)
-        let comparison = try run.compareWithExpected(outputEvents, output: &output)
+        let (outputs, effects, operatorLabel) = try run.computeOutputs()
+        let frame = run.scheduler.frame
+        // Each subscriber's timeline, then its expected one when they differ.
+        var rows: [TimelineModel] = []
+        var mismatches: [MarbleMismatch] = []
+        var messages: [String] = []
+        var firstExpected: TimelineModel?
+        for (index, subscriber) in outputs.enumerated() {
+            var row = timeline(subscriber.name, subscriber.events, frame: frame)
+            row.inners = innerTimelines(subscriber.events, frame: frame)
+            if let window = subscriber.window {
+                let life = SubscriptionWindow(start: window.subscribe / frame, end: window.unsubscribe.map { $0 / frame })
+                row.lifetime = life
+                row.subscriptions = [life]
+            }
+            let comparison = try run.compareWithExpected(subscriber.events, subscriber.expected, output: &row)
+            rows.append(row)
+            if let comparison {
+                if index == 0 { firstExpected = comparison.model } else { rows.append(comparison.model) }
+                mismatches += comparison.mismatches
+                messages.append(outputs.count > 1 ? "subscriber \(subscriber.name):\n\(comparison.message)" : comparison.message)
+            }
+        }
+        rows += (effects?.timelines ?? []).map { timeline($0.name, $0.events, frame: frame) }
         let inputs = run.inputModels()
-        let frames = try run.frameCount(inputs + [output] + [comparison?.model].compactMap { $0 })
-        return DiagramModel(
-            title: spec.title ?? spec.call?.text ?? "diagram", inputs: inputs, operatorLabel: operatorLabel, output: output,
-            expected: comparison?.model, mismatches: comparison?.mismatches ?? [], mismatchMessage: comparison?.message,
+        let frames = try run.frameCount(inputs + rows + [firstExpected].compactMap { $0 })
+        var model = DiagramModel(
+            title: spec.title ?? spec.call?.text ?? "diagram", inputs: inputs, operatorLabel: operatorLabel, output: rows[0],
+            expected: firstExpected, mismatches: mismatches, mismatchMessage: messages.isEmpty ? nil : messages.joined(separator: "\n\n"),
             failed: spec.status == "failed", frames: frames)
+        model.moreOutputs = Array(rows.dropFirst())
+        return model
     }
 
     /// Binds positional and labelled arguments to parameter indices and checks each

@@ -5,8 +5,9 @@ extension ObservableType {
     public func withUnretained<Object: AnyObject, Result>(
         _ object: Object, resultSelector: @escaping (Object, Element) throws -> Result
     ) -> Observable<Result> {
-        asObservable().lift { observer in
-            weak let weakObject = object
+        // Weak from here on: the observable itself must not keep the object alive.
+        weak let weakObject = object
+        return asObservable().lift { observer in
             return { event in
                 switch event {
                 case .next(let value):

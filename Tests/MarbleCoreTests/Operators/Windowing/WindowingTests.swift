@@ -173,6 +173,25 @@ struct UtilityOperatorTests {
         withExtendedLifetime(kept) {}
     }
 
+    @Test("withUnretained's observable, kept by its user, does not keep the object alive")
+    func withUnretainedKeptObservable() {
+        final class Owner: Sendable { let name = "o" }
+        var owner: Owner? = Owner()
+        weak let watched = owner
+        let source = PublishSubject<Int>()
+        let paired = source.withUnretained(owner!) { $0.name + String($1) }
+        var seen: [String] = []
+        var completed = false
+        _ = paired.subscribe(onNext: { seen.append($0) }, onCompleted: { completed = true })
+        source.onNext(1)
+        owner = nil
+        #expect(watched == nil)
+        source.onNext(2)
+        #expect(seen == ["o1"])
+        #expect(completed)
+        withExtendedLifetime(paired) {}
+    }
+
     @Test("then ignores the values and continues with the next observable at completion (ReactiveCocoa then:)")
     func then() {
         marbles { s in
