@@ -4,8 +4,11 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MARBLEGEN := .build/debug/marblegen
+# The package's traits: the command-line programs (Tools) and OpenCombine for MarblesCombine off
+# Apple platforms. Off by default so that dependents fetch neither; this repository builds both.
+TRAITS := --traits Tools,OpenCombine
 
-.PHONY: diagrams test test-tsan examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
+.PHONY: consumer-check diagrams test test-tsan examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
 	playground playground-deps playground-e2e playground-load playground-load-debug playground-screenshot
 
 deps:
@@ -24,7 +27,7 @@ deps:
 
 # Render the operator gallery (diagrams/*.marble → PNG + SVG beside each spec).
 diagrams: deps
-	$(SWIFT) build --product marblegen
+	$(SWIFT) build $(TRAITS) --product marblegen
 	$(MARBLEGEN) render diagrams
 	$(MARBLEGEN) render docs --format png
 	$(MARBLEGEN) render docs/hard-cases --format png
@@ -33,8 +36,8 @@ diagrams: deps
 	bash scripts/playground-gallery.sh
 
 test: deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) build $(TRAITS) --build-tests
+	$(SWIFT) test $(TRAITS) --skip-build
 
 # The examples package (Examples/): code as apps write it (a @MainActor @Observable model with
 # Task.sleep, a Combine view model on AnySchedulerOf<DispatchQueue>, async-algorithms' debounce in
@@ -47,29 +50,29 @@ examples-tsan: deps
 
 # Concurrency and async tests under ThreadSanitizer (separate build folder, so the normal build stays warm).
 test-tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter "Concurrency|Reliability|MarblesAsyncTests"
+	$(SWIFT) test $(TRAITS) --sanitize=thread --scratch-path .build-tsan --filter "Concurrency|Reliability|MarblesAsyncTests"
 
 # The parser/printer property tests and the tuned-against-reference parser check at 10^6 inputs, and the engine laws at 10^5 cases each, release
 # build (CI runs 2*10^4 and 100 in debug).
 fuzz: deps
-	MARBLES_FUZZ_COUNT=1000000 $(SWIFT) test -c release --scratch-path .build-release --filter "ParserPrinterFuzz|ReferenceParser"
-	MARBLES_PROPERTY_COUNT=100000 $(SWIFT) test -c release --scratch-path .build-release --filter EngineLawTests
+	MARBLES_FUZZ_COUNT=1000000 $(SWIFT) test $(TRAITS) -c release --scratch-path .build-release --filter "ParserPrinterFuzz|ReferenceParser"
+	MARBLES_PROPERTY_COUNT=100000 $(SWIFT) test $(TRAITS) -c release --scratch-path .build-release --filter EngineLawTests
 
 # The stress program: every thread-crossing operator from 8 threads for 10 minutes, release
 # build, the Rx grammar checked by atomics (exit 1 on a stall or violation).
 STRESS_SECONDS ?= 600
 stress:
-	$(SWIFT) run -c release --scratch-path .build-release MarblesStress --seconds $(STRESS_SECONDS) --threads 8
+	$(SWIFT) run $(TRAITS) -c release --scratch-path .build-release MarblesStress --seconds $(STRESS_SECONDS) --threads 8
 
 # A shorter stress run under ThreadSanitizer (CI); any report fails the run.
 STRESS_TSAN_SECONDS ?= 20
 stress-tsan:
-	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan --product MarblesStress
+	$(SWIFT) build $(TRAITS) --sanitize=thread --scratch-path .build-tsan --product MarblesStress
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" .build-tsan/debug/MarblesStress --seconds $(STRESS_TSAN_SECONDS) --threads 4
 
 # The gallery is current and its expectations hold.
 check-diagrams: deps
-	$(SWIFT) build --product marblegen
+	$(SWIFT) build $(TRAITS) --product marblegen
 	$(MARBLEGEN) verify diagrams
 	$(MARBLEGEN) check diagrams
 	$(MARBLEGEN) check docs --format png
@@ -80,7 +83,12 @@ check-diagrams: deps
 
 # The SwiftPM command plugin runs the CLI for users who depend on the package.
 plugin-check: deps
-	$(SWIFT) package --allow-writing-to-package-directory marblegen check docs/hard-cases --format png
+	$(SWIFT) package $(TRAITS) --allow-writing-to-package-directory marblegen check docs/hard-cases --format png
+
+# A package that depends only on MarblesTesting: resolves to Marbles alone, builds clean (the
+# time is printed) and its test passes.
+consumer-check:
+	SWIFT=$(SWIFT) bash scripts/consumer-check.sh
 
 # Formatting, from the checked-in .swift-format (swift-format ships with the toolchain), and
 # no function in Sources over 60 lines.
@@ -91,12 +99,12 @@ lint:
 # The DocC catalogs of the library modules (.build/docs/*.doccarchive), without a DocC
 # warning, and every public declaration documented.
 docs: deps
-	SWIFT=$(SWIFT) bash scripts/docs.sh
+	SWIFT=$(SWIFT) TRAITS="$(TRAITS)" bash scripts/docs.sh
 
 # The live playground on the gallery's folder: prints the address (with its token) to open.
 PLAYGROUND_FOLDER ?= diagrams
 playground: deps
-	$(SWIFT) build --product marbleplay
+	$(SWIFT) build $(TRAITS) --product marbleplay
 	.build/debug/marbleplay $(PLAYGROUND_FOLDER)
 
 # What the browser test needs: Debian's chromium and Playwright's Python driver (which uses
@@ -110,24 +118,24 @@ playground-deps:
 # The page end to end in headless Chromium; screenshots (light, dark, error) go to the folder it prints.
 PLAYGROUND_ARTIFACTS ?= .build/playground-e2e
 playground-e2e: deps playground-deps
-	$(SWIFT) build --product marbleplay
+	$(SWIFT) build $(TRAITS) --product marbleplay
 	python3 Tests/Playground/e2e.py .build/debug/marbleplay --artifacts $(PLAYGROUND_ARTIFACTS)
 
 # 50 clients rendering for PLAYGROUND_SECONDS on loopback (release build), then malformed requests.
 PLAYGROUND_SECONDS ?= 30
 PLAYGROUND_CLIENTS ?= 50
 playground-load: deps
-	$(SWIFT) build -c release --scratch-path .build-release --product marbleplay
+	$(SWIFT) build $(TRAITS) -c release --scratch-path .build-release --product marbleplay
 	python3 Tests/Playground/load.py .build-release/release/marbleplay --clients $(PLAYGROUND_CLIENTS) --seconds $(PLAYGROUND_SECONDS)
 
 # CI's bounded run: the debug build the tests use, 10 s.
 playground-load-debug: deps
-	$(SWIFT) build --product marbleplay
+	$(SWIFT) build $(TRAITS) --product marbleplay
 	python3 Tests/Playground/load.py .build/debug/marbleplay --clients $(PLAYGROUND_CLIENTS) --seconds 10
 
 # The README's picture of the page (dark, switchLatest), taken by the browser test.
 playground-screenshot: deps playground-deps
-	$(SWIFT) build --product marbleplay
+	$(SWIFT) build $(TRAITS) --product marbleplay
 	python3 Tests/Playground/e2e.py .build/debug/marbleplay --artifacts $(PLAYGROUND_ARTIFACTS) --readme-screenshot docs/playground.png
 
 bench: deps

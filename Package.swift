@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 // Every target gets the same settings: Swift 6 language mode comes from the tools version;
@@ -7,6 +7,12 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
+
+/// The command-line programs parse their arguments with swift-argument-parser (the Tools trait).
+let argumentParser = Target.Dependency.product(
+    name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"]))
+/// OpenCombine stands in for Combine off Apple platforms, with the OpenCombine trait.
+let openCombine = TargetDependencyCondition.when(platforms: [.linux, .windows, .android], traits: ["OpenCombine"])
 
 let package = Package(
     name: "Marbles",
@@ -22,6 +28,12 @@ let package = Package(
         .executable(name: "marblegen", targets: ["marblegen"]),
         .executable(name: "marbleplay", targets: ["marbleplay"]),
         .plugin(name: "MarblegenPlugin", targets: ["MarblegenPlugin"]),
+    ],
+    // What a package that uses only the libraries must not fetch sits behind traits, off by
+    // default: a dependent that names none resolves to this package alone.
+    traits: [
+        .trait(name: "Tools", description: "marblegen, marbleplay and the stress program (swift-argument-parser, FlyingFox)"),
+        .trait(name: "OpenCombine", description: "MarblesCombine where Apple's Combine is missing (Linux): OpenCombine"),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -53,10 +65,10 @@ let package = Package(
             name: "MarblesCombine",
             dependencies: [
                 "Marbles",
-                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux, .windows, .android])),
+                .product(name: "OpenCombine", package: "OpenCombine", condition: openCombine),
                 // DispatchQueue, RunLoop and OperationQueue as schedulers, with their time types.
-                .product(name: "OpenCombineDispatch", package: "OpenCombine", condition: .when(platforms: [.linux, .windows, .android])),
-                .product(name: "OpenCombineFoundation", package: "OpenCombine", condition: .when(platforms: [.linux, .windows, .android])),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine", condition: openCombine),
+                .product(name: "OpenCombineFoundation", package: "OpenCombine", condition: openCombine),
             ],
             swiftSettings: strict),
 
@@ -74,19 +86,19 @@ let package = Package(
         // The CLI: argument parsing over MarblegenCommands.
         .executableTarget(
             name: "marblegen",
-            dependencies: ["MarblegenCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["MarblegenCommands", argumentParser],
             swiftSettings: strict),
 
         // The live playground (`marbleplay`): server logic in a library so tests can run it in process.
         .target(
             name: "MarblePlayground",
-            dependencies: ["MarblegenCommands", .product(name: "FlyingFox", package: "FlyingFox")],
+            dependencies: ["MarblegenCommands", .product(name: "FlyingFox", package: "FlyingFox", condition: .when(traits: ["Tools"]))],
             // The page and the gallery's specs are data: bundled beside marbleplay.
             resources: [.copy("Resources/playground.html"), .copy("Resources/gallery")],
             swiftSettings: strict),
         .executableTarget(
             name: "marbleplay",
-            dependencies: ["MarblePlayground", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["MarblePlayground", argumentParser],
             swiftSettings: strict),
 
         // The stress program (`make stress`): thread-crossing operators, grammar checked by atomics.
@@ -100,7 +112,7 @@ let package = Package(
 
         .executableTarget(
             name: "MarblesStress",
-            dependencies: ["MarbleCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["MarbleCore", argumentParser],
             swiftSettings: strict),
 
         // Tests, one target per module, and helpers they share.

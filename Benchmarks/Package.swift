@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import Foundation
 import PackageDescription
 
@@ -12,7 +12,8 @@ let package = Package(
     name: "MarblesBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: ".."),
+        // MarblesCombine off Apple platforms needs the OpenCombine trait.
+        .package(path: "..", traits: ["OpenCombine"]),
         // The examples' app code: the races the schedule exploration benchmark looks for.
         .package(path: "../Examples"),
         // The peer for the Combine scheduler benchmark.

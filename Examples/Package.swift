@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import Foundation
 import PackageDescription
 
@@ -14,7 +14,8 @@ let package = Package(
     // The app code is a product too: the benchmarks measure exploring its races.
     products: [.library(name: "SearchApp", targets: ["SearchApp"])],
     dependencies: [
-        .package(path: ".."),
+        // MarblesCombine off Apple platforms needs the OpenCombine trait.
+        .package(path: "..", traits: ["OpenCombine"]),
         .package(url: "https://github.com/pointfreeco/combine-schedulers", from: "1.2.2"),
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),

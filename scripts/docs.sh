@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 DOCC=${DOCC:-$(command -v docc || echo "$(dirname "$(command -v "$SWIFT")")/docc")}
 # Test modules fail to emit when the tests are not built yet; only the libraries matter here.
-"$SWIFT" package dump-symbol-graph --minimum-access-level public >/dev/null 2>&1 || true
+"$SWIFT" package ${TRAITS:---traits Tools,OpenCombine} dump-symbol-graph --minimum-access-level public >/dev/null 2>&1 || true
 graphs=$(find .build -maxdepth 3 -type d -name symbolgraph | head -1)
 for module in MarbleCore Marbles MarblesTesting MarbleSpec MarbleRender MarblesCombine; do
     [ -f "$graphs/$module.symbols.json" ] || { echo "no symbol graph for $module: run swift package dump-symbol-graph"; exit 1; }

@@ -7,7 +7,7 @@
     public typealias CombineScheduler = Combine.Scheduler
     /// Combine's `ImmediateScheduler` (MarbleCore has an `ImmediateScheduler` of its own).
     public typealias CombineImmediateScheduler = Combine.ImmediateScheduler
-#else
+#elseif canImport(OpenCombine)
     @_exported @preconcurrency public import OpenCombine
     // `DispatchQueue`, `RunLoop` and `OperationQueue` as schedulers, with the time types code
     // under test is written against (`DispatchQueue.SchedulerTimeType`, …).
@@ -18,4 +18,8 @@
     public typealias CombineScheduler = OpenCombine.Scheduler
     /// Combine's `ImmediateScheduler` (MarbleCore has an `ImmediateScheduler` of its own).
     public typealias CombineImmediateScheduler = OpenCombine.ImmediateScheduler
+#else
+    #error(
+        "MarblesCombine needs Combine: off Apple platforms, enable the package's OpenCombine trait (.package(url: …, from: …, traits: [\"OpenCombine\"]), or swift build --traits OpenCombine)"
+    )
 #endif
