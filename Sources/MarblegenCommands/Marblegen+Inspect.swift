@@ -17,9 +17,9 @@ extension Marblegen {
     /// Prints a marble diagram's events as a table, or its syntax error with a caret.
     public static func parse(_ diagram: String, kind: ParseKind = .cold) -> CommandResult {
         var result = CommandResult(exitCode: 0, output: "", errors: "")
-        let parser = MarbleParser()
+        let parser = MarbleDiagram.Parser()
         do {
-            let diagramKind: DiagramKind
+            let diagramKind: MarbleDiagram.Kind
             switch kind {
             case .subscription:
                 let parsed = try parser.parseSubscription(diagram)

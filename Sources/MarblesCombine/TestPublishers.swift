@@ -129,7 +129,7 @@ extension TestScheduler {
     ) -> MarbleExpectation<P.Output> {
         expect(
             publisher.asObservable(demand: demand), unsubscribe: unsubscribe,
-            at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+            at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// A publisher of publishers (`map` to a publisher, before `switchToLatest`): each inner
@@ -140,6 +140,7 @@ extension TestScheduler {
     ) -> MarbleExpectation<Observable<P.Output.Output>> where P.Output: Publisher {
         let observable = publisher.map { $0.asObservable() }.asObservable()
         return expect(
-            observable, unsubscribe: unsubscribe, at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+            observable, unsubscribe: unsubscribe, at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
+        )
     }
 }

@@ -19,11 +19,11 @@ public import Marbles
 public func checkMarbles(
     count: Int = 100, seed: UInt64? = nil, minFrames: Int = 2, maxFrames: Int = 24, frame: Duration = .milliseconds(1),
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
-    _ property: (TestScheduler, DiagramGenerator) -> Void
+    _ property: (TestScheduler, MarbleProperty.Generator) -> Void
 ) -> MarbleProperty.Outcome {
     MarbleProperty.check(
         count: count, seed: seed, minFrames: minFrames, maxFrames: maxFrames, frame: frame, reporter: TestFrameworkReporter(),
-        location: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
+        location: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column),
         listener: .runningTestDiagrams,
         property)
 }

@@ -1,11 +1,11 @@
 import Foundation
-public import Marbles
+import Marbles
 
 /// Writes a diagram spec (`*.marble`, text only: no Cairo) for each checked expectation, so
 /// `marblegen render` can draw users' own operators from their own tests. MarblesTesting's
 /// `TestScheduler()` installs one when the `MARBLES_DIAGRAM_DIR` environment variable names a
 /// folder.
-public struct DiagramSpecWriter: Sendable {
+package struct DiagramSpecWriter: Sendable {
     /// The folder the specs go to.
     public let directory: String
 
@@ -40,7 +40,7 @@ public struct DiagramSpecWriter: Sendable {
     /// The spec text: inputs (inner observables as `inner` lines), the expression under test
     /// as title, actual and expected; subscription expectations as the logs they compared.
     public static func spec(for outcome: ExpectationOutcome, testName: String? = nil) -> String {
-        let printer = MarblePrinter(frame: outcome.frame)
+        let printer = MarbleDiagram.Printer(frame: outcome.frame)
         let location = outcome.location
         let testName = testName ?? outcome.testName
         var lines = ["// Written by MarblesTesting for \(testName ?? "a test") at \(location.fileID):\(location.line)."]
@@ -68,7 +68,7 @@ public struct DiagramSpecWriter: Sendable {
     }
 
     /// `MyTests.swift` line 12 of test `mapsValues()` → `MyTests-mapsValues-L12`.
-    static func fileName(_ location: MarbleSourceLocation, testName: String?) -> String {
+    static func fileName(_ location: MarbleFailure.Location, testName: String?) -> String {
         let file = ((location.fileID as NSString).lastPathComponent as NSString).deletingPathExtension
         let test = (testName ?? "").filter { $0.isLetter || $0.isNumber || $0 == "_" }
         return [file, test, "L\(location.line)"].filter { !$0.isEmpty }.joined(separator: "-")
@@ -78,12 +78,12 @@ public struct DiagramSpecWriter: Sendable {
 /// Names for the inner observables of a test-written spec: the same timeline gets the same
 /// name wherever it appears (input, actual, expected), and each gets an `inner` line.
 struct InnerNames {
-    let printer: MarblePrinter
+    let printer: MarbleDiagram.Printer
     private var byDiagram: [String: String] = [:]
     private(set) var declarations: [String] = []
     private static let letters = ["x", "y", "z", "u", "v", "w", "p", "q", "r", "s", "t"]
 
-    init(printer: MarblePrinter) { self.printer = printer }
+    init(printer: MarbleDiagram.Printer) { self.printer = printer }
 
     mutating func print(_ events: [Recorded<Event<RecordedValue>>]) -> String {
         var labels: [String] = []

@@ -34,7 +34,7 @@ public func exploreSchedules(
 ) -> ScheduleExploration.Outcome {
     ScheduleExploration.check(
         schedules: schedules, exhaustive: exhaustive, strategy: strategy, seed: seed, frame: frame, reporter: TestFrameworkReporter(),
-        location: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
+        location: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column),
         listener: .runningTestDiagrams,
         body)
 }

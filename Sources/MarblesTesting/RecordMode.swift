@@ -14,7 +14,7 @@ import MarbleCore
 /// keys (or, without `values:`, be the diagram's own characters); otherwise the failure says
 /// which value has no key. Interpolated, raw and multi-line literals, variables and
 /// concatenations are never rewritten.
-public enum RecordMode {
+package enum RecordMode {
     /// Whether `MARBLES_RECORD` is `1`, `true` or `yes`.
     public static var isOn: Bool { isOn(ProcessInfo.processInfo.environment["MARBLES_RECORD"]) }
 

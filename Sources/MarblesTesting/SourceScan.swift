@@ -2,7 +2,7 @@ import Foundation
 
 /// Reads a test's own source file to name what a diagram shows.
 enum SourceScan {
-    static func lines(of location: MarbleSourceLocation) -> [Substring]? {
+    static func lines(of location: MarbleFailure.Location) -> [Substring]? {
         guard let source = try? String(contentsOfFile: location.filePath, encoding: .utf8) else { return nil }
         let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
         guard location.line >= 1, location.line <= lines.count else { return nil }
@@ -10,7 +10,7 @@ enum SourceScan {
     }
 
     /// The argument of `expect(...)` on the assertion's source line.
-    static func expectArgument(at location: MarbleSourceLocation) -> String? {
+    static func expectArgument(at location: MarbleFailure.Location) -> String? {
         guard let lines = lines(of: location) else { return nil }
         let line = lines[location.line - 1]
         guard let start = line.range(of: "expect(")?.upperBound else { return nil }
@@ -31,7 +31,7 @@ enum SourceScan {
 
     /// The name of the nearest `func` at or above the location (an XCTest method's name, where
     /// the framework does not say which test is running).
-    static func enclosingFunction(at location: MarbleSourceLocation) -> String? {
+    static func enclosingFunction(at location: MarbleFailure.Location) -> String? {
         guard let lines = lines(of: location) else { return nil }
         for line in lines[..<location.line].reversed() {
             guard let range = line.range(of: "func ") else { continue }

@@ -8,7 +8,7 @@ import XCTest
 ///
 /// Our own seam rather than `xctest-dynamic-overlay`, which on Linux can turn Swift Testing
 /// failures into passes.
-public struct TestFrameworkReporter: MarbleFailureReporter {
+public struct TestFrameworkReporter: MarbleFailure.Reporter {
     /// Creates the reporter.
     public init() {}
 
@@ -39,18 +39,18 @@ extension TestScheduler {
     ///     (Linux); `nil` is the real date then.
     ///
     /// When `MARBLES_DIAGRAM_DIR` is set, every checked expectation also writes a diagram spec
-    /// there (see ``DiagramSpecWriter``); `marblegen render` draws them. When `MARBLES_RECORD=1`,
-    /// failing diagrams are rewritten in the test source (see ``RecordMode``).
+    /// there (one spec per checked expectation); `marblegen render` draws them. When `MARBLES_RECORD=1`,
+    /// failing diagrams are rewritten in the test source (each literal replaced by the actual diagram).
     public convenience init(frame: Duration = .milliseconds(1), stepLimit: Int = 1_000_000, startDate: Date? = nil) {
         self.init(frame: frame, stepLimit: stepLimit, startDate: startDate, reporter: TestFrameworkReporter(), listener: .runningTest)
     }
 }
 
-extension TestSchedulerListener {
+extension TestScheduler.Listener {
     /// The running test's: its name, the `MARBLES_DIAGRAM_DIR` writer and `MARBLES_RECORD=1`
     /// record mode, each when set.
-    public static var runningTest: TestSchedulerListener {
-        var listener = TestSchedulerListener(testName: Test.current?.name)
+    package static var runningTest: TestScheduler.Listener {
+        var listener = TestScheduler.Listener(testName: Test.current?.name)
         if let writer = DiagramSpecWriter.fromEnvironment {
             listener.expectationChecked = { outcome in writer.write(outcome) }
         }
@@ -61,7 +61,7 @@ extension TestSchedulerListener {
     /// The running test's name and its `MARBLES_DIAGRAM_DIR` writer, without record mode: for
     /// runs that repeat a body (properties, explored schedules), whose failing diagrams are no
     /// literal to rewrite.
-    static var runningTestDiagrams: TestSchedulerListener {
-        TestSchedulerListener(testName: Test.current?.name, expectationChecked: runningTest.expectationChecked)
+    static var runningTestDiagrams: TestScheduler.Listener {
+        TestScheduler.Listener(testName: Test.current?.name, expectationChecked: runningTest.expectationChecked)
     }
 }

@@ -129,7 +129,7 @@ struct ReliabilityTests {
 
     @Test("retry(Int.max) of a source that fails at once ends in a located failure within the step limit")
     func runawayRetry() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let s = TestScheduler(stepLimit: 10_000, reporter: reporter)
         s.run {
             s.expect(Observable<Int>.error(E()).retry(Int.max)).toBe("-")

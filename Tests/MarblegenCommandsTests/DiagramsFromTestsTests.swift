@@ -12,8 +12,8 @@ struct DiagramsFromTestsTests {
         let writer = DiagramSpecWriter(directory: folder)
         var written: [String] = []
         let scheduler = TestScheduler(
-            reporter: CollectingReporter(),
-            listener: TestSchedulerListener(
+            reporter: MarbleFailure.Collector(),
+            listener: TestScheduler.Listener(
                 testName: "mapsValues()", expectationChecked: { outcome in if let path = writer.write(outcome) { written.append(path) } }))
         scheduler.run {
             let e1 = scheduler.hot("--a--^--b--c--|", values: ["a": 1, "b": 2, "c": 3])

@@ -66,7 +66,7 @@ struct AsyncHarnessEdgeTests {
 
     @Test("a sequence that produces or throws after it ended fails the test, saying so", arguments: [false, true])
     func pastEnd(throwing: Bool) {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let s = TestScheduler(reporter: reporter)
         s.run { s.expect(PastEndSequence(throwsPastEnd: throwing)).toBe("(a|)") }
         let messages = reporter.failures.map(\.message)

@@ -3,8 +3,8 @@ import MarblesTesting
 import Testing
 
 /// A scheduler collecting failures, for the tests that check what is reported.
-private func collecting() -> (TestScheduler, CollectingReporter) {
-    let reporter = CollectingReporter()
+private func collecting() -> (TestScheduler, MarbleFailure.Collector) {
+    let reporter = MarbleFailure.Collector()
     return (TestScheduler(reporter: reporter), reporter)
 }
 
@@ -195,7 +195,7 @@ struct AsyncMarbleTests {
 
     @Test("an async sequence that never settles hits the step limit with a clear failure")
     func neverSettles() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(stepLimit: 2_000, reporter: reporter)
         scheduler.run {
             let clock = scheduler.clock

@@ -70,7 +70,7 @@ struct MainActorTests {
 
     @Test("main-actor work from a test that is not on the main actor fails, saying to mark the test @MainActor")
     func notOnTheMainActor() async {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
         scheduler.run {
             Task { @MainActor in _ = 1 }

@@ -44,11 +44,11 @@ struct ScheduleExplorationTests {
         }
     }
 
-    static let location = MarbleSourceLocation(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+    static let location = MarbleFailure.Location(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
 
     @Test("a stale response that FIFO hides is found, shrunk to the deviations that matter, and reported with the seed")
     func findsStaleResponse() throws {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let outcome = ScheduleExploration.check(
             schedules: 100, seed: 42, frame: .milliseconds(100), reporter: reporter, location: Self.location,
             Self.twoSearches(fixed: false))
@@ -68,7 +68,7 @@ struct ScheduleExplorationTests {
     func replays() {
         let runs = (0..<2).map { _ in
             ScheduleExploration.check(
-                schedules: 100, seed: 7, frame: .milliseconds(100), reporter: CollectingReporter(), location: Self.location,
+                schedules: 100, seed: 7, frame: .milliseconds(100), reporter: MarbleFailure.Collector(), location: Self.location,
                 Self.twoSearches(fixed: false))
         }
         #expect(runs[0].failure?.scheduleNumber == runs[1].failure?.scheduleNumber)
@@ -77,7 +77,7 @@ struct ScheduleExplorationTests {
 
     @Test("the fixed code passes every schedule")
     func fixedPasses() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let outcome = ScheduleExploration.check(
             schedules: 200, seed: 1, frame: .milliseconds(100), reporter: reporter, location: Self.location,
             Self.twoSearches(fixed: true))
@@ -86,7 +86,7 @@ struct ScheduleExplorationTests {
 
     @Test("two sleepers waking at one instant: the order of their writes is explored")
     func wakesTogether() throws {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let outcome = ScheduleExploration.check(
             schedules: 100, seed: 9, frame: .milliseconds(100), reporter: reporter, location: Self.location
         ) { s in
@@ -113,7 +113,7 @@ struct ScheduleExplorationTests {
 
     @Test("code whose result depends only on time passes every schedule")
     func noFalseAlarms() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let outcome = ScheduleExploration.check(
             schedules: 200, seed: 3, frame: .milliseconds(100), reporter: reporter, location: Self.location
         ) { s in
@@ -136,7 +136,7 @@ struct ScheduleExplorationTests {
 
     @Test("a body that fails in FIFO order fails at the first schedule, with no deviation")
     func fifoFirst() throws {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let outcome = ScheduleExploration.check(
             schedules: 10, seed: 5, frame: .milliseconds(100), reporter: reporter, location: Self.location
         ) { s in
@@ -171,17 +171,17 @@ struct ScheduleExplorationTests {
     @Test("the exhaustive mode runs every distinct order of a small body, and finds the race among them")
     func exhaustive() throws {
         let counting = ScheduleExploration.check(
-            schedules: 10_000, exhaustive: true, reporter: CollectingReporter(), location: Self.location,
+            schedules: 10_000, exhaustive: true, reporter: MarbleFailure.Collector(), location: Self.location,
             Self.twoWriters(lastWriterWins: false))
         #expect(counting.failure == nil && counting.exhausted)
         #expect(counting.schedules > 2 && counting.schedules < 50, "\(counting.schedules)")
         let lastWriter = ScheduleExploration.check(
-            schedules: 10_000, exhaustive: true, reporter: CollectingReporter(), location: Self.location,
+            schedules: 10_000, exhaustive: true, reporter: MarbleFailure.Collector(), location: Self.location,
             Self.twoWriters(lastWriterWins: true))
         let failure = try #require(lastWriter.failure)
         #expect(failure.scheduleNumber > 1 && failure.scheduleNumber <= counting.schedules)
         let bounded = ScheduleExploration.check(
-            schedules: 2, exhaustive: true, reporter: CollectingReporter(), location: Self.location,
+            schedules: 2, exhaustive: true, reporter: MarbleFailure.Collector(), location: Self.location,
             Self.twoWriters(lastWriterWins: false))
         #expect(bounded.schedules == 2 && !bounded.exhausted)
     }
@@ -197,7 +197,7 @@ struct ScheduleExplorationTests {
     @Test("PCT schedules find the stale response too, and their first schedule is FIFO")
     func pct() throws {
         let outcome = ScheduleExploration.check(
-            schedules: 100, strategy: .pct(depth: 2, horizon: 10), seed: 4, frame: .milliseconds(100), reporter: CollectingReporter(),
+            schedules: 100, strategy: .pct(depth: 2, horizon: 10), seed: 4, frame: .milliseconds(100), reporter: MarbleFailure.Collector(),
             location: Self.location, Self.twoSearches(fixed: false))
         #expect(try #require(outcome.failure).scheduleNumber > 1)
     }
@@ -205,7 +205,7 @@ struct ScheduleExplorationTests {
     @Test("a deviation names a task by its Task(name:) when it has one")
     func namesTasks() throws {
         guard #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) else { return }
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let outcome = ScheduleExploration.check(
             schedules: 100, seed: 42, frame: .milliseconds(100), reporter: reporter, location: Self.location
         ) { s in
@@ -232,9 +232,9 @@ struct ScheduleExplorationTests {
     @Test("the listener hears only the smallest failing schedule's expectations (MarblesTesting passes the MARBLES_DIAGRAM_DIR writer)")
     func listenerHearsTheFailingSchedule() {
         var checked: [Bool] = []
-        let listener = TestSchedulerListener(expectationChecked: { checked.append($0.passed) })
+        let listener = TestScheduler.Listener(expectationChecked: { checked.append($0.passed) })
         ScheduleExploration.check(
-            schedules: 100, seed: 42, frame: .milliseconds(100), reporter: CollectingReporter(), location: Self.location,
+            schedules: 100, seed: 42, frame: .milliseconds(100), reporter: MarbleFailure.Collector(), location: Self.location,
             listener: listener, Self.twoSearches(fixed: false))
         #expect(checked == [false])
     }

@@ -2,7 +2,7 @@ import MarblesTesting
 
 // Structured implementations of time and combining operators, written as the harness can
 // drive them: every task is a task-group child (no `Task { }`), so all work stays on the
-// test scheduler's executor. Each pushes its output to an `AsyncEmitter`.
+// test scheduler's executor. Each pushes its output to an `TestScheduler.AsyncEmitter`.
 
 enum Signal<Element: Sendable>: Sendable {
     case value(Int, Element)
@@ -31,10 +31,10 @@ func feed<S: AsyncSequence & Sendable>(
 /// when the base ends. A new value at the very instant of a deadline resets it (the value's
 /// emission was scheduled first), as `Observable.debounce` does.
 func debounce<S: AsyncSequence & Sendable>(
-    _ base: S, for interval: Duration, clock: TestClock, emit: AsyncEmitter<S.Element>
+    _ base: S, for interval: Duration, clock: TestClock, emit: TestScheduler.AsyncEmitter<S.Element>
 ) async throws where S.Element: Sendable {
     let (signals, signal) = AsyncStream.makeStream(of: Signal<S.Element>.self)
-    let (deadlines, deadline) = AsyncStream.makeStream(of: (VirtualInstant, Int).self)
+    let (deadlines, deadline) = AsyncStream.makeStream(of: (TestClock.Instant, Int).self)
     try await withThrowingTaskGroup(of: Void.self) { group in
         feed([base], into: signal, group: &group)
         // One timer child sleeps through the deadlines in order; stale ticks are ignored.
@@ -72,7 +72,7 @@ func debounce<S: AsyncSequence & Sendable>(
 }
 
 /// Interleaves the bases; ends when all have ended, fails with the first failure.
-func merge<S: AsyncSequence & Sendable>(_ bases: [S], emit: AsyncEmitter<S.Element>) async throws where S.Element: Sendable {
+func merge<S: AsyncSequence & Sendable>(_ bases: [S], emit: TestScheduler.AsyncEmitter<S.Element>) async throws where S.Element: Sendable {
     let (signals, signal) = AsyncStream.makeStream(of: Signal<S.Element>.self)
     try await withThrowingTaskGroup(of: Void.self) { group in
         feed(bases, into: signal, group: &group)
@@ -93,7 +93,8 @@ func merge<S: AsyncSequence & Sendable>(_ bases: [S], emit: AsyncEmitter<S.Eleme
 
 /// Emits the latest of every base whenever one emits, once all have; ends when all have
 /// ended, or when one ends without ever emitting.
-func combineLatest<S: AsyncSequence & Sendable>(_ bases: [S], emit: AsyncEmitter<[S.Element]>) async throws where S.Element: Sendable {
+func combineLatest<S: AsyncSequence & Sendable>(_ bases: [S], emit: TestScheduler.AsyncEmitter<[S.Element]>) async throws
+where S.Element: Sendable {
     let (signals, signal) = AsyncStream.makeStream(of: Signal<S.Element>.self)
     try await withThrowingTaskGroup(of: Void.self) { group in
         feed(bases, into: signal, group: &group)
@@ -117,7 +118,7 @@ func combineLatest<S: AsyncSequence & Sendable>(_ bases: [S], emit: AsyncEmitter
 }
 
 /// Pairs the n-th values of the bases; ends as soon as an ended base has nothing buffered.
-func zip<S: AsyncSequence & Sendable>(_ bases: [S], emit: AsyncEmitter<[S.Element]>) async throws where S.Element: Sendable {
+func zip<S: AsyncSequence & Sendable>(_ bases: [S], emit: TestScheduler.AsyncEmitter<[S.Element]>) async throws where S.Element: Sendable {
     let (signals, signal) = AsyncStream.makeStream(of: Signal<S.Element>.self)
     try await withThrowingTaskGroup(of: Void.self) { group in
         feed(bases, into: signal, group: &group)

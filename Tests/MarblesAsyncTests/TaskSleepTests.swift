@@ -110,7 +110,7 @@ struct TaskSleepTests {
 
     @Test("a sleep whose duration cannot be told fails the test, naming the clock, the frame and the interval")
     func ambiguousSleep() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
         scheduler.clocks.enabled = false
         scheduler.run {
@@ -137,7 +137,7 @@ struct TaskSleepTests {
     func determinism() {
         var timelines = Set<String>()
         for _ in 0..<500 {
-            let reporter = CollectingReporter()
+            let reporter = MarbleFailure.Collector()
             // Durations in tenths of a second: a reading stays exact while the sleeping task ran
             // less than 50 ms of real time before it slept, so a loaded machine does not matter.
             let scheduler = TestScheduler(frame: .milliseconds(100))
@@ -234,7 +234,7 @@ struct ReadBackTests {
         "a sleep after real work reads its true duration or fails naming it",
         arguments: [(0, 70), (40, 70), (5, 300), (30, 120), (15, 1_000)])
     func trueOrFails(work: Int, sleep: Int) {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(frame: .milliseconds(10), reporter: reporter)
         scheduler.clocks.enabled = false
         let expectation = scheduler.run {

@@ -100,7 +100,7 @@ struct UnstructuredTaskTests {
     func determinism(_ scenario: LibraryScenario) {
         var recordings = Set<String>()
         for _ in 0..<500 {
-            let reporter = CollectingReporter()
+            let reporter = MarbleFailure.Collector()
             let scheduler = TestScheduler(reporter: reporter)
             let expectation = scheduler.run { scenario.expectation(on: scheduler).0 }
             recordings.insert(expectation.recorded.map { "\($0.value)@\($0.time)" }.joined(separator: " "))
@@ -165,7 +165,7 @@ struct AsyncEscapeTests {
     @Test("work waiting outside the test scheduler fails the test every time, naming the cause (100 runs)", arguments: Escape.allCases)
     func escapes(_ escape: Escape) {
         for _ in 0..<100 {
-            let reporter = CollectingReporter()
+            let reporter = MarbleFailure.Collector()
             let scheduler = TestScheduler(reporter: reporter)
             scheduler.run {
                 scheduler.expect(emitting: Int.self) { emit in

@@ -163,7 +163,7 @@ struct VirtualClockTests {
 
     @Test("a sleep with a tolerance in a task started inside an actor escapes to Dispatch, and the run says the task is still suspended")
     func toleranceInActorTaskIsReported() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
         scheduler.run {
             _ = scheduler.expect(emitting: [String].self) { emit in
@@ -191,7 +191,7 @@ struct VirtualClockTests {
     func determinism() {
         var timelines = Set<String>()
         for _ in 0..<500 {
-            let reporter = CollectingReporter()
+            let reporter = MarbleFailure.Collector()
             let scheduler = TestScheduler(frame: .milliseconds(10), reporter: reporter)
             let expectation = scheduler.run {
                 scheduler.expect(emitting: String.self) { emit in

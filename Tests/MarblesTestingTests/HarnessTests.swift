@@ -18,7 +18,7 @@ struct HarnessTests {
 
     @Test("matchers, values-only and toBeLike fail with a readable message")
     func failuresOfTheNewAssertions() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(reporter: reporter)
         scheduler.run {
             let ids = scheduler.cold("-a-b|", values: ["a": 3, "b": 8])
@@ -34,7 +34,7 @@ struct HarnessTests {
 
     @Test("a forgotten run fails at the toBe line")
     func forgottenRun() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         var line = 0
         do {
             let scheduler = TestScheduler(reporter: reporter)
@@ -48,7 +48,7 @@ struct HarnessTests {
 
     @Test("values that print alike but differ are shown with their types")
     func collidingDescriptions() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(reporter: reporter)
         scheduler.run {
             scheduler.expect(scheduler.cold("-a-b|", values: ["a": 1, "b": 2])).toBe("-1-2|")
@@ -59,7 +59,7 @@ struct HarnessTests {
 
     @Test("a syntax error in an expected diagram is one failure, not two")
     func noKnockOnFailure() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(reporter: reporter)
         scheduler.run { scheduler.expect(scheduler.cold("-a|")).toBe("-(a|") }
         #expect(reporter.failures.count == 1)
@@ -67,7 +67,7 @@ struct HarnessTests {
 
     @Test("many mismatches list twenty, then say how many more")
     func boundedListing() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(reporter: reporter)
         scheduler.run {
             scheduler.expect(scheduler.cold(String(repeating: "a", count: 100) + "|")).toBe(String(repeating: "b", count: 100) + "|")
@@ -103,7 +103,7 @@ struct LeakCheckTests {
 
     @Test("an operator that keeps its source subscribed fails at the run, naming the observable")
     func operatorLeak() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(reporter: reporter)
         let line = #line + 1
         scheduler.run {
@@ -119,7 +119,7 @@ struct LeakCheckTests {
 
     @Test("a subscription the test expects to stay open is no leak (RxJS share({ resetOnRefCountZero: false }))")
     func expectedOpenIsNoLeak() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(reporter: reporter)
         scheduler.run {
             let source = scheduler.hot("--1-2---3-4--5-")
@@ -134,9 +134,9 @@ struct LeakCheckTests {
     @Test("without that expectation, or with one that does not match, the open subscription is still a leak")
     func unexpectedOpenIsALeak() {
         for expectation in [nil, "-^"] as [String?] {
-            let reporter = CollectingReporter()
+            let reporter = MarbleFailure.Collector()
             let scheduler = TestScheduler(reporter: reporter)
-            let other = scheduler.run { () -> ColdObservable<String> in
+            let other = scheduler.run { () -> TestScheduler.ColdObservable<String> in
                 let source = scheduler.hot("--1-2---3-4--5-")
                 let other = scheduler.cold("-x-")
                 _ = other.subscribe { _ in }
@@ -154,7 +154,7 @@ struct LeakCheckTests {
 
     @Test("an open subscription expected on one observable does not excuse another's")
     func expectedOpenIsPerObservable() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(reporter: reporter)
         scheduler.run {
             let kept = scheduler.hot("--1-2-")
@@ -169,7 +169,7 @@ struct LeakCheckTests {
 
     @Test("a subscription the test drops without disposing is reported too")
     func droppedSubscription() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(reporter: reporter)
         scheduler.run {
             let source = scheduler.cold("--a--")
@@ -181,7 +181,7 @@ struct LeakCheckTests {
 
     @Test("endless sources under expect, inner observables and recordings are released by the run itself")
     func harnessSubscriptionsReleased() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(reporter: reporter)
         scheduler.run {
             let source = scheduler.hot("-a-b-c-")

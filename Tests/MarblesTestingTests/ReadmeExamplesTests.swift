@@ -18,7 +18,7 @@ struct ReadmeExamplesTests {
 
     @Test("breaking one character gives the README's failure message")
     func brokenExample() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(reporter: reporter)
         scheduler.run {
             let e1 = scheduler.hot("--a--^--b--c--|", values: ["a": 1, "b": 2, "c": 3])

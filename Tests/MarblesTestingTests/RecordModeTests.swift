@@ -13,7 +13,7 @@ struct RecordFixture {
     var text: String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
 
     /// Where `#line`/`#column` put the `n`-th `toBe(` call: its opening parenthesis.
-    func location(ofCall n: Int = 0) -> MarbleSourceLocation {
+    func location(ofCall n: Int = 0) -> MarbleFailure.Location {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         var seen = 0
         for (index, line) in lines.enumerated() {
@@ -21,13 +21,13 @@ struct RecordFixture {
             while let range = rest.range(of: "toBe(") {
                 if seen == n {
                     let column = line.utf8.distance(from: line.startIndex, to: range.upperBound)
-                    return MarbleSourceLocation(fileID: "Tests/Fixture.swift", filePath: path, line: index + 1, column: column)
+                    return MarbleFailure.Location(fileID: "Tests/Fixture.swift", filePath: path, line: index + 1, column: column)
                 }
                 seen += 1
                 rest = rest[range.upperBound...]
             }
         }
-        return MarbleSourceLocation(fileID: "Tests/Fixture.swift", filePath: path, line: 1, column: 1)
+        return MarbleFailure.Location(fileID: "Tests/Fixture.swift", filePath: path, line: 1, column: 1)
     }
 }
 
@@ -44,9 +44,9 @@ struct RecordModeTests {
         """
 
     /// A scheduler that collects failures and records into the fixture.
-    func recordingScheduler() -> (TestScheduler, CollectingReporter) {
-        let reporter = CollectingReporter()
-        let scheduler = TestScheduler(reporter: reporter, listener: TestSchedulerListener(recordDiagram: RecordMode.rewrite))
+    func recordingScheduler() -> (TestScheduler, MarbleFailure.Collector) {
+        let reporter = MarbleFailure.Collector()
+        let scheduler = TestScheduler(reporter: reporter, listener: TestScheduler.Listener(recordDiagram: RecordMode.rewrite))
         return (scheduler, reporter)
     }
 
@@ -72,7 +72,7 @@ struct RecordModeTests {
             scheduler.expect(scheduler.cold("--x-y|")).toBe("-a-b-|", values: [String: String](), at: fixture.location(ofCall: 0))
         }
         let recorded = try #require(fixture.text.firstMatch(of: /toBe\("([^"]*)"/)?.1)
-        let again = TestScheduler(reporter: CollectingReporter())
+        let again = TestScheduler(reporter: MarbleFailure.Collector())
         again.run { again.expect(again.cold("--x-y|")).toBe(String(recorded), values: [String: String](), at: fixture.location()) }
         #expect(recorded == "--x-y|")
     }

@@ -42,7 +42,7 @@ final class XCTestReportingTests: XCTestCase {
         let fixture = try RecordFixture("scheduler.expect(e1).toBe(\"-a-c-|\")\n")
         capturing = true
         let scheduler = TestScheduler(
-            reporter: TestFrameworkReporter(), listener: TestSchedulerListener(recordDiagram: RecordMode.rewrite))
+            reporter: TestFrameworkReporter(), listener: TestScheduler.Listener(recordDiagram: RecordMode.rewrite))
         scheduler.run {
             scheduler.expect(scheduler.cold("-a-b-|")).toBe("-a-c-|", values: [String: String](), at: fixture.location())
         }
@@ -75,7 +75,7 @@ final class XCTestReportingTests: XCTestCase {
     }
 
     func testComparisonValuesDescribeTheMismatch() throws {
-        let parser = MarbleParser()
+        let parser = MarbleDiagram.Parser()
         let erase = { (events: [Recorded<Event<String>>]) in
             events.map { Recorded(time: $0.time, value: $0.value.map { RecordedValue.plain($0) }) }
         }

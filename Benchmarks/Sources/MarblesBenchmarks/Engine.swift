@@ -179,7 +179,7 @@ func schedulerBenchmarks() {
                     precondition(count == n)
                 },
                 Contender("TestScheduler") {
-                    let scheduler = TestScheduler(reporter: CollectingReporter())
+                    let scheduler = TestScheduler(reporter: MarbleFailure.Collector())
                     var count = 0
                     for d in dues { scheduler.schedule(after: .nanoseconds(d)) { count &+= 1 } }
                     scheduler.flush()

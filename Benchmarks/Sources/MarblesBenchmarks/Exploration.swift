@@ -79,7 +79,7 @@ import SearchApp
 }
 
 @MainActor func explorationBenchmarks() {
-    let location = MarbleSourceLocation(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+    let location = MarbleFailure.Location(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
     let frame = Duration.milliseconds(100)
     let seeds = options.quick ? 20 : 100
     let races: [(String, (TestScheduler) -> Void)] = [
@@ -98,7 +98,7 @@ import SearchApp
             var deviations: [Int] = []
             for seed in 1...UInt64(seeds) {
                 let outcome = ScheduleExploration.check(
-                    schedules: 100, strategy: strategy, seed: seed, frame: frame, reporter: CollectingReporter(), location: location,
+                    schedules: 100, strategy: strategy, seed: seed, frame: frame, reporter: MarbleFailure.Collector(), location: location,
                     body)
                 guard let failure = outcome.failure else { continue }
                 found.append(failure.scheduleNumber)
@@ -127,13 +127,13 @@ import SearchApp
             [
                 Contender("FIFO run (TestScheduler.run)") {
                     for _ in 0..<runs {
-                        let scheduler = TestScheduler(frame: frame, reporter: CollectingReporter())
+                        let scheduler = TestScheduler(frame: frame, reporter: MarbleFailure.Collector())
                         scheduler.run { body(scheduler) }
                     }
                 },
                 Contender("explored schedules (seeded choices)") {
                     let outcome = ScheduleExploration.check(
-                        schedules: runs, seed: 1, frame: frame, reporter: CollectingReporter(), location: location, body)
+                        schedules: runs, seed: 1, frame: frame, reporter: MarbleFailure.Collector(), location: location, body)
                     precondition(outcome.failure == nil && outcome.schedules == runs)
                 },
             ])

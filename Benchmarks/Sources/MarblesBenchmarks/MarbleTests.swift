@@ -5,7 +5,7 @@ import Marbles
 
 /// Runs one marble test on a fresh scheduler and stops the program if it fails.
 func passing(_ body: (TestScheduler) -> Void) {
-    let reporter = CollectingReporter()
+    let reporter = MarbleFailure.Collector()
     let scheduler = TestScheduler(reporter: reporter)
     scheduler.run { body(scheduler) }
     precondition(reporter.failures.isEmpty, "\(reporter.failures)")
@@ -13,9 +13,9 @@ func passing(_ body: (TestScheduler) -> Void) {
 
 /// The diagram an observable's recording prints as: the expectation of a higher-order test.
 func recordedDiagram(_ make: (TestScheduler) -> Observable<String>) -> String {
-    let scheduler = TestScheduler(reporter: CollectingReporter())
+    let scheduler = TestScheduler(reporter: MarbleFailure.Collector())
     let recording = scheduler.run { scheduler.record(make(scheduler)) }
-    return MarblePrinter().print(recording.events)
+    return MarbleDiagram.Printer().print(recording.events)
 }
 
 /// The fixed cost of a test: what a suite of many small tests pays per test.
@@ -29,7 +29,7 @@ func marbleTestBenchmarks() {
 }
 
 func coldTestBenchmark(events n: Int) {
-    let parser = MarbleParser()
+    let parser = MarbleDiagram.Parser()
     do {
         let input = String(repeating: "a-", count: n) + "|"
         let expected = String(repeating: "b-", count: n) + "|"
@@ -68,7 +68,7 @@ func coldTestBenchmark(events n: Int) {
 }
 
 func hotTestBenchmark() {
-    let parser = MarbleParser()
+    let parser = MarbleDiagram.Parser()
     let n = 1_000
     let hotInput = "^" + String(repeating: "a-", count: n) + "|"
     let hotExpected = String(repeating: "-b", count: n) + "-|"
@@ -94,7 +94,7 @@ func hotTestBenchmark() {
 
 /// Timing operators under test: 1,000 values through `delay` and `debounce` on the test scheduler.
 func timingTestBenchmark() {
-    let parser = MarbleParser()
+    let parser = MarbleDiagram.Parser()
     let n = 1_000
     let input = String(repeating: "a-", count: n) + "|"
     // Values every 2 frames: delay(2) shifts them, debounce(1) lets each through a frame later.
@@ -129,7 +129,7 @@ func higherOrderBenchmarks() {
     let inner = "-0-1-2-3-4-5-6-7-8-9|"
     let flatMapped = recordedDiagram { s in s.cold(outer).flatMap { _ in s.cold(inner) }.asObservable() }
     let latest = recordedDiagram { s in s.cold(outer).flatMapLatest { _ in s.cold(inner) }.asObservable() }
-    let parser = MarbleParser()
+    let parser = MarbleDiagram.Parser()
     compare(
         "higher-order test, 1,000 outer × 10 inner cold", unit: .microseconds(per: 1),
         [

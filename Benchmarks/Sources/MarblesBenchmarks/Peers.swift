@@ -64,7 +64,7 @@ func combineBenchmarks() {
         let due = (0..<n).map { _ in Duration.microseconds(Int(random.next() % 1_000_000)) }
         var contenders = [
             Contender("Marbles scheduler.combine") {
-                let scheduler = Marbles.TestScheduler(reporter: CollectingReporter())
+                let scheduler = Marbles.TestScheduler(reporter: MarbleFailure.Collector())
                 let combine = scheduler.combine
                 var ran = 0
                 for t in due { combine.schedule(after: Instant(t)) { ran += 1 } }
@@ -105,14 +105,14 @@ nonisolated func asyncDriverBenchmarks() {
         "async driver: \(steps) sleeps of 1 frame each", unit: .nanoseconds(per: steps, "ns/step"),
         [
             Contender("synchronous driver, interval") {
-                let scheduler = TestScheduler(reporter: CollectingReporter())
+                let scheduler = TestScheduler(reporter: MarbleFailure.Collector())
                 let recording = scheduler.run {
                     scheduler.record(Observable<Int>.interval(.milliseconds(1), scheduler: scheduler).take(steps))
                 }
                 precondition(recording.events.count == steps + 1)
             },
             Contender("async, structured task (expect(emitting:))") {
-                let scheduler = TestScheduler(reporter: CollectingReporter())
+                let scheduler = TestScheduler(reporter: MarbleFailure.Collector())
                 let clock = scheduler.clock
                 let expectation = scheduler.run {
                     scheduler.expect(emitting: Int.self) { emit in try await sleeps(on: clock) { emit($0) } }
@@ -120,7 +120,7 @@ nonisolated func asyncDriverBenchmarks() {
                 precondition(expectation.recorded.count == steps + 1, "\(expectation.recorded.count)")
             },
             Contender("async, Task { } through the enqueue hook") {
-                let scheduler = TestScheduler(reporter: CollectingReporter())
+                let scheduler = TestScheduler(reporter: MarbleFailure.Collector())
                 let subject = PublishSubject<Int>()
                 let clock = scheduler.clock
                 let recording = scheduler.run {
@@ -142,7 +142,7 @@ nonisolated func asyncDriverBenchmarks() {
         "a test that sleeps 10 s with Task.sleep", unit: .microseconds(per: 1),
         [
             Contender("Task.sleep(for: .seconds(10))") {
-                let scheduler = TestScheduler(reporter: CollectingReporter())
+                let scheduler = TestScheduler(reporter: MarbleFailure.Collector())
                 let expectation = scheduler.run {
                     scheduler.expect(emitting: Int.self) { emit in
                         try await Task.sleep(for: .seconds(10))
@@ -168,7 +168,7 @@ nonisolated func asyncDriverBenchmarks() {
 /// A test of `steps` sleeps of 100 ms, written against scheduler.clock or with Task.sleep
 /// (system clock, no injection).
 nonisolated func sleepTest(_ steps: Int, _ sleep: @escaping @Sendable (TestClock) async throws -> Void) {
-    let scheduler = TestScheduler(frame: .milliseconds(100), reporter: CollectingReporter())
+    let scheduler = TestScheduler(frame: .milliseconds(100), reporter: MarbleFailure.Collector())
     let clock = scheduler.clock
     let expectation = scheduler.run {
         scheduler.expect(emitting: Int.self) { emit in
@@ -216,7 +216,7 @@ nonisolated func clockReadBenchmarks() {
                     blackHole(spec)
                 },
                 Contender("clock_gettime via the interposer, in a run (real)") {
-                    let scheduler = TestScheduler(reporter: CollectingReporter())
+                    let scheduler = TestScheduler(reporter: MarbleFailure.Collector())
                     scheduler.run {
                         for _ in 0..<reads { _ = clock_gettime(CLOCK_BOOTTIME, &spec) }
                     }
@@ -228,7 +228,7 @@ nonisolated func clockReadBenchmarks() {
                     blackHole(last)
                 },
                 Contender("ContinuousClock.now in a run (virtual)") {
-                    let scheduler = TestScheduler(reporter: CollectingReporter())
+                    let scheduler = TestScheduler(reporter: MarbleFailure.Collector())
                     let (first, last) = scheduler.run { () -> (ContinuousClock.Instant, ContinuousClock.Instant) in
                         let first = ContinuousClock.now
                         var last = first
@@ -238,7 +238,7 @@ nonisolated func clockReadBenchmarks() {
                     precondition(first == last, "virtual time stands still while nothing is scheduled")
                 },
                 Contender("Date() in a run (virtual)") {
-                    let scheduler = TestScheduler(reporter: CollectingReporter())
+                    let scheduler = TestScheduler(reporter: MarbleFailure.Collector())
                     let same = scheduler.run { () -> Bool in
                         let first = Date()
                         var last = first

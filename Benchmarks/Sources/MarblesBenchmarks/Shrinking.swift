@@ -54,8 +54,8 @@ nonisolated func shrinkingBenchmarks() {
         let bug = InjectedBug(
             kind: InjectedBug.Kind.allCases[index % 5], label: ["a", "b", "c"][index / 5 % 3], after: (index * 7) % 10)
         let outcome = MarbleProperty.check(
-            count: 400, seed: UInt64(index + 1), minFrames: 120, maxFrames: 120, reporter: CollectingReporter(),
-            location: MarbleSourceLocation(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+            count: 400, seed: UInt64(index + 1), minFrames: 120, maxFrames: 120, reporter: MarbleFailure.Collector(),
+            location: MarbleFailure.Location(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
         ) { s, draw in
             let source = draw.hot("abc")
             s.expect(bug.apply(source.asObservable())).toBeLike(source)

@@ -10,7 +10,7 @@ func parserBenchmarks() {
     diagram += "|"
     let eventsPerUnit = 6
     let events = diagram.utf8.count / unit.utf8.count * eventsPerUnit + 1
-    let parser = MarbleParser()
+    let parser = MarbleDiagram.Parser()
     let keys = (0..<128).map { String(Unicode.Scalar(UInt8($0))) }
     compare(
         "marble parser, 1 MB diagram", unit: .megabytesPerSecond(diagram.utf8.count),
@@ -41,7 +41,7 @@ func parserBenchmarks() {
             Contender("least tokenizer: a pass, an event per letter") {
                 precondition(leastTokenizer(diagram, keys: keys, capacity: events).count == events)
             },
-            Contender("MarbleParser.parse") {
+            Contender("MarbleDiagram.Parser.parse") {
                 let parsed = try! parser.parse(diagram, kind: .cold)
                 precondition(parsed.count == events)
             },
@@ -74,7 +74,7 @@ func parserBenchmarks() {
                 for _ in 0..<count { total &+= leastTokenizer(opaque(small), keys: keys, capacity: 18).count }
                 precondition(total == count * 6)
             },
-            Contender("MarbleParser.parse") {
+            Contender("MarbleDiagram.Parser.parse") {
                 var total = 0
                 for _ in 0..<count { total &+= try! parser.parse(opaque(small), kind: .cold).count }
                 precondition(total == count * 6)
@@ -94,7 +94,7 @@ func parserBenchmarks() {
                 }
                 precondition(total == count)
             },
-            Contender("MarbleParser.parse") {
+            Contender("MarbleDiagram.Parser.parse") {
                 var total = 0
                 for _ in 0..<count { total &+= try! parser.parse(opaque("|"), kind: .cold).count }
                 precondition(total == count)
@@ -136,9 +136,9 @@ func printerBenchmarks() {
         frame += i % 100 == 99 ? 250 : (i % 10 == 9 ? 0 : 2)
     }
     events.append(Recorded(time: .milliseconds(frame + 1), value: .completed))
-    let printer = MarblePrinter()
+    let printer = MarbleDiagram.Printer()
     let expectedText = printer.print(events)
-    let reparsed = try! MarbleParser().parse(expectedText, kind: .cold)
+    let reparsed = try! MarbleDiagram.Parser().parse(expectedText, kind: .cold)
     precondition(reparsed.map(\.time) == events.map(\.time), "the printer's output must parse back to the events")
     let repeats = 20
     compare(
@@ -156,10 +156,10 @@ func printerBenchmarks() {
                 }
                 precondition(total > 0)
             },
-            Contender("MarblePrinter.print") {
+            Contender("MarbleDiagram.Printer.print") {
                 for _ in 0..<repeats { precondition(printer.print(opaque(events)) == expectedText) }
             },
-            Contender("MarblePrinter.printAligned, two lines") {
+            Contender("MarbleDiagram.Printer.printAligned, two lines") {
                 for _ in 0..<repeats / 2 {
                     precondition(printer.printAligned([opaque(events), events], label: { $0 }).texts[0] == expectedText)
                 }

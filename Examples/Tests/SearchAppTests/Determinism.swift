@@ -11,7 +11,7 @@ func timelines<Element>(
     var timelines = Set<String>()
     var failures: [String] = []
     for _ in 0..<runs {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(frame: frame, reporter: reporter)
         let expectation = scheduler.run { scenario(scheduler) }
         failures += reporter.failures.map(\.message)

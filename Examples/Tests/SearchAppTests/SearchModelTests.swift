@@ -43,7 +43,7 @@ struct SearchModelTests {
     func deterministic() {
         var timelines = Set<String>()
         for _ in 0..<500 {
-            let scheduler = TestScheduler(frame: .milliseconds(100), reporter: CollectingReporter())
+            let scheduler = TestScheduler(frame: .milliseconds(100), reporter: MarbleFailure.Collector())
             let expectation = scheduler.run {
                 let model = SearchModel(api: api)
                 let results = scheduler.expect(observing: { model.results })

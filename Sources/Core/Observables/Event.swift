@@ -59,7 +59,7 @@ extension Event: Equatable where Element: Equatable {
 }
 
 /// Whether two errors are the same kind with the same description.
-public func errorsMatch(_ lhs: any Error, _ rhs: any Error) -> Bool {
+@usableFromInline package func errorsMatch(_ lhs: any Error, _ rhs: any Error) -> Bool {
     type(of: lhs) == type(of: rhs) && String(describing: lhs) == String(describing: rhs)
 }
 

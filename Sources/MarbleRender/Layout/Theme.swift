@@ -106,7 +106,7 @@ public struct Theme: Sendable, Equatable {
 }
 
 /// The palette slot for a label: stable across runs (FNV-1a), so a value keeps its colour.
-public func paletteIndex(for label: String) -> Int {
+package func paletteIndex(for label: String) -> Int {
     var hash: UInt32 = 2_166_136_261
     for byte in label.utf8 {
         hash ^= UInt32(byte)

@@ -97,7 +97,7 @@ public struct DiagramModel: Equatable, Sendable {
     /// (`finalize`'s action).
     public var moreOutputs: [TimelineModel] = []
     /// Mismatches between expected and actual (empty when they agree or there is no expectation).
-    public var mismatches: [MarbleMismatch]
+    package var mismatches: [MarbleMismatch] = []
     /// The failure message with both diagrams aligned, when they differ.
     public var mismatchMessage: String?
     /// Whether a test reported this diagram as failing.
@@ -110,14 +110,13 @@ public struct DiagramModel: Equatable, Sendable {
     /// Creates a model.
     public init(
         title: String, inputs: [TimelineModel], operatorLabel: String?, output: TimelineModel, expected: TimelineModel? = nil,
-        mismatches: [MarbleMismatch] = [], mismatchMessage: String? = nil, failed: Bool = false, frames: Double
+        mismatchMessage: String? = nil, failed: Bool = false, frames: Double
     ) {
         self.title = title
         self.inputs = inputs
         self.operatorLabel = operatorLabel
         self.output = output
         self.expected = expected
-        self.mismatches = mismatches
         self.mismatchMessage = mismatchMessage
         self.failed = failed
         self.frames = frames

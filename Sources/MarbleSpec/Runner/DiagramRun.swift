@@ -1,7 +1,7 @@
 /// One run of a spec, stage by stage: streams, output, comparison, models, extent.
 struct DiagramRun {
     let spec: DiagramSpec
-    let scheduler = TestScheduler(frame: .milliseconds(1), stepLimit: DiagramRunner.baseStepLimit, reporter: CollectingReporter())
+    let scheduler = TestScheduler(frame: .milliseconds(1), stepLimit: DiagramRunner.baseStepLimit, reporter: MarbleFailure.Collector())
     var inners: [String: InnerStream] = [:]
     var inputObservables: [Observable<SpecItem>] = []
     var inputMessages: [[Recorded<Event<SpecItem>>]] = []
@@ -9,7 +9,7 @@ struct DiagramRun {
 
     init(spec: DiagramSpec) { self.spec = spec }
 
-    var parser: MarbleParser { scheduler.parser }
+    var parser: MarbleDiagram.Parser { scheduler.parser }
 
     func error(line: Int, column: Int, _ message: String) -> SpecError {
         SpecError(
@@ -17,7 +17,7 @@ struct DiagramRun {
             message: message)
     }
 
-    func parse(_ stream: DiagramSpec.Stream, kind: DiagramKind) throws(SpecError) -> [Recorded<Event<SpecItem>>] {
+    func parse(_ stream: DiagramSpec.Stream, kind: MarbleDiagram.Kind) throws(SpecError) -> [Recorded<Event<SpecItem>>] {
         do {
             return try parser.parse(stream.diagram, kind: kind, error: MarbleError(), resolve: resolve)
         } catch {
@@ -168,7 +168,7 @@ struct DiagramRun {
     func runSubscribers(
         _ observable: Observable<SpecItem>, connect: ((subscribe: Duration, unsubscribe: Duration?), Connector)?
     ) throws(SpecError) -> [SubscriberOutput] {
-        final class Slot { var recording: Recording<SpecItem>? }
+        final class Slot { var recording: TestScheduler.Recording<SpecItem>? }
         var slots: [(SubscriberOutput, Slot)] = []
         for (index, subscriber) in spec.subscribers.enumerated() {
             let window = try window(subscriber)

@@ -48,9 +48,10 @@ public enum DiagramRunner {
         let frames = try run.frameCount(inputs + rows + [firstExpected].compactMap { $0 })
         var model = DiagramModel(
             title: spec.title ?? spec.call?.text ?? "diagram", inputs: inputs, operatorLabel: operatorLabel, output: rows[0],
-            expected: firstExpected, mismatches: mismatches, mismatchMessage: messages.isEmpty ? nil : messages.joined(separator: "\n\n"),
+            expected: firstExpected, mismatchMessage: messages.isEmpty ? nil : messages.joined(separator: "\n\n"),
             failed: spec.status == "failed", frames: frames)
         model.moreOutputs = Array(rows.dropFirst())
+        model.mismatches = mismatches
         return model
     }
 
@@ -116,7 +117,7 @@ public enum DiagramRunner {
         return bound
     }
 
-    static func frameLength(_ diagram: String, _ parser: MarbleParser) -> Int {
+    static func frameLength(_ diagram: String, _ parser: MarbleDiagram.Parser) -> Int {
         // The diagram's extent: its events' times, or its length in frames when it has none.
         let events = (try? parser.parse(diagram, kind: .cold, error: MarbleError()) { $0 }) ?? []
         let last = events.map { Int(($0.time / .milliseconds(1)).rounded(.up)) }.max() ?? 0

@@ -4,19 +4,21 @@
     import Darwin
 #endif
 
-/// Where a structured async operator under test sends its values; see
-/// ``TestScheduler/expect(emitting:unsubscribe:fileID:filePath:line:column:_:)``.
-///
-/// Call it from the test's own tasks (the body, its task-group children, `async let`); a call
-/// from another thread is dropped and fails the test as escaped work.
-public struct AsyncEmitter<Element>: @unchecked Sendable {
-    let emit: (Element) -> Void
+extension TestScheduler {
+    /// Where a structured async operator under test sends its values; see
+    /// ``TestScheduler/expect(emitting:unsubscribe:fileID:filePath:line:column:_:)``.
+    ///
+    /// Call it from the test's own tasks (the body, its task-group children, `async let`); a call
+    /// from another thread is dropped and fails the test as escaped work.
+    public struct AsyncEmitter<Element>: @unchecked Sendable {
+        let emit: (Element) -> Void
 
-    /// Records `element` at the current virtual time.
-    public func callAsFunction(_ element: Element) { emit(element) }
+        /// Records `element` at the current virtual time.
+        public func callAsFunction(_ element: Element) { emit(element) }
 
-    /// Records `element` at the current virtual time.
-    public func yield(_ element: Element) { emit(element) }
+        /// Records `element` at the current virtual time.
+        public func yield(_ element: Element) { emit(element) }
+    }
 }
 
 /// What an async expectation's task does: run the work, record what it produces.
@@ -49,14 +51,14 @@ struct AsyncWork<Element> {
 
 /// One async expectation's task and state, touched only on the scheduler's thread.
 final class AsyncRun {
-    let location: MarbleSourceLocation
+    let location: MarbleFailure.Location
     var task: Task<Void, Never>?
     var finished = false
     var cancelled = false
     /// The virtual time of the unsubscription's `!`, once it cancelled the task.
     var cancelledAt: Duration?
     var started = false
-    init(location: MarbleSourceLocation) { self.location = location }
+    init(location: MarbleFailure.Location) { self.location = location }
 }
 
 extension TestScheduler {
@@ -85,7 +87,7 @@ extension TestScheduler {
         _ sequence: S, unsubscribe: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> MarbleExpectation<S.Element> {
-        let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
         let box = UncheckedSendable(sequence)
         return startAsync(unsubscribe: unsubscribe, location: location) { [weak self] record in
             var iterator = box.value.makeAsyncIterator()
@@ -117,13 +119,13 @@ extension TestScheduler {
     public func expect<Element>(
         emitting: Element.Type = Element.self, unsubscribe: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
-        _ body: @escaping (AsyncEmitter<Element>) async throws -> Void
+        _ body: @escaping (TestScheduler.AsyncEmitter<Element>) async throws -> Void
     ) -> MarbleExpectation<Element> {
-        let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
         let box = UncheckedSendable(body)
         return startAsync(unsubscribe: unsubscribe, location: location) { [executor] record in
             try await box.value(
-                AsyncEmitter { element in
+                TestScheduler.AsyncEmitter { element in
                     guard executor.isOwnerThread else {
                         executor.noteForeignEmission()
                         return
@@ -134,7 +136,7 @@ extension TestScheduler {
     }
 
     private func startAsync<Element>(
-        unsubscribe: String?, location: MarbleSourceLocation,
+        unsubscribe: String?, location: MarbleFailure.Location,
         _ work: @escaping (_ record: @escaping (Event<Element>) -> Void) async throws -> Void
     ) -> MarbleExpectation<Element> {
         let expectation = MarbleExpectation<Element>(scheduler: self, origin: now, window: unsubscribe)

@@ -6,20 +6,22 @@ internal import Synchronization
     import Darwin
 #endif
 
-/// A point on a ``TestScheduler``'s virtual timeline.
-public struct VirtualInstant: InstantProtocol, Sendable, CustomStringConvertible {
-    /// The time since the scheduler's frame 0.
-    public var offset: Duration
+extension TestClock {
+    /// A point on a ``TestScheduler``'s virtual timeline.
+    public struct Instant: InstantProtocol, Sendable, CustomStringConvertible {
+        /// The time since the scheduler's frame 0.
+        public var offset: Duration
 
-    /// An instant at `offset`.
-    public init(offset: Duration) { self.offset = offset }
+        /// An instant at `offset`.
+        public init(offset: Duration) { self.offset = offset }
 
-    /// The instant `duration` later.
-    public func advanced(by duration: Duration) -> VirtualInstant { VirtualInstant(offset: offset + duration) }
-    /// The duration from this instant to `other`.
-    public func duration(to other: VirtualInstant) -> Duration { other.offset - offset }
-    public static func < (a: VirtualInstant, b: VirtualInstant) -> Bool { a.offset < b.offset }
-    public var description: String { "\(offset)" }
+        /// The instant `duration` later.
+        public func advanced(by duration: Duration) -> TestClock.Instant { TestClock.Instant(offset: offset + duration) }
+        /// The duration from this instant to `other`.
+        public func duration(to other: TestClock.Instant) -> Duration { other.offset - offset }
+        public static func < (a: TestClock.Instant, b: TestClock.Instant) -> Bool { a.offset < b.offset }
+        public var description: String { "\(offset)" }
+    }
 }
 
 /// A `Clock` on the ``TestScheduler``'s virtual time: `sleep(until:)` parks the task until
@@ -31,7 +33,6 @@ public struct VirtualInstant: InstantProtocol, Sendable, CustomStringConvertible
 /// the global pool) is refused with `CancellationError` and fails the test with an explanation.
 public final class TestClock: Clock, @unchecked Sendable {
     /// Instants are virtual offsets from the scheduler's start.
-    public typealias Instant = VirtualInstant
     /// Durations are Swift's.
     public typealias Duration = Swift.Duration
 
@@ -60,12 +61,12 @@ public final class TestClock: Clock, @unchecked Sendable {
 
     /// Virtual now. From another thread this is the time of the last virtual step (and the
     /// access is recorded as an escape).
-    public var now: VirtualInstant {
+    public var now: TestClock.Instant {
         if executor.isOwnerThread, let scheduler {
-            return VirtualInstant(offset: scheduler.now)
+            return TestClock.Instant(offset: scheduler.now)
         }
         lock.withLock { foreignSleeps += 1 }
-        return VirtualInstant(offset: .nanoseconds(lastNow.load(ordering: .relaxed)))
+        return TestClock.Instant(offset: .nanoseconds(lastNow.load(ordering: .relaxed)))
     }
 
     /// One nanosecond: virtual time is exact.
@@ -75,7 +76,7 @@ public final class TestClock: Clock, @unchecked Sendable {
     var foreignAccessCount: Int { lock.withLock { foreignSleeps } }
 
     /// Parks the calling task until virtual time reaches `deadline`; `tolerance` is ignored (virtual time is exact). Throws `CancellationError` when the task is cancelled, or when called from a thread the scheduler does not own.
-    public func sleep(until deadline: VirtualInstant, tolerance: Duration? = nil) async throws {
+    public func sleep(until deadline: TestClock.Instant, tolerance: Duration? = nil) async throws {
         guard executor.isOwnerThread, let scheduler else {
             lock.withLock { foreignSleeps += 1 }
             throw CancellationError()

@@ -35,7 +35,7 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     private let owner = Atomic<UInt>(0)
     // Jobs waiting: lets the scheduler's loop skip the lock between steps when there are none.
     private let waiting = Atomic<Int>(0)
-    // Emissions through an `AsyncEmitter` from other threads.
+    // Emissions through an `TestScheduler.AsyncEmitter` from other threads.
     let foreignEmissionLock = Lock()
     var foreignEmissions = 0
     /// Main-actor jobs sent to the real main queue because the test does not run on the main actor.

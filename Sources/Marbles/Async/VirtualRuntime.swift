@@ -25,7 +25,7 @@ final class VirtualRuntime {
     let executor: TestTaskExecutor
     let clocks: VirtualClocks
     private let virtual: VirtualTimeScheduler
-    private let reporter: any MarbleFailureReporter
+    private let reporter: any MarbleFailure.Reporter
     private let frame: Duration
 
     /// The scheduler's `clock`, once made.
@@ -46,7 +46,7 @@ final class VirtualRuntime {
     private var reportedMainActorEscapes = 0
     private var reportedEscapes = 0
 
-    init(virtual: VirtualTimeScheduler, frame: Duration, reporter: any MarbleFailureReporter, startDate: Date?) {
+    init(virtual: VirtualTimeScheduler, frame: Duration, reporter: any MarbleFailure.Reporter, startDate: Date?) {
         self.virtual = virtual
         self.frame = frame
         self.reporter = reporter
@@ -179,7 +179,7 @@ final class VirtualRuntime {
     /// cancels async work still running (as at an unsubscription), wakes parked sleepers, and
     /// reports work that escaped to other threads or stalled. `cutShort`: `maxFrames` ended the
     /// flush on purpose, so a suspended task is no failure.
-    func finish(at location: MarbleSourceLocation, cutShort: Bool) {
+    func finish(at location: MarbleFailure.Location, cutShort: Bool) {
         reportAmbiguousSleeps(at: location)
         reportMainActorEscapes(at: location)
         guard !runs.isEmpty || testClock != nil else { return }
@@ -222,7 +222,7 @@ final class VirtualRuntime {
         }
     }
 
-    private func reportAmbiguousSleeps(at location: MarbleSourceLocation) {
+    private func reportAmbiguousSleeps(at location: MarbleFailure.Location) {
         let ambiguous = ambiguousSleeps
         ambiguousSleeps = []
         for (start, sleep) in ambiguous {
@@ -242,7 +242,7 @@ final class VirtualRuntime {
         }
     }
 
-    private func reportMainActorEscapes(at location: MarbleSourceLocation) {
+    private func reportMainActorEscapes(at location: MarbleFailure.Location) {
         let mainEscapes = executor.mainActorEscapes.load(ordering: .relaxed)
         guard mainEscapes > reportedMainActorEscapes else { return }
         reportedMainActorEscapes = mainEscapes

@@ -1,6 +1,6 @@
 /// The comparison of an expected with an actual timeline: the mismatches as values, and the
 /// failure message with both diagrams aligned on one frame ruler.
-public struct MarbleComparison {
+package struct MarbleComparison {
     /// Expected events.
     public let expected: [Recorded<Event<RecordedValue>>]
     /// Actual events.
@@ -98,7 +98,7 @@ public struct MarbleComparison {
     /// The failure message: a headline, the frame ruler, both diagrams, a caret under the first
     /// difference, then one line per mismatch (at most ``listedMismatches``).
     public func message(headline: String = "marble diagrams differ") -> String {
-        let printer = MarblePrinter(frame: frame)
+        let printer = MarbleDiagram.Printer(frame: frame)
         let printed = printer.printAligned([expected, actual], label: label)
         let indent = "expected: ".count
         let first = mismatches.first
@@ -121,7 +121,7 @@ public struct MarbleComparison {
     /// The actual timeline as one diagram, values named by the expected diagram's keys (what
     /// record mode writes).
     public func actualDiagram() -> String {
-        MarblePrinter(frame: frame).print(actual, label: label).text
+        MarbleDiagram.Printer(frame: frame).print(actual, label: label).text
     }
 
     /// The columns shown: everything when it fits, else ``shownColumns`` starting a little

@@ -1,5 +1,5 @@
 /// An event named in a mismatch, in a form tools can inspect without the value's type.
-public struct MismatchedEvent: Sendable, Equatable, CustomStringConvertible {
+package struct MismatchedEvent: Sendable, Equatable, CustomStringConvertible {
     /// Which kind of event it is.
     public enum Kind: Sendable, Equatable {
         /// A value.
@@ -31,7 +31,7 @@ public struct MismatchedEvent: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// One difference between an expected and an actual timeline.
-public struct MarbleMismatch: Sendable, Equatable, CustomStringConvertible {
+package struct MarbleMismatch: Sendable, Equatable, CustomStringConvertible {
     /// How the timelines differ at this time.
     public enum Kind: Sendable, Equatable {
         /// An event was expected and nothing happened.
@@ -73,7 +73,7 @@ public struct MarbleMismatch: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// One difference between expected and actual subscription logs.
-public struct SubscriptionMismatch: Sendable, Equatable, CustomStringConvertible {
+package struct SubscriptionMismatch: Sendable, Equatable, CustomStringConvertible {
     /// Which subscription (1-based, in subscription order).
     public var index: Int
     /// The expected subscription, `nil` for none.
@@ -86,7 +86,7 @@ public struct SubscriptionMismatch: Sendable, Equatable, CustomStringConvertible
 
 /// How a reader finds a time on a diagram: "frame 12", or "frame 12.5" between frames.
 /// Integer arithmetic on nanoseconds, so frame 295149 never prints as 295148.99999999994.
-public func frameText(_ time: Duration, frame: Duration) -> String {
+package func frameText(_ time: Duration, frame: Duration) -> String {
     "frame " + frameNumber(time, frame: frame)
 }
 

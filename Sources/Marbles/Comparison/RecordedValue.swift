@@ -5,13 +5,13 @@ public enum RecordedValue: CustomStringConvertible {
     /// A value.
     case plain(Any)
     /// An inner observable's events.
-    case inner(RecordedInnerTimeline)
+    case inner(RecordedValue.InnerTimeline)
 
     /// The value's description, or the inner timeline as a diagram.
     public var description: String {
         switch self {
         case .plain(let value): return String(describing: value)
-        case .inner(let timeline): return MarblePrinter().print(timeline.events, label: \.description).text
+        case .inner(let timeline): return MarbleDiagram.Printer().print(timeline.events, label: \.description).text
         }
     }
 
@@ -71,11 +71,13 @@ public struct ValueMatcher: CustomStringConvertible {
     public func accepts(_ value: Any) -> Bool { predicate(value) }
 }
 
-/// The events of an inner observable, filled in as virtual time runs.
-public final class RecordedInnerTimeline {
-    /// The events, relative to the emission of the inner observable.
-    @exclusivity(unchecked) public internal(set) var events: [Recorded<Event<RecordedValue>>]
-    init(events: [Recorded<Event<RecordedValue>>] = []) { self.events = events }
+extension RecordedValue {
+    /// The events of an inner observable, filled in as virtual time runs.
+    public final class InnerTimeline {
+        /// The events, relative to the emission of the inner observable.
+        @exclusivity(unchecked) public internal(set) var events: [Recorded<Event<RecordedValue>>]
+        init(events: [Recorded<Event<RecordedValue>>] = []) { self.events = events }
+    }
 }
 
 /// Same plain value: `==` when the type is `Equatable`, else same type and same description.
@@ -148,7 +150,7 @@ func eventListsMatch(
 
 /// Test observables expose their messages in erased form, so that an expected diagram can
 /// use them as values for inner observables.
-public protocol TestObservableMessages {
+package protocol TestObservableMessages {
     /// The diagram's messages, erased.
     var erasedMessages: [Recorded<Event<RecordedValue>>] { get }
 }
@@ -156,7 +158,7 @@ public protocol TestObservableMessages {
 extension RecordedValue {
     /// Erases an expected value: test observables become inner timelines.
     static func expected(_ value: Any) -> RecordedValue {
-        if let test = value as? any TestObservableMessages { return .inner(RecordedInnerTimeline(events: test.erasedMessages)) }
+        if let test = value as? any TestObservableMessages { return .inner(RecordedValue.InnerTimeline(events: test.erasedMessages)) }
         return .plain(value)
     }
 }

@@ -1,67 +1,69 @@
-/// Where in the user's source a marble assertion was written.
-///
-/// Made from `#fileID`/`#filePath`/`#line`/`#column` by every assertion's default arguments; a
-/// helper passes its caller's location on by forwarding those four parameters.
-public struct MarbleSourceLocation: Sendable, Equatable, CustomStringConvertible {
-    /// A file's name as captured: a compile-time string is turned into a `String` only when
-    /// read (every assertion captures a location; few are ever reported).
-    @usableFromInline
-    enum Text: Sendable {
-        case literal(StaticString)
-        case string(String)
+extension MarbleFailure {
+    /// Where in the user's source a marble assertion was written.
+    ///
+    /// Made from `#fileID`/`#filePath`/`#line`/`#column` by every assertion's default arguments; a
+    /// helper passes its caller's location on by forwarding those four parameters.
+    public struct Location: Sendable, Equatable, CustomStringConvertible {
+        /// A file's name as captured: a compile-time string is turned into a `String` only when
+        /// read (every assertion captures a location; few are ever reported).
+        @usableFromInline
+        enum Text: Sendable {
+            case literal(StaticString)
+            case string(String)
 
-        @usableFromInline var string: String {
-            switch self {
-            case .literal(let text): text.description
-            case .string(let text): text
+            @usableFromInline var string: String {
+                switch self {
+                case .literal(let text): text.description
+                case .string(let text): text
+                }
             }
         }
-    }
 
-    @usableFromInline var fileIDText: Text
-    @usableFromInline var filePathText: Text
+        @usableFromInline var fileIDText: Text
+        @usableFromInline var filePathText: Text
 
-    /// `Module/File.swift`.
-    public var fileID: String {
-        get { fileIDText.string }
-        set { fileIDText = .string(newValue) }
-    }
-    /// The full path of the file.
-    public var filePath: String {
-        get { filePathText.string }
-        set { filePathText = .string(newValue) }
-    }
-    /// 1-based line.
-    public var line: Int
-    /// 1-based column.
-    public var column: Int
-    /// The path as a compile-time string, when it was captured as one; XCTest reports need it.
-    public var staticFilePath: StaticString?
+        /// `Module/File.swift`.
+        public var fileID: String {
+            get { fileIDText.string }
+            set { fileIDText = .string(newValue) }
+        }
+        /// The full path of the file.
+        public var filePath: String {
+            get { filePathText.string }
+            set { filePathText = .string(newValue) }
+        }
+        /// 1-based line.
+        public var line: Int
+        /// 1-based column.
+        public var column: Int
+        /// The path as a compile-time string, when it was captured as one; XCTest reports need it.
+        public var staticFilePath: StaticString?
 
-    /// Captures the caller's location.
-    @inlinable
-    public init(fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column) {
-        self.fileIDText = .literal(fileID)
-        self.filePathText = .literal(filePath)
-        self.line = line
-        self.column = column
-        self.staticFilePath = filePath
-    }
+        /// Captures the caller's location.
+        @inlinable
+        public init(fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column) {
+            self.fileIDText = .literal(fileID)
+            self.filePathText = .literal(filePath)
+            self.line = line
+            self.column = column
+            self.staticFilePath = filePath
+        }
 
-    /// A location given as strings (from another framework's location type).
-    public init(fileID: String, filePath: String, line: Int, column: Int) {
-        self.fileIDText = .string(fileID)
-        self.filePathText = .string(filePath)
-        self.line = line
-        self.column = column
-    }
+        /// A location given as strings (from another framework's location type).
+        public init(fileID: String, filePath: String, line: Int, column: Int) {
+            self.fileIDText = .string(fileID)
+            self.filePathText = .string(filePath)
+            self.line = line
+            self.column = column
+        }
 
-    /// `Module/File.swift:12:5`.
-    public var description: String { "\(fileID):\(line):\(column)" }
+        /// `Module/File.swift:12:5`.
+        public var description: String { "\(fileID):\(line):\(column)" }
 
-    /// Same file, line and column.
-    public static func == (a: MarbleSourceLocation, b: MarbleSourceLocation) -> Bool {
-        a.fileID == b.fileID && a.filePath == b.filePath && a.line == b.line && a.column == b.column
+        /// Same file, line and column.
+        public static func == (a: MarbleFailure.Location, b: MarbleFailure.Location) -> Bool {
+            a.fileID == b.fileID && a.filePath == b.filePath && a.line == b.line && a.column == b.column
+        }
     }
 }
 
@@ -71,10 +73,10 @@ public struct MarbleFailure: Error, Sendable, CustomStringConvertible {
     /// The whole explanation: diagrams, caret, mismatches.
     public var message: String
     /// The assertion's call site.
-    public var location: MarbleSourceLocation
+    public var location: MarbleFailure.Location
 
     /// Creates a failure.
-    public init(message: String, location: MarbleSourceLocation) {
+    public init(message: String, location: MarbleFailure.Location) {
         self.message = message
         self.location = location
     }
@@ -83,20 +85,24 @@ public struct MarbleFailure: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(location): \(message)" }
 }
 
-/// Receives the failures of a ``TestScheduler``. `MarblesTesting` provides the one that
-/// reports to Swift Testing or XCTest.
-public protocol MarbleFailureReporter {
-    /// Reports one failure.
-    func report(_ failure: MarbleFailure)
+extension MarbleFailure {
+    /// Receives the failures of a ``TestScheduler``. `MarblesTesting` provides the one that
+    /// reports to Swift Testing or XCTest.
+    public protocol Reporter {
+        /// Reports one failure.
+        func report(_ failure: MarbleFailure)
+    }
 }
 
-/// Keeps failures in memory; for checking what a test would report, and for use outside a
-/// test framework.
-public final class CollectingReporter: MarbleFailureReporter {
-    /// The failures reported so far, oldest first.
-    public private(set) var failures: [MarbleFailure] = []
-    /// Creates an empty collector.
-    public init() {}
-    /// Keeps `failure`.
-    public func report(_ failure: MarbleFailure) { failures.append(failure) }
+extension MarbleFailure {
+    /// Keeps failures in memory; for checking what a test would report, and for use outside a
+    /// test framework.
+    public final class Collector: MarbleFailure.Reporter {
+        /// The failures reported so far, oldest first.
+        public private(set) var failures: [MarbleFailure] = []
+        /// Creates an empty collector.
+        public init() {}
+        /// Keeps `failure`.
+        public func report(_ failure: MarbleFailure) { failures.append(failure) }
+    }
 }

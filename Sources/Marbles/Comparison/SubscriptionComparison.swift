@@ -1,5 +1,5 @@
 /// The comparison of subscription logs, in subscription order.
-public struct SubscriptionComparison {
+package struct SubscriptionComparison {
     /// Expected logs.
     public let expected: [SubscriptionLog]
     /// Actual logs.
@@ -36,7 +36,7 @@ public struct SubscriptionComparison {
 
     /// Both sets of subscription diagrams, then the mismatches.
     public func message() -> String {
-        let printer = MarblePrinter(frame: frame)
+        let printer = MarbleDiagram.Printer(frame: frame)
         var lines = ["subscriptions differ"]
         lines.append("expected: " + (expected.isEmpty ? "(none)" : expected.map(printer.print).joined(separator: "\n          ")))
         lines.append("actual:   " + (actual.isEmpty ? "(none)" : actual.map(printer.print).joined(separator: "\n          ")))

@@ -1,24 +1,23 @@
 /// One checked expectation: what went in, what was expected, what came out. Handed to
-/// ``TestSchedulerListener/expectationChecked`` (MarblesTesting writes diagram specs from it).
-public struct ExpectationOutcome {
+/// ``TestScheduler/Listener/expectationChecked`` (MarblesTesting writes diagram specs from it).
+@usableFromInline package struct ExpectationOutcome {
     /// A test observable made before the expectation.
     public struct Input {
         /// Hot or cold.
-        public var kind: DiagramKind
+        public var kind: MarbleDiagram.Kind
         /// Its messages, erased; times relative to its creation (hot: to its `^`).
         public var messages: [Recorded<Event<RecordedValue>>] { erase() }
         // Erased when asked for: most runs never look.
         let erase: () -> [Recorded<Event<RecordedValue>>]
 
-        @usableFromInline
-        init(kind: DiagramKind, erase: @escaping () -> [Recorded<Event<RecordedValue>>]) {
+        @usableFromInline init(kind: MarbleDiagram.Kind, erase: @escaping () -> [Recorded<Event<RecordedValue>>]) {
             self.kind = kind
             self.erase = erase
         }
     }
 
     /// The `toBe` call site.
-    public var location: MarbleSourceLocation
+    public var location: MarbleFailure.Location
     /// The name of the test that made the expectation, when known.
     public var testName: String?
     /// The test observables made before the expectation, in creation order.
@@ -41,7 +40,7 @@ public struct ExpectationOutcome {
 
     /// The outcome of a timeline expectation.
     public init(
-        location: MarbleSourceLocation, testName: String? = nil, inputs: [Input], expected: [Recorded<Event<RecordedValue>>],
+        location: MarbleFailure.Location, testName: String? = nil, inputs: [Input], expected: [Recorded<Event<RecordedValue>>],
         actual: [Recorded<Event<RecordedValue>>], mismatches: [MarbleMismatch], frame: Duration
     ) {
         self.location = location
@@ -55,7 +54,7 @@ public struct ExpectationOutcome {
 
     /// The outcome of a subscription expectation.
     public init(
-        location: MarbleSourceLocation, testName: String? = nil, inputs: [Input], expectedSubscriptions: [SubscriptionLog],
+        location: MarbleFailure.Location, testName: String? = nil, inputs: [Input], expectedSubscriptions: [SubscriptionLog],
         actualSubscriptions: [SubscriptionLog], frame: Duration
     ) {
         self.location = location

@@ -76,7 +76,7 @@ public final class MarbleExpectation<Element> {
     ) {
         check(
             diagram, values: values, error: error, areEqual: areEqual,
-            at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
+            at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column),
             typed: typedExpectation(diagram, values, error, areEqual))
     }
 
@@ -98,11 +98,11 @@ public final class MarbleExpectation<Element> {
     ) {
         check(
             diagram, values: values, error: error, areEqual: nil,
-            at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column), typed: nil)
+            at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column), typed: nil)
     }
 
     /// `toBe` at a location made at run time (a fixture file in this package's own tests).
-    package func toBe(_ diagram: String, values: [String: Element] = [:], at location: MarbleSourceLocation) {
+    package func toBe(_ diagram: String, values: [String: Element] = [:], at location: MarbleFailure.Location) {
         let error = MarbleError.boxed
         check(diagram, values: values, error: error, areEqual: nil, at: location, typed: typedExpectation(diagram, values, error, nil))
     }
@@ -129,7 +129,7 @@ public final class MarbleExpectation<Element> {
     @usableFromInline
     func check<Value>(
         _ diagram: String, values: [String: Value], error: any Error, areEqual: ((Value, Value) -> Bool)?,
-        at location: MarbleSourceLocation, typed: TypedExpectation<Value>?
+        at location: MarbleFailure.Location, typed: TypedExpectation<Value>?
     ) {
         var parsed: [Recorded<Event<RecordedValue>>]?
         if typed == nil {
@@ -161,7 +161,7 @@ public final class MarbleExpectation<Element> {
             if !comparison.matches {
                 let note = scheduler.recordingNote(written: diagram, candidate: comparison.actualDiagram(), at: location) { candidate in
                     let problem: String
-                    do throws(MarbleSyntaxError) {
+                    do throws(MarbleDiagram.SyntaxError) {
                         let reparsed = try parseExpected(candidate, values: values, error: error)
                         let check = MarbleComparison(
                             expected: reparsed, actual: actual, frame: scheduler.frame, keys: keys, areEqual: compare)
@@ -184,7 +184,7 @@ public final class MarbleExpectation<Element> {
 
     private func parseExpected<Value>(
         _ diagram: String, values: [String: Value], error: any Error
-    ) throws(MarbleSyntaxError) -> [Recorded<Event<RecordedValue>>] {
+    ) throws(MarbleDiagram.SyntaxError) -> [Recorded<Event<RecordedValue>>] {
         if values.isEmpty {
             return try scheduler.parser.parse(diagram, kind: .expected, error: error).map {
                 Recorded(time: $0.time, value: $0.value.map { .plain($0) })
@@ -200,7 +200,7 @@ public final class MarbleExpectation<Element> {
         _ values: [Element], completing: Bool = true,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) {
-        let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
         scheduler.register(at: location) { [self, unowned scheduler] in
             let received = actual.compactMap { recorded -> RecordedValue? in
                 if case .next(let value) = recorded.value { return value }
@@ -214,7 +214,7 @@ public final class MarbleExpectation<Element> {
             let valuesMatch = received.count == expectedValues.count && zip(expectedValues, received).allSatisfy { $0.matches($1) }
             let terminalMatches = completing ? terminal.map { if case .completed = $0 { true } else { false } } ?? false : terminal == nil
             guard !(valuesMatch && terminalMatches) else { return }
-            let printed = MarblePrinter(frame: scheduler.frame).print(actual, label: \.description).text
+            let printed = MarbleDiagram.Printer(frame: scheduler.frame).print(actual, label: \.description).text
             let ending = completing ? "then completed" : "and no terminal event"
             let actualEnding =
                 terminal.map { "then \(MarbleComparison.describe($0, label: \.description, typed: false))" } ?? "and no terminal event"
@@ -234,7 +234,7 @@ public final class MarbleExpectation<Element> {
     public func toBeLike<O: ObservableType>(
         _ other: O, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) where O.Element == Element {
-        let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
         let reference = scheduler.expect(other, unsubscribe: window, at: location)
         let inputs = scheduler.createdInputs
         scheduler.register(at: location) { [self, unowned scheduler] in

@@ -1,71 +1,74 @@
-/// What subscriptions a test observable should have seen; made by
-/// ``TestScheduler/expect(subscriptions:)``.
-public final class SubscriptionExpectation {
-    private unowned let scheduler: TestScheduler
-    private let origin: Duration
-    private let logs: () -> [SubscriptionLog]
+extension TestScheduler {
+    /// What subscriptions a test observable should have seen; made by
+    /// ``TestScheduler/expect(subscriptions:)``.
+    public final class SubscriptionExpectation {
+        private unowned let scheduler: TestScheduler
+        private let origin: Duration
+        private let logs: () -> [SubscriptionLog]
 
-    init(scheduler: TestScheduler, origin: Duration, logs: @escaping () -> [SubscriptionLog]) {
-        self.scheduler = scheduler
-        self.origin = origin
-        self.logs = logs
-    }
-
-    /// Expects exactly one subscription as drawn (`"^---!"`), or none (`"----"`).
-    public func toBe(
-        _ diagram: String, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
-    ) {
-        toBe([diagram], at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
-    }
-
-    /// Expects these subscriptions, in subscription order; diagrams without `^` stand for none.
-    public func toBe(
-        _ diagrams: [String], fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
-    ) {
-        toBe(diagrams, at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
-    }
-
-    package func toBe(_ diagrams: [String], at location: MarbleSourceLocation) {
-        var expected: [SubscriptionLog] = []
-        do {
-            for diagram in diagrams {
-                let parsed = try scheduler.parser.parseSubscription(diagram)
-                if let subscribe = parsed.subscribe {
-                    expected.append(SubscriptionLog(subscribed: subscribe, unsubscribed: parsed.unsubscribe))
-                }
-            }
-        } catch {
-            scheduler.report(error.description, at: location)
-            return
+        init(scheduler: TestScheduler, origin: Duration, logs: @escaping () -> [SubscriptionLog]) {
+            self.scheduler = scheduler
+            self.origin = origin
+            self.logs = logs
         }
-        scheduler.register(at: location) { [self, unowned scheduler] in
-            _ = takeLogsRead()
-            let raw = logs()
-            let owner = takeLogsRead()
-            let actual = raw.map {
-                SubscriptionLog(subscribed: $0.subscribed - origin, unsubscribed: $0.unsubscribed.map { $0 - origin })
-            }
-            let comparison = SubscriptionComparison(expected: expected, actual: actual, frame: scheduler.frame)
-            if comparison.matches, let owner {
-                // The diagram drew these as open: the test expects them to outlive the run.
-                for log in raw where log.unsubscribed == nil {
-                    scheduler.expectedOpen.insert(OpenSubscription(owner: owner, subscribed: log.subscribed))
+
+        /// Expects exactly one subscription as drawn (`"^---!"`), or none (`"----"`).
+        public func toBe(
+            _ diagram: String, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+        ) {
+            toBe([diagram], at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column))
+        }
+
+        /// Expects these subscriptions, in subscription order; diagrams without `^` stand for none.
+        public func toBe(
+            _ diagrams: [String], fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line,
+            column: Int = #column
+        ) {
+            toBe(diagrams, at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column))
+        }
+
+        package func toBe(_ diagrams: [String], at location: MarbleFailure.Location) {
+            var expected: [SubscriptionLog] = []
+            do {
+                for diagram in diagrams {
+                    let parsed = try scheduler.parser.parseSubscription(diagram)
+                    if let subscribe = parsed.subscribe {
+                        expected.append(SubscriptionLog(subscribed: subscribe, unsubscribed: parsed.unsubscribe))
+                    }
                 }
+            } catch {
+                scheduler.report(error.description, at: location)
+                return
             }
-            if !comparison.matches {
-                let printer = MarblePrinter(frame: scheduler.frame)
-                let candidate = actual.count == 1 ? printer.print(actual[0]) : actual.isEmpty ? "" : nil
-                let note = scheduler.recordingNote(
-                    written: diagrams.count == 1 ? diagrams[0] : "", candidate: candidate ?? "", at: location
-                ) { _ in
-                    candidate == nil ? "\(actual.count) subscriptions need an array of diagrams" : nil
+            scheduler.register(at: location) { [self, unowned scheduler] in
+                _ = takeLogsRead()
+                let raw = logs()
+                let owner = takeLogsRead()
+                let actual = raw.map {
+                    SubscriptionLog(subscribed: $0.subscribed - origin, unsubscribed: $0.unsubscribed.map { $0 - origin })
                 }
-                scheduler.report(comparison.message() + (note.map { "\n" + $0 } ?? ""), at: location)
+                let comparison = SubscriptionComparison(expected: expected, actual: actual, frame: scheduler.frame)
+                if comparison.matches, let owner {
+                    // The diagram drew these as open: the test expects them to outlive the run.
+                    for log in raw where log.unsubscribed == nil {
+                        scheduler.expectedOpen.insert(OpenSubscription(owner: owner, subscribed: log.subscribed))
+                    }
+                }
+                if !comparison.matches {
+                    let printer = MarbleDiagram.Printer(frame: scheduler.frame)
+                    let candidate = actual.count == 1 ? printer.print(actual[0]) : actual.isEmpty ? "" : nil
+                    let note = scheduler.recordingNote(
+                        written: diagrams.count == 1 ? diagrams[0] : "", candidate: candidate ?? "", at: location
+                    ) { _ in
+                        candidate == nil ? "\(actual.count) subscriptions need an array of diagrams" : nil
+                    }
+                    scheduler.report(comparison.message() + (note.map { "\n" + $0 } ?? ""), at: location)
+                }
+                scheduler.onExpectationChecked?(
+                    ExpectationOutcome(
+                        location: location, testName: scheduler.testName, inputs: scheduler.createdInputs,
+                        expectedSubscriptions: expected, actualSubscriptions: actual, frame: scheduler.frame))
             }
-            scheduler.onExpectationChecked?(
-                ExpectationOutcome(
-                    location: location, testName: scheduler.testName, inputs: scheduler.createdInputs,
-                    expectedSubscriptions: expected, actualSubscriptions: actual, frame: scheduler.frame))
         }
     }
 }

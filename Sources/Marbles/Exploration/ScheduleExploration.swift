@@ -79,13 +79,25 @@ public enum ScheduleExploration {
     ///   - reporter: where the smallest failing schedule's failures go.
     ///   - location: where a failure that belongs to no expectation (an unreadable variable) is
     ///     reported.
-    ///   - listener: hears the smallest failing schedule's expectations (a diagram writer).
     ///   - body: the test, run inside each fresh scheduler's `run { }`.
     @discardableResult
     public static func check(
         schedules: Int = 100, exhaustive: Bool = false, strategy: Strategy = .uniform, seed: UInt64? = nil,
-        frame: Duration = .milliseconds(1), reporter: any MarbleFailureReporter, location: MarbleSourceLocation,
-        listener: TestSchedulerListener = TestSchedulerListener(), _ body: (TestScheduler) -> Void
+        frame: Duration = .milliseconds(1), reporter: any MarbleFailure.Reporter, location: MarbleFailure.Location,
+        _ body: (TestScheduler) -> Void
+    ) -> Outcome {
+        check(
+            schedules: schedules, exhaustive: exhaustive, strategy: strategy, seed: seed, frame: frame, reporter: reporter,
+            location: location, listener: TestScheduler.Listener(), body)
+    }
+
+    /// The same, with a listener that hears the smallest failing schedule's expectations (a
+    /// diagram writer).
+    @discardableResult
+    package static func check(
+        schedules: Int = 100, exhaustive: Bool = false, strategy: Strategy = .uniform, seed: UInt64? = nil,
+        frame: Duration = .milliseconds(1), reporter: any MarbleFailure.Reporter, location: MarbleFailure.Location,
+        listener: TestScheduler.Listener, _ body: (TestScheduler) -> Void
     ) -> Outcome {
         if let problem = environmentProblem {
             reporter.report(MarbleFailure(message: problem + "; the schedules did not run", location: location))
@@ -151,10 +163,10 @@ public enum ScheduleExploration {
     }
 
     private static func run(
-        _ choices: Choices, strategy: Strategy, frame: Duration, location: MarbleSourceLocation,
-        listener: TestSchedulerListener = TestSchedulerListener(), _ body: (TestScheduler) -> Void
+        _ choices: Choices, strategy: Strategy, frame: Duration, location: MarbleFailure.Location,
+        listener: TestScheduler.Listener = TestScheduler.Listener(), _ body: (TestScheduler) -> Void
     ) -> ScheduleRun {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(frame: frame, reporter: reporter, listener: listener)
         let chooser = ScheduleChooser(choices: choices, strategy: strategy)
         chooser.now = { [unowned scheduler] in scheduler.now }
@@ -164,7 +176,7 @@ public enum ScheduleExploration {
     }
 
     private static func report(
-        _ failing: FailingSchedule, seed: UInt64, count: Int, frame: Duration, to reporter: any MarbleFailureReporter
+        _ failing: FailingSchedule, seed: UInt64, count: Int, frame: Duration, to reporter: any MarbleFailure.Reporter
     ) {
         let seedText = "0x" + String(seed, radix: 16)
         let order =

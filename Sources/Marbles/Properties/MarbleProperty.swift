@@ -5,7 +5,7 @@
 #endif
 
 /// Properties over generated marble diagrams: a property runs on many cases, each on a fresh
-/// ``TestScheduler`` with diagrams drawn from a ``DiagramGenerator``, and fails when a case's
+/// ``TestScheduler`` with diagrams drawn from a ``MarbleProperty/Generator``, and fails when a case's
 /// expectations fail. A failing case is shrunk to the smallest diagrams that still fail (fewer
 /// events and frames, simpler values, earlier ends) and reported as they are: the diagrams, the
 /// failure of the smallest case (both timelines aligned, as `toBe` reports them), and the seed
@@ -50,8 +50,20 @@ public enum MarbleProperty {
     @discardableResult
     public static func check(
         count: Int = 100, seed: UInt64? = nil, minFrames: Int = 2, maxFrames: Int = 24, frame: Duration = .milliseconds(1),
-        reporter: any MarbleFailureReporter, location: MarbleSourceLocation, listener: TestSchedulerListener = TestSchedulerListener(),
-        _ property: (TestScheduler, DiagramGenerator) -> Void
+        reporter: any MarbleFailure.Reporter, location: MarbleFailure.Location,
+        _ property: (TestScheduler, MarbleProperty.Generator) -> Void
+    ) -> Outcome {
+        check(
+            count: count, seed: seed, minFrames: minFrames, maxFrames: maxFrames, frame: frame, reporter: reporter, location: location,
+            listener: TestScheduler.Listener(), property)
+    }
+
+    /// The same, with a listener for the smallest failing case's scheduler (a diagram writer).
+    @discardableResult
+    package static func check(
+        count: Int = 100, seed: UInt64? = nil, minFrames: Int = 2, maxFrames: Int = 24, frame: Duration = .milliseconds(1),
+        reporter: any MarbleFailure.Reporter, location: MarbleFailure.Location, listener: TestScheduler.Listener,
+        _ property: (TestScheduler, MarbleProperty.Generator) -> Void
     ) -> Outcome {
         if let problem = environmentProblem {
             reporter.report(MarbleFailure(message: problem + "; the property did not run", location: location))
@@ -92,19 +104,19 @@ public enum MarbleProperty {
     }
 
     private static func run(
-        _ choices: Choices, size: Int, frame: Duration, location: MarbleSourceLocation,
-        listener: TestSchedulerListener = TestSchedulerListener(),
-        _ property: (TestScheduler, DiagramGenerator) -> Void
+        _ choices: Choices, size: Int, frame: Duration, location: MarbleFailure.Location,
+        listener: TestScheduler.Listener = TestScheduler.Listener(),
+        _ property: (TestScheduler, MarbleProperty.Generator) -> Void
     ) -> CaseRun {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(frame: frame, reporter: reporter, listener: listener)
-        let draw = DiagramGenerator(choices: choices, size: size, scheduler: scheduler)
+        let draw = MarbleProperty.Generator(choices: choices, size: size, scheduler: scheduler)
         scheduler.run(at: location) { property(scheduler, draw) }
         return CaseRun(
             failures: reporter.failures, choices: draw.usedChoices, drawn: draw.drawn, events: draw.eventCount, frames: draw.frameCount)
     }
 
-    private static func report(_ example: Counterexample, seed: UInt64, count: Int, to reporter: any MarbleFailureReporter) {
+    private static func report(_ example: Counterexample, seed: UInt64, count: Int, to reporter: any MarbleFailure.Reporter) {
         let seedText = "0x" + String(seed, radix: 16)
         let header = """
             property failed on case \(example.caseNumber) of \(count); the smallest failing case (\(example.shrunkEvents) event(s), \

@@ -1,199 +1,206 @@
-/// Which rules a diagram follows.
-public enum DiagramKind: Sendable {
-    /// A cold observable: times count from each subscription; no `^`.
-    case cold
-    /// A hot observable: `^` marks frame 0; earlier characters are negative frames.
-    case hot
-    /// An expected output: `^` allowed; nothing may follow `|` or `#`.
-    case expected
+extension MarbleDiagram {
+    /// Which rules a diagram follows.
+    public enum Kind: Sendable {
+        /// A cold observable: times count from each subscription; no `^`.
+        case cold
+        /// A hot observable: `^` marks frame 0; earlier characters are negative frames.
+        case hot
+        /// An expected output: `^` allowed; nothing may follow `|` or `#`.
+        case expected
+    }
 }
 
-/// Reads marble diagrams into timed events; see ``MarbleSymbol`` for the language.
-///
-/// ```swift
-/// let events = try MarbleParser().parse("--a-(bc)-|", kind: .cold)
-/// // a @ 2ms, b @ 4ms, c @ 4ms, completed @ 9ms
-/// ```
-public struct MarbleParser: Sendable {
-    /// The virtual time one frame stands for.
-    public let frame: Duration
-    @usableFromInline let frameNanos: Int64
+extension MarbleDiagram {
+    /// Reads marble diagrams into timed events; see ``MarbleDiagram/Symbol`` for the language.
+    ///
+    /// ```swift
+    /// let events = try MarbleDiagram.Parser().parse("--a-(bc)-|", kind: .cold)
+    /// // a @ 2ms, b @ 4ms, c @ 4ms, completed @ 9ms
+    /// ```
+    public struct Parser: Sendable {
+        /// The virtual time one frame stands for.
+        public let frame: Duration
+        @usableFromInline let frameNanos: Int64
 
-    /// Creates a parser; one frame is 1 ms unless told otherwise.
-    public init(frame: Duration = .milliseconds(1)) {
-        self.frame = frame
-        self.frameNanos = VirtualTimeScheduler.nanos(frame)
-    }
-
-    /// Parses a diagram whose values are its own characters (or quoted texts).
-    public func parse(_ diagram: String, kind: DiagramKind, error: any Error = MarbleError.boxed) throws(MarbleSyntaxError) -> [Recorded<
-        Event<String>
-    >] {
-        try parse(diagram, kind: kind, error: error) { $0 }
-    }
-
-    /// Parses a diagram, mapping each value's key through `values`; a key missing from a
-    /// non-empty dictionary is an error. With an empty dictionary, `Value` must be `String`
-    /// or the keys are errors.
-    // Inlinable, as the paths below it, so that a test's value type is specialized in the test
-    // module instead of run as unspecialized generic code (metadata lookups per event).
-    @inlinable
-    public func parse<Value>(
-        _ diagram: String, kind: DiagramKind, values: [String: Value], error: any Error = MarbleError.boxed
-    ) throws(MarbleSyntaxError) -> [Recorded<Event<Value>>] {
-        if values.isEmpty, Value.self == String.self {
-            // `Value` is `String` here, so the bit cast is the identity (and avoids a dynamic
-            // cast per value).
-            return try parse(diagram, kind: kind, error: error) { key in unsafeBitCast(key, to: Value.self) }
+        /// Creates a parser; one frame is 1 ms unless told otherwise.
+        public init(frame: Duration = .milliseconds(1)) {
+            self.frame = frame
+            self.frameNanos = VirtualTimeScheduler.nanos(frame)
         }
-        // Long diagrams look each one-character key up once, not by hashing it at every event.
-        guard diagram.utf8.count > 64 else {
-            // Short diagrams repeat a key more often than not (`a-a-a|`): the last lookup is
-            // kept instead of hashing the key again.
-            var last: (key: String, value: Value?)?
+
+        /// Parses a diagram whose values are its own characters (or quoted texts).
+        public func parse(_ diagram: String, kind: MarbleDiagram.Kind, error: any Error = MarbleError.boxed) throws(MarbleDiagram
+            .SyntaxError) -> [Recorded<
+                Event<String>
+            >]
+        {
+            try parse(diagram, kind: kind, error: error) { $0 }
+        }
+
+        /// Parses a diagram, mapping each value's key through `values`; a key missing from a
+        /// non-empty dictionary is an error. With an empty dictionary, `Value` must be `String`
+        /// or the keys are errors.
+        // Inlinable, as the paths below it, so that a test's value type is specialized in the test
+        // module instead of run as unspecialized generic code (metadata lookups per event).
+        @inlinable
+        public func parse<Value>(
+            _ diagram: String, kind: MarbleDiagram.Kind, values: [String: Value], error: any Error = MarbleError.boxed
+        ) throws(MarbleDiagram.SyntaxError) -> [Recorded<Event<Value>>] {
+            if values.isEmpty, Value.self == String.self {
+                // `Value` is `String` here, so the bit cast is the identity (and avoids a dynamic
+                // cast per value).
+                return try parse(diagram, kind: kind, error: error) { key in unsafeBitCast(key, to: Value.self) }
+            }
+            // Long diagrams look each one-character key up once, not by hashing it at every event.
+            guard diagram.utf8.count > 64 else {
+                // Short diagrams repeat a key more often than not (`a-a-a|`): the last lookup is
+                // kept instead of hashing the key again.
+                var last: (key: String, value: Value?)?
+                return try parse(diagram, kind: kind, error: error) { key in
+                    if let last, last.key == key { return last.value }
+                    let value = values[key]
+                    last = (key, value)
+                    return value
+                }
+            }
+            var looked: [Value??] = Array(repeating: nil, count: 128)
             return try parse(diagram, kind: kind, error: error) { key in
-                if let last, last.key == key { return last.value }
-                let value = values[key]
-                last = (key, value)
-                return value
+                guard key.utf8.count == 1, let byte = key.utf8.first, byte < 128 else { return values[key] }
+                if let known = looked[Int(byte)] { return known }
+                let found = values[key]
+                looked[Int(byte)] = .some(found)
+                return found
             }
         }
-        var looked: [Value??] = Array(repeating: nil, count: 128)
-        return try parse(diagram, kind: kind, error: error) { key in
-            guard key.utf8.count == 1, let byte = key.utf8.first, byte < 128 else { return values[key] }
-            if let known = looked[Int(byte)] { return known }
-            let found = values[key]
-            looked[Int(byte)] = .some(found)
-            return found
-        }
-    }
 
-    /// Parses a diagram, resolving each value's key with `resolve`; `nil` is a missing value.
-    // The whole loop is inlinable: specialized in the caller's module for its value type, with
-    // the scanner's `next()` inlined into it, each event goes straight into the array (an event
-    // returned or handed to a closure across the module boundary cost value witnesses or an
-    // indirect call per event).
-    @inlinable
-    public func parse<Value>(
-        _ diagram: String, kind: DiagramKind, error: any Error = MarbleError.boxed, resolve: (String) -> Value?
-    ) throws(MarbleSyntaxError) -> [Recorded<Event<Value>>] {
-        try Scanner.withBytes(of: diagram) { bytes throws(MarbleSyntaxError) in
-            var events: [Recorded<Event<Value>>] = []
-            events.reserveCapacity(MarbleParser.eventBound(bytes))
-            var scanner = Scanner(bytes: bytes, frameNanos: frameNanos)
-            // A missing value is reported after the whole diagram scanned cleanly, so that a
-            // syntax error anywhere wins over it.
-            var missing: (key: String, column: Int)?
-            while let token = try scanner.next() {
-                guard try scanner.acceptEvent(token, kind: kind) else { continue }
-                let time = Duration.nanoseconds(scanner.eventTime)
-                switch token.symbol {
-                case .complete: events.append(Recorded(time: time, value: .completed))
-                case .error: events.append(Recorded(time: time, value: .error(error)))
-                default:
-                    let key = scanner.key(of: token)
-                    if let value = resolve(key) {
-                        events.append(Recorded(time: time, value: .next(value)))
-                    } else if missing == nil {
-                        missing = (key, token.column)
+        /// Parses a diagram, resolving each value's key with `resolve`; `nil` is a missing value.
+        // The whole loop is inlinable: specialized in the caller's module for its value type, with
+        // the scanner's `next()` inlined into it, each event goes straight into the array (an event
+        // returned or handed to a closure across the module boundary cost value witnesses or an
+        // indirect call per event).
+        @inlinable
+        public func parse<Value>(
+            _ diagram: String, kind: MarbleDiagram.Kind, error: any Error = MarbleError.boxed, resolve: (String) -> Value?
+        ) throws(MarbleDiagram.SyntaxError) -> [Recorded<Event<Value>>] {
+            try Scanner.withBytes(of: diagram) { bytes throws(MarbleDiagram.SyntaxError) in
+                var events: [Recorded<Event<Value>>] = []
+                events.reserveCapacity(MarbleDiagram.Parser.eventBound(bytes))
+                var scanner = Scanner(bytes: bytes, frameNanos: frameNanos)
+                // A missing value is reported after the whole diagram scanned cleanly, so that a
+                // syntax error anywhere wins over it.
+                var missing: (key: String, column: Int)?
+                while let token = try scanner.next() {
+                    guard try scanner.acceptEvent(token, kind: kind) else { continue }
+                    let time = Duration.nanoseconds(scanner.eventTime)
+                    switch token.symbol {
+                    case .complete: events.append(Recorded(time: time, value: .completed))
+                    case .error: events.append(Recorded(time: time, value: .error(error)))
+                    default:
+                        let key = scanner.key(of: token)
+                        if let value = resolve(key) {
+                            events.append(Recorded(time: time, value: .next(value)))
+                        } else if missing == nil {
+                            missing = (key, token.column)
+                        }
                     }
+                    scanner.eventDone()
                 }
-                scanner.eventDone()
+                try scanner.finish()
+                if let missing { throw MarbleDiagram.SyntaxError(.missingValue(missing.key), diagram: diagram, column: missing.column) }
+                if let zero = scanner.zero, zero != 0 {
+                    let offset = Duration.nanoseconds(zero)
+                    for i in events.indices { events[i].time -= offset }
+                }
+                return events
+            }
+        }
+
+        /// At least the number of events a diagram can hold: for a long one, its bytes that are
+        /// not frames, spaces or group brackets (one branch-free pass), so that
+        /// parsing reserves once and never copies a growing array.
+        @usableFromInline
+        static func eventBound(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+            // A short diagram's bytes are a bound cheaper to reserve than to count.
+            guard bytes.count > 256 else { return bytes.count }
+            var skipped = 0
+            for byte in bytes {
+                // `-`, ` `, `(`, `)`, `[`, `]`
+                let isFrameOrSpace = byte == 0x2D || byte == 0x20
+                let isBracket = byte == 0x28 || byte == 0x29 || byte == 0x5B || byte == 0x5D
+                skipped &+= isFrameOrSpace || isBracket ? 1 : 0
+            }
+            return bytes.count - skipped
+        }
+
+        /// One-character keys for ASCII values, made once and kept for the life of the process.
+        // Immutable after its one initialization, so shared reads are safe.
+        @usableFromInline nonisolated(unsafe) static let asciiKeys: UnsafePointer<String> = {
+            let table = UnsafeMutablePointer<String>.allocate(capacity: 128)
+            for byte in 0..<128 { (table + byte).initialize(to: String(Unicode.Scalar(UInt8(byte)))) }
+            return UnsafePointer(table)
+        }()
+
+        /// Parses a subscription diagram: `^` subscribes (and costs a frame), `!` unsubscribes
+        /// (and costs none). No `^` means no subscription in a subscription log, and frame 0 in
+        /// `expect(_:unsubscribe:)`; a `^` after the `!` is an error.
+        public func parseSubscription(_ diagram: String) throws(MarbleDiagram.SyntaxError) -> (subscribe: Duration?, unsubscribe: Duration?)
+        {
+            try Scanner.withBytes(of: diagram) { bytes throws(MarbleDiagram.SyntaxError) in try parseSubscription(diagram, bytes: bytes) }
+        }
+
+        private func parseSubscription(
+            _ diagram: String, bytes: UnsafeBufferPointer<UInt8>
+        ) throws(MarbleDiagram.SyntaxError) -> (subscribe: Duration?, unsubscribe: Duration?) {
+            var scanner = Scanner(bytes: bytes, frameNanos: frameNanos)
+            var subscribe: Int64?
+            var unsubscribe: Int64?
+            var unsubscribeColumn = 0
+            func fail(_ kind: MarbleDiagram.SyntaxError.Kind, _ column: Int) -> MarbleDiagram.SyntaxError {
+                MarbleDiagram.SyntaxError(kind, diagram: diagram, column: column)
+            }
+            while let token = try scanner.next() {
+                switch token.symbol {
+                case .zero:
+                    if subscribe != nil { throw fail(.secondSubscribe, token.column) }
+                    if unsubscribe != nil { throw fail(.unsubscribeBeforeSubscribe, unsubscribeColumn) }
+                    subscribe = scanner.eventTime
+                    scanner.eventDone()
+                case .unsubscribe:
+                    if unsubscribe != nil { throw fail(.secondUnsubscribe, token.column) }
+                    unsubscribe = scanner.eventTime
+                    unsubscribeColumn = token.column
+                    scanner.noteEvent()
+                case .complete, .error, nil:
+                    throw fail(.unexpectedSymbolInSubscriptionDiagram(scanner.character(of: token)), token.column)
+                default:
+                    continue
+                }
             }
             try scanner.finish()
-            if let missing { throw MarbleSyntaxError(.missingValue(missing.key), diagram: diagram, column: missing.column) }
-            if let zero = scanner.zero, zero != 0 {
-                let offset = Duration.nanoseconds(zero)
-                for i in events.indices { events[i].time -= offset }
+            return (subscribe.map { .nanoseconds($0) }, unsubscribe.map { .nanoseconds($0) })
+        }
+
+        /// Measures a diagram: the time of its first `|` (RxJS `time()`), counting spaces as
+        /// nothing and time progressions as their duration.
+        public func time(_ diagram: String) throws(MarbleDiagram.SyntaxError) -> Duration {
+            try Scanner.withBytes(of: diagram) { bytes throws(MarbleDiagram.SyntaxError) in try time(diagram, bytes: bytes) }
+        }
+
+        private func time(_ diagram: String, bytes: UnsafeBufferPointer<UInt8>) throws(MarbleDiagram.SyntaxError) -> Duration {
+            var scanner = Scanner(bytes: bytes, frameNanos: frameNanos)
+            while let token = try scanner.next() {
+                switch token.symbol {
+                case .complete:
+                    // The cursor past an overflow is no time (the scanner reports an overflow lazily).
+                    if let column = scanner.overflowColumn { throw scanner.fail(.timeOverflow, at: column) }
+                    return .nanoseconds(scanner.eventTime)
+                case .zero, .error, nil:
+                    scanner.eventDone()
+                default: continue
+                }
             }
-            return events
+            throw MarbleDiagram.SyntaxError(.noCompletion, diagram: diagram, column: max(diagram.count, 1))
         }
-    }
-
-    /// At least the number of events a diagram can hold: for a long one, its bytes that are
-    /// not frames, spaces or group brackets (one branch-free pass), so that
-    /// parsing reserves once and never copies a growing array.
-    @usableFromInline
-    static func eventBound(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        // A short diagram's bytes are a bound cheaper to reserve than to count.
-        guard bytes.count > 256 else { return bytes.count }
-        var skipped = 0
-        for byte in bytes {
-            // `-`, ` `, `(`, `)`, `[`, `]`
-            let isFrameOrSpace = byte == 0x2D || byte == 0x20
-            let isBracket = byte == 0x28 || byte == 0x29 || byte == 0x5B || byte == 0x5D
-            skipped &+= isFrameOrSpace || isBracket ? 1 : 0
-        }
-        return bytes.count - skipped
-    }
-
-    /// One-character keys for ASCII values, made once and kept for the life of the process.
-    // Immutable after its one initialization, so shared reads are safe.
-    @usableFromInline nonisolated(unsafe) static let asciiKeys: UnsafePointer<String> = {
-        let table = UnsafeMutablePointer<String>.allocate(capacity: 128)
-        for byte in 0..<128 { (table + byte).initialize(to: String(Unicode.Scalar(UInt8(byte)))) }
-        return UnsafePointer(table)
-    }()
-
-    /// Parses a subscription diagram: `^` subscribes (and costs a frame), `!` unsubscribes
-    /// (and costs none). No `^` means no subscription in a subscription log, and frame 0 in
-    /// `expect(_:unsubscribe:)`; a `^` after the `!` is an error.
-    public func parseSubscription(_ diagram: String) throws(MarbleSyntaxError) -> (subscribe: Duration?, unsubscribe: Duration?) {
-        try Scanner.withBytes(of: diagram) { bytes throws(MarbleSyntaxError) in try parseSubscription(diagram, bytes: bytes) }
-    }
-
-    private func parseSubscription(
-        _ diagram: String, bytes: UnsafeBufferPointer<UInt8>
-    ) throws(MarbleSyntaxError) -> (subscribe: Duration?, unsubscribe: Duration?) {
-        var scanner = Scanner(bytes: bytes, frameNanos: frameNanos)
-        var subscribe: Int64?
-        var unsubscribe: Int64?
-        var unsubscribeColumn = 0
-        func fail(_ kind: MarbleSyntaxError.Kind, _ column: Int) -> MarbleSyntaxError {
-            MarbleSyntaxError(kind, diagram: diagram, column: column)
-        }
-        while let token = try scanner.next() {
-            switch token.symbol {
-            case .zero:
-                if subscribe != nil { throw fail(.secondSubscribe, token.column) }
-                if unsubscribe != nil { throw fail(.unsubscribeBeforeSubscribe, unsubscribeColumn) }
-                subscribe = scanner.eventTime
-                scanner.eventDone()
-            case .unsubscribe:
-                if unsubscribe != nil { throw fail(.secondUnsubscribe, token.column) }
-                unsubscribe = scanner.eventTime
-                unsubscribeColumn = token.column
-                scanner.noteEvent()
-            case .complete, .error, nil:
-                throw fail(.unexpectedSymbolInSubscriptionDiagram(scanner.character(of: token)), token.column)
-            default:
-                continue
-            }
-        }
-        try scanner.finish()
-        return (subscribe.map { .nanoseconds($0) }, unsubscribe.map { .nanoseconds($0) })
-    }
-
-    /// Measures a diagram: the time of its first `|` (RxJS `time()`), counting spaces as
-    /// nothing and time progressions as their duration.
-    public func time(_ diagram: String) throws(MarbleSyntaxError) -> Duration {
-        try Scanner.withBytes(of: diagram) { bytes throws(MarbleSyntaxError) in try time(diagram, bytes: bytes) }
-    }
-
-    private func time(_ diagram: String, bytes: UnsafeBufferPointer<UInt8>) throws(MarbleSyntaxError) -> Duration {
-        var scanner = Scanner(bytes: bytes, frameNanos: frameNanos)
-        while let token = try scanner.next() {
-            switch token.symbol {
-            case .complete:
-                // The cursor past an overflow is no time (the scanner reports an overflow lazily).
-                if let column = scanner.overflowColumn { throw scanner.fail(.timeOverflow, at: column) }
-                return .nanoseconds(scanner.eventTime)
-            case .zero, .error, nil:
-                scanner.eventDone()
-            default: continue
-            }
-        }
-        throw MarbleSyntaxError(.noCompletion, diagram: diagram, column: max(diagram.count, 1))
     }
 }
 
@@ -216,11 +223,11 @@ struct Scanner {
         @usableFromInline var end = 0
         @usableFromInline var column: Int
         /// The symbol, or `nil` for a value.
-        @usableFromInline var symbol: MarbleSymbol?
+        @usableFromInline var symbol: MarbleDiagram.Symbol?
         @usableFromInline var isQuoted = false
 
         @inlinable
-        init(symbol: MarbleSymbol, column: Int) {
+        init(symbol: MarbleDiagram.Symbol, column: Int) {
             self.symbol = symbol
             self.column = column
         }
@@ -252,9 +259,9 @@ struct Scanner {
     @usableFromInline var zero: Int64?
     /// Whether a `|` or `#` was read (an expected diagram allows nothing after it).
     @usableFromInline var terminated = false
-    /// ``MarbleParser/asciiKeys``, read once per scan (a global's lazy-initialization check per
+    /// ``MarbleDiagram/Parser/asciiKeys``, read once per scan (a global's lazy-initialization check per
     /// value showed in profiles); a pointer, so the scan does not retain and release the table.
-    @usableFromInline let keys = MarbleParser.asciiKeys
+    @usableFromInline let keys = MarbleDiagram.Parser.asciiKeys
 
     @inlinable
     init(bytes: UnsafeBufferPointer<UInt8>, frameNanos: Int64) {
@@ -265,11 +272,11 @@ struct Scanner {
     /// Runs `body` on the diagram's contiguous UTF-8 (a native string's own storage, no copy).
     @inlinable
     static func withBytes<R>(
-        of diagram: String, _ body: (UnsafeBufferPointer<UInt8>) throws(MarbleSyntaxError) -> R
-    ) throws(MarbleSyntaxError) -> R {
+        of diagram: String, _ body: (UnsafeBufferPointer<UInt8>) throws(MarbleDiagram.SyntaxError) -> R
+    ) throws(MarbleDiagram.SyntaxError) -> R {
         var diagram = diagram
-        let result: Result<R, MarbleSyntaxError> = diagram.withUTF8 { bytes in
-            do throws(MarbleSyntaxError) { return .success(try body(bytes)) } catch { return .failure(error) }
+        let result: Result<R, MarbleDiagram.SyntaxError> = diagram.withUTF8 { bytes in
+            do throws(MarbleDiagram.SyntaxError) { return .success(try body(bytes)) } catch { return .failure(error) }
         }
         return try result.get()
     }
@@ -309,7 +316,7 @@ struct Scanner {
     /// may not be, and events after the end of an expected diagram; true for an event (`|`,
     /// `#` or a value) the caller records and then reports with ``eventDone()``.
     @inlinable
-    mutating func acceptEvent(_ token: Token, kind: DiagramKind) throws(MarbleSyntaxError) -> Bool {
+    mutating func acceptEvent(_ token: Token, kind: MarbleDiagram.Kind) throws(MarbleDiagram.SyntaxError) -> Bool {
         switch token.symbol {
         case nil:
             if kind == .expected && terminated { throw fail(.eventAfterTermination, at: token.column) }
@@ -333,7 +340,7 @@ struct Scanner {
 
     /// `^` (frame 0 of a hot or expected diagram) or `!` (only in subscription diagrams).
     @usableFromInline
-    mutating func acceptMarker(_ token: Token, kind: DiagramKind) throws(MarbleSyntaxError) {
+    mutating func acceptMarker(_ token: Token, kind: MarbleDiagram.Kind) throws(MarbleDiagram.SyntaxError) {
         switch token.symbol {
         case .zero:
             if kind == .cold { throw fail(.zeroInColdDiagram, at: token.column) }
@@ -382,14 +389,14 @@ struct Scanner {
     }
 
     @usableFromInline
-    func fail(_ kind: MarbleSyntaxError.Kind, at column: Int) -> MarbleSyntaxError {
-        MarbleSyntaxError(kind, diagram: String(decoding: bytes, as: UTF8.self), column: column)
+    func fail(_ kind: MarbleDiagram.SyntaxError.Kind, at column: Int) -> MarbleDiagram.SyntaxError {
+        MarbleDiagram.SyntaxError(kind, diagram: String(decoding: bytes, as: UTF8.self), column: column)
     }
 
     /// The next event or marker token; spaces, frames, groups and time progressions are
     /// applied to the cursor here and not returned.
     @inlinable @inline(__always)
-    mutating func next() throws(MarbleSyntaxError) -> Token? {
+    mutating func next() throws(MarbleDiagram.SyntaxError) -> Token? {
         if let overflowColumn { throw fail(.timeOverflow, at: overflowColumn) }
         guard let base = bytes.baseAddress else { return nil }
         let count = bytes.count
@@ -406,19 +413,20 @@ struct Scanner {
         while i < count {
             let byte = base[i]
             column &+= 1
-            if byte == MarbleSymbol.frame.rawValue && !inCompactGroup {
+            if byte == MarbleDiagram.Symbol.frame.rawValue && !inCompactGroup {
                 if !Self.add(frameNanos, to: &cursor), overflowColumn == nil { overflowColumn = column }
                 i &+= 1
                 continue
             }
             let next = i &+ 1 < count ? base[i &+ 1] : 0
             // A space that a combining mark may join is left to the rare path.
-            if byte == MarbleSymbol.space.rawValue && next < 0x80 {
+            if byte == MarbleDiagram.Symbol.space.rawValue && next < 0x80 {
                 i &+= 1
                 continue
             }
             let isDigit = byte &- 0x30 < 10
-            if byte >= 0x80 || next >= 0x80 || byte == 0x0D || (isDigit && (i == 0 || base[i &- 1] == MarbleSymbol.space.rawValue)) {
+            if byte >= 0x80 || next >= 0x80 || byte == 0x0D || (isDigit && (i == 0 || base[i &- 1] == MarbleDiagram.Symbol.space.rawValue))
+            {
                 (self.index, self.column, self.cursor) = (i, column, cursor)
                 let rare = try rareToken()
                 (i, column, cursor) = (self.index, self.column, self.cursor)
@@ -429,7 +437,7 @@ struct Scanner {
                 }
             }
             i &+= 1
-            guard MarbleSymbol.isSymbol(byte), let symbol = MarbleSymbol(rawValue: byte) else {
+            guard MarbleDiagram.Symbol.isSymbol(byte), let symbol = MarbleDiagram.Symbol(rawValue: byte) else {
                 return Token(value: i &- 1, i, column: column)
             }
             switch symbol {
@@ -452,7 +460,7 @@ struct Scanner {
     /// Applies a valid `(` or `)` on the caller's cursor; false for any other symbol or an
     /// invalid bracket, which ``groupOrQuote(_:)`` handles (and reports).
     @inlinable @inline(__always)
-    mutating func applyPlainGroup(_ symbol: MarbleSymbol, column: Int, cursor: inout Int64) -> Bool {
+    mutating func applyPlainGroup(_ symbol: MarbleDiagram.Symbol, column: Int, cursor: inout Int64) -> Bool {
         switch symbol {
         case .groupOpen where groupStart == nil:
             groupStart = cursor
@@ -482,10 +490,10 @@ struct Scanner {
     /// A non-ASCII cluster, an ASCII byte a cluster joins (`e` + U+0301, `\r\n`) or a time
     /// progression at `index` (`column` already counts its first character).
     @usableFromInline
-    mutating func rareToken() throws(MarbleSyntaxError) -> Rare {
+    mutating func rareToken() throws(MarbleDiagram.SyntaxError) -> Rare {
         if let cluster = clusterToken() { return .token(cluster) }
         let byte = bytes[index]
-        let atTokenStart = index == 0 || bytes[index - 1] == MarbleSymbol.space.rawValue
+        let atTokenStart = index == 0 || bytes[index - 1] == MarbleDiagram.Symbol.space.rawValue
         if atTokenStart, byte >= 0x30 && byte <= 0x39, try applyTimeProgression() { return .applied }
         return .ordinary
     }
@@ -493,7 +501,7 @@ struct Scanner {
     /// A group bracket or a quote just read (`index` is past it): applies the group, or reads
     /// the quoted value; a frame here is inside a compact group, an error.
     @usableFromInline
-    mutating func groupOrQuote(_ symbol: MarbleSymbol) throws(MarbleSyntaxError) -> Token? {
+    mutating func groupOrQuote(_ symbol: MarbleDiagram.Symbol) throws(MarbleDiagram.SyntaxError) -> Token? {
         switch symbol {
         case .frame:
             throw fail(.timeInCompactGroup, at: column)
@@ -535,7 +543,7 @@ struct Scanner {
 
     /// Applies a time progression (`10ms`) starting at `index`; false when there is none. A
     /// digit-led token ending in letters that is not one (`10xs`) is an error.
-    private mutating func applyTimeProgression() throws(MarbleSyntaxError) -> Bool {
+    private mutating func applyTimeProgression() throws(MarbleDiagram.SyntaxError) -> Bool {
         guard let (length, nanos) = timeProgression(at: index) else {
             if let typo = mistypedTimeProgression(at: index) { throw fail(.invalidTimeProgression(typo), at: column) }
             return false
@@ -551,7 +559,7 @@ struct Scanner {
     }
 
     /// `(` and `[` open a group (a `(` group takes one frame); `)` and `]` close it.
-    private mutating func applyGroup(_ symbol: MarbleSymbol) throws(MarbleSyntaxError) {
+    private mutating func applyGroup(_ symbol: MarbleDiagram.Symbol) throws(MarbleDiagram.SyntaxError) {
         if symbol == .groupOpen || symbol == .compactOpen {
             if groupStart != nil { throw fail(.nestedGroup, at: column) }
             groupStart = cursor
@@ -569,7 +577,7 @@ struct Scanner {
     }
 
     /// A `'quoted value'` whose opening quote was just read; `\` escapes the next byte.
-    private mutating func quotedToken() throws(MarbleSyntaxError) -> Token {
+    private mutating func quotedToken() throws(MarbleDiagram.SyntaxError) -> Token {
         let open = column
         let textStart = index
         var textEnd: Int?
@@ -581,7 +589,7 @@ struct Scanner {
                 index += 1
                 continue
             }
-            if b == MarbleSymbol.quote.rawValue {
+            if b == MarbleDiagram.Symbol.quote.rawValue {
                 textEnd = index - 1
                 break
             }
@@ -594,12 +602,12 @@ struct Scanner {
     /// Fails on an unclosed group or a time overflow.
     // Inlinable with the failure out of line: an out-of-line call copied the whole scanner.
     @inlinable
-    func finish() throws(MarbleSyntaxError) {
+    func finish() throws(MarbleDiagram.SyntaxError) {
         if overflowColumn != nil || groupStart != nil { throw unfinished() }
     }
 
     @usableFromInline
-    func unfinished() -> MarbleSyntaxError {
+    func unfinished() -> MarbleDiagram.SyntaxError {
         if let overflowColumn { return fail(.timeOverflow, at: overflowColumn) }
         return fail(.unclosedGroup, at: groupColumn)
     }
@@ -611,7 +619,7 @@ struct Scanner {
         while i < bytes.count, (bytes[i] >= 0x30 && bytes[i] <= 0x39) || bytes[i] == 0x2E { i += 1 }
         let lettersStart = i
         while i < bytes.count, (bytes[i] | 0x20) >= 0x61 && (bytes[i] | 0x20) <= 0x7A { i += 1 }
-        guard i > lettersStart, i == bytes.count || bytes[i] == MarbleSymbol.space.rawValue else { return nil }
+        guard i > lettersStart, i == bytes.count || bytes[i] == MarbleDiagram.Symbol.space.rawValue else { return nil }
         guard timeProgression(at: start) == nil else { return nil }
         return String(decoding: bytes[start..<i], as: UTF8.self)
     }
@@ -657,7 +665,7 @@ struct Scanner {
         } else {
             return nil
         }
-        guard i == bytes.count || bytes[i] == MarbleSymbol.space.rawValue else { return nil }
+        guard i == bytes.count || bytes[i] == MarbleDiagram.Symbol.space.rawValue else { return nil }
         // -1 marks a duration that does not fit in 64-bit nanoseconds (about 292 years).
         let (whole, overflow1) = integer.multipliedReportingOverflow(by: unitNanos)
         // fraction / fractionScale < 1, so the product divided back fits in 64 bits.

@@ -1,82 +1,84 @@
-/// Writes timed events as the canonical diagram, the inverse of ``MarbleParser``.
-///
-/// Gaps of up to ``maxDashes`` whole frames print as `-`, longer or fractional ones as a time
-/// progression (` 250ms `). Same-time events print as a `(…)` group when it fits before the
-/// next event, else as a compact `[…]` group. Values that are one plain character print bare;
-/// others are quoted. Times must not be negative.
-public struct MarblePrinter: Sendable {
-    /// The virtual time one frame stands for.
-    public let frame: Duration
-    /// The longest gap written with dashes.
-    public var maxDashes: Int = 80
-    let frameNanos: Int64
+extension MarbleDiagram {
+    /// Writes timed events as the canonical diagram, the inverse of ``MarbleDiagram/Parser``.
+    ///
+    /// Gaps of up to ``maxDashes`` whole frames print as `-`, longer or fractional ones as a time
+    /// progression (` 250ms `). Same-time events print as a `(…)` group when it fits before the
+    /// next event, else as a compact `[…]` group. Values that are one plain character print bare;
+    /// others are quoted. Times must not be negative.
+    public struct Printer: Sendable {
+        /// The virtual time one frame stands for.
+        public let frame: Duration
+        /// The longest gap written with dashes.
+        public var maxDashes: Int = 80
+        let frameNanos: Int64
 
-    /// Creates a printer; one frame is 1 ms unless told otherwise.
-    public init(frame: Duration = .milliseconds(1)) {
-        self.frame = frame
-        self.frameNanos = VirtualTimeScheduler.nanos(frame)
-    }
-
-    /// A printed diagram and the column (0-based) at which each event time starts.
-    public struct Printed: Sendable {
-        /// The diagram.
-        public var text: String
-        /// Event time → column of its first character.
-        public var columns: [(time: Duration, column: Int)]
-    }
-
-    /// Prints events whose values are shown by `label` (the text of one value, unquoted).
-    public func print<Value>(_ events: [Recorded<Event<Value>>], label: (Value) -> String) -> Printed {
-        var columns: [(time: Duration, column: Int)]? = []
-        columns?.reserveCapacity(events.count)
-        let text = printLine(Self.labelled(events, label), columns: &columns)
-        return Printed(text: text, columns: columns ?? [])
-    }
-
-    /// Prints events whose values are strings.
-    public func print(_ events: [Recorded<Event<String>>]) -> String {
-        var noColumns: [(time: Duration, column: Int)]?
-        return printLine(Self.labelled(events, { $0 }), columns: &noColumns)
-    }
-
-    /// Prints a subscription log as a subscription diagram; long or fractional stretches print
-    /// as time progressions (`^ 10m !`), so a ten-minute subscription is a short line.
-    public func print(_ log: SubscriptionLog) -> String {
-        // `^` costs a frame and `!` none, so `^!` would put them a frame apart: `(^!)` when equal.
-        let sub = max(VirtualTimeScheduler.nanos(log.subscribed), 0)
-        guard let end = log.unsubscribed.map(VirtualTimeScheduler.nanos) else { return stretch(sub) + "^" }
-        let (afterMarker, overflow) = sub.addingReportingOverflow(frameNanos)
-        // An unsubscription less than a frame after the subscription cannot be drawn apart from it.
-        if end <= sub || overflow || end < afterMarker { return stretch(sub) + "(^!)" }
-        let gap = stretch(end &- afterMarker)
-        return stretch(sub) + "^" + (gap.first?.isNumber == true ? " " : "") + gap + "!"
-    }
-
-    /// Dashes for up to ``maxDashes`` whole frames, else a time progression and a space.
-    private func stretch(_ nanos: Int64) -> String {
-        guard nanos > 0 else { return "" }
-        if nanos % frameNanos == 0 && nanos / frameNanos <= maxDashes { return String(repeating: "-", count: Int(nanos / frameNanos)) }
-        return Self.formatDuration(nanos) + " "
-    }
-
-    /// `1500000ns` → `1.5ms`; whole seconds and minutes use `s` and `m`.
-    static func formatDuration(_ nanos: Int64) -> String {
-        if nanos % 60_000_000_000 == 0 { return "\(nanos / 60_000_000_000)m" }
-        if nanos % 1_000_000_000 == 0 { return "\(nanos / 1_000_000_000)s" }
-        let whole = nanos / 1_000_000
-        var fraction = nanos % 1_000_000
-        if fraction == 0 { return "\(whole)ms" }
-        var digits = 6
-        while fraction % 10 == 0 {
-            fraction /= 10
-            digits -= 1
+        /// Creates a printer; one frame is 1 ms unless told otherwise.
+        public init(frame: Duration = .milliseconds(1)) {
+            self.frame = frame
+            self.frameNanos = VirtualTimeScheduler.nanos(frame)
         }
-        let padded = String(repeating: "0", count: digits - String(fraction).count) + String(fraction)
-        return "\(whole).\(padded)ms"
+
+        /// A printed diagram and the column (0-based) at which each event time starts.
+        public struct Printed: Sendable {
+            /// The diagram.
+            public var text: String
+            /// Event time → column of its first character.
+            public var columns: [(time: Duration, column: Int)]
+        }
+
+        /// Prints events whose values are shown by `label` (the text of one value, unquoted).
+        public func print<Value>(_ events: [Recorded<Event<Value>>], label: (Value) -> String) -> Printed {
+            var columns: [(time: Duration, column: Int)]? = []
+            columns?.reserveCapacity(events.count)
+            let text = printLine(Self.labelled(events, label), columns: &columns)
+            return Printed(text: text, columns: columns ?? [])
+        }
+
+        /// Prints events whose values are strings.
+        public func print(_ events: [Recorded<Event<String>>]) -> String {
+            var noColumns: [(time: Duration, column: Int)]?
+            return printLine(Self.labelled(events, { $0 }), columns: &noColumns)
+        }
+
+        /// Prints a subscription log as a subscription diagram; long or fractional stretches print
+        /// as time progressions (`^ 10m !`), so a ten-minute subscription is a short line.
+        public func print(_ log: SubscriptionLog) -> String {
+            // `^` costs a frame and `!` none, so `^!` would put them a frame apart: `(^!)` when equal.
+            let sub = max(VirtualTimeScheduler.nanos(log.subscribed), 0)
+            guard let end = log.unsubscribed.map(VirtualTimeScheduler.nanos) else { return stretch(sub) + "^" }
+            let (afterMarker, overflow) = sub.addingReportingOverflow(frameNanos)
+            // An unsubscription less than a frame after the subscription cannot be drawn apart from it.
+            if end <= sub || overflow || end < afterMarker { return stretch(sub) + "(^!)" }
+            let gap = stretch(end &- afterMarker)
+            return stretch(sub) + "^" + (gap.first?.isNumber == true ? " " : "") + gap + "!"
+        }
+
+        /// Dashes for up to ``maxDashes`` whole frames, else a time progression and a space.
+        private func stretch(_ nanos: Int64) -> String {
+            guard nanos > 0 else { return "" }
+            if nanos % frameNanos == 0 && nanos / frameNanos <= maxDashes { return String(repeating: "-", count: Int(nanos / frameNanos)) }
+            return Self.formatDuration(nanos) + " "
+        }
+
+        /// `1500000ns` → `1.5ms`; whole seconds and minutes use `s` and `m`.
+        static func formatDuration(_ nanos: Int64) -> String {
+            if nanos % 60_000_000_000 == 0 { return "\(nanos / 60_000_000_000)m" }
+            if nanos % 1_000_000_000 == 0 { return "\(nanos / 1_000_000_000)s" }
+            let whole = nanos / 1_000_000
+            var fraction = nanos % 1_000_000
+            if fraction == 0 { return "\(whole)ms" }
+            var digits = 6
+            while fraction % 10 == 0 {
+                fraction /= 10
+                digits -= 1
+            }
+            let padded = String(repeating: "0", count: digits - String(fraction).count) + String(fraction)
+            return "\(whole).\(padded)ms"
+        }
     }
 }
 
-extension MarblePrinter {
+extension MarbleDiagram.Printer {
     /// Prints several timelines so that events at the same time start in the same column:
     /// each line is padded with spaces, which the language ignores, so every printed line
     /// still parses to its events.
@@ -194,7 +196,7 @@ private struct PrintedLine {
     var nextTime: Int64? { position < events.count ? events[position].time : nil }
 
     /// What brings the line from its cursor to `time`: dashes, or a time progression.
-    mutating func gap(to time: Int64, printer: MarblePrinter) -> Gap {
+    mutating func gap(to time: Int64, printer: MarbleDiagram.Printer) -> Gap {
         if ended { return .none }
         let gap = time &- cursor
         guard gap > 0 else { return .none }
@@ -202,7 +204,7 @@ private struct PrintedLine {
         if gap % printer.frameNanos == 0 && gap / printer.frameNanos <= printer.maxDashes {
             return .dashes(Int(gap / printer.frameNanos))
         }
-        return .progression(MarblePrinter.formatDuration(gap), leadingSpace: out.last.map { $0 != 0x20 } ?? false)
+        return .progression(MarbleDiagram.Printer.formatDuration(gap), leadingSpace: out.last.map { $0 != 0x20 } ?? false)
     }
 
     /// Appends a gap, padded with spaces so the next event starts at `column`: before a dash
@@ -224,7 +226,7 @@ private struct PrintedLine {
 
     /// The events at `time`: one token, or a group (`(ab)` when the frames it takes are free,
     /// else the compact `[ab]`).
-    mutating func appendEvents(at time: Int64, printer: MarblePrinter) {
+    mutating func appendEvents(at time: Int64, printer: MarbleDiagram.Printer) {
         let start = position
         var end = start
         while end < events.count, events[end].time == time { end += 1 }
@@ -259,10 +261,10 @@ private struct PrintedLine {
     /// Whether a one-digit value at the start of a token, followed at once by a value that
     /// starts with a letter, digit or `.`, would be read back as a time progression (`1s`) or
     /// a mistyped one (`7b`).
-    private func readsAsTimeProgression(next: TimedEvent?, at time: Int64, printer: MarblePrinter) -> Bool {
+    private func readsAsTimeProgression(next: TimedEvent?, at time: Int64, printer: MarbleDiagram.Printer) -> Bool {
         guard out.last == nil || out.last == 0x20, let next, next.time == time &+ printer.frameNanos else { return false }
         // A value that needs quotes starts with `'`.
-        guard case .next(let text) = next.event, let first = text.utf8.first, !MarbleSymbol.needsQuotes(text) else { return false }
+        guard case .next(let text) = next.event, let first = text.utf8.first, !MarbleDiagram.Symbol.needsQuotes(text) else { return false }
         return (first >= 0x30 && first <= 0x39) || ((first | 0x20) >= 0x61 && (first | 0x20) <= 0x7A) || first == 0x2E
     }
 
@@ -272,7 +274,7 @@ private struct PrintedLine {
         let utf8 = text.utf8
         guard utf8.count == 1 else { return nil }
         let byte = utf8[utf8.startIndex]
-        return byte >= 0x20 && byte < 0x7F && !MarbleSymbol.isSymbol(byte) ? byte : nil
+        return byte >= 0x20 && byte < 0x7F && !MarbleDiagram.Symbol.isSymbol(byte) ? byte : nil
     }
 
     /// Writes an event's token: `|` or `#` (which end the line), or its value.
@@ -291,7 +293,7 @@ private struct PrintedLine {
     /// Writes a value, quoted when it must be.
     mutating func write(value text: String) {
         if let byte = Self.plainByte(text) { return write(byte: byte) }
-        guard MarbleSymbol.needsQuotes(text) else { return write(text) }
+        guard MarbleDiagram.Symbol.needsQuotes(text) else { return write(text) }
         var quoted = "'"
         for c in text {
             if c == "'" || c == "\\" { quoted.append("\\") }

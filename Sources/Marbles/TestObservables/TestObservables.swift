@@ -12,49 +12,51 @@ func takeLogsRead() -> UInt? {
     marbles_take_logs_read().map { UInt(bitPattern: $0) }
 }
 
-/// A cold test observable: every subscription replays the diagram relative to its own
-/// subscription time. Frame-0 messages are scheduled too, not sent inside `subscribe`.
-public final class ColdObservable<Element>: ObservableType, TestObservableMessages {
-    /// The diagram's messages, relative to a subscription.
-    public let messages: [Recorded<Event<Element>>]
-    /// One entry per subscription, in subscription order, in the scheduler's absolute time.
-    public internal(set) var subscriptions: [SubscriptionLog] {
-        get {
-            noteLogsRead(self)
-            return subscriptionLogs
+extension TestScheduler {
+    /// A cold test observable: every subscription replays the diagram relative to its own
+    /// subscription time. Frame-0 messages are scheduled too, not sent inside `subscribe`.
+    public final class ColdObservable<Element>: ObservableType, TestObservableMessages {
+        /// The diagram's messages, relative to a subscription.
+        public let messages: [Recorded<Event<Element>>]
+        /// One entry per subscription, in subscription order, in the scheduler's absolute time.
+        public internal(set) var subscriptions: [SubscriptionLog] {
+            get {
+                noteLogsRead(self)
+                return subscriptionLogs
+            }
+            set { subscriptionLogs = newValue }
         }
-        set { subscriptionLogs = newValue }
-    }
-    @usableFromInline var subscriptionLogs: [SubscriptionLog] = []
-    @usableFromInline unowned let scheduler: TestScheduler
-    /// Messages in time order fire in index order (each subscription schedules them in that
-    /// order), so the ones already sent need no cancelling.
-    @usableFromInline let inTimeOrder: Bool
+        @usableFromInline var subscriptionLogs: [SubscriptionLog] = []
+        @usableFromInline unowned let scheduler: TestScheduler
+        /// Messages in time order fire in index order (each subscription schedules them in that
+        /// order), so the ones already sent need no cancelling.
+        @usableFromInline let inTimeOrder: Bool
 
-    @inlinable
-    init(messages: [Recorded<Event<Element>>], scheduler: TestScheduler) {
-        self.messages = messages
-        self.scheduler = scheduler
-        self.inTimeOrder = areInTimeOrder(messages)
-    }
+        @inlinable
+        init(messages: [Recorded<Event<Element>>], scheduler: TestScheduler) {
+            self.messages = messages
+            self.scheduler = scheduler
+            self.inTimeOrder = areInTimeOrder(messages)
+        }
 
-    @inlinable
-    public var erasedMessages: [Recorded<Event<RecordedValue>>] {
-        messages.map { Recorded(time: $0.time, value: $0.value.map { .plain($0) }) }
-    }
+        @inlinable
+        public var erasedMessages: [Recorded<Event<RecordedValue>>] {
+            messages.map { Recorded(time: $0.time, value: $0.value.map { .plain($0) }) }
+        }
 
-    @inlinable
-    public func asObservable() -> Observable<Element> {
-        Observable.create { [self] observer in
-            let index = subscriptionLogs.count
-            subscriptionLogs.append(SubscriptionLog(subscribed: scheduler.now))
-            let replay = MessageReplay(messages: messages, receiver: observer)
-            let virtual = scheduler.virtual
-            let now = virtual.now
-            let actions = replay.scheduleAll(on: virtual, inTimeOrder: inTimeOrder) { now + Swift.max($0, .zero) }
-            return Disposables.create { [self] in
-                subscriptionLogs[index].unsubscribed = scheduler.now
-                for action in actions[(inTimeOrder ? replay.sent : 0)...] { virtual.cancel(action) }
+        @inlinable
+        public func asObservable() -> Observable<Element> {
+            Observable.create { [self] observer in
+                let index = subscriptionLogs.count
+                subscriptionLogs.append(SubscriptionLog(subscribed: scheduler.now))
+                let replay = MessageReplay(messages: messages, receiver: observer)
+                let virtual = scheduler.virtual
+                let now = virtual.now
+                let actions = replay.scheduleAll(on: virtual, inTimeOrder: inTimeOrder) { now + Swift.max($0, .zero) }
+                return Disposables.create { [self] in
+                    subscriptionLogs[index].unsubscribed = scheduler.now
+                    for action in actions[(inTimeOrder ? replay.sent : 0)...] { virtual.cancel(action) }
+                }
             }
         }
     }
@@ -106,65 +108,69 @@ final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Elemen
     }
 }
 
-/// A hot test observable: its messages are scheduled once, when the scheduler's run starts,
-/// at absolute frames (`^` is the time the observable was created); subscribers receive only
-/// what happens while they are subscribed.
-public final class HotObservable<Element>: ObservableType, TestObservableMessages {
-    /// The diagram's messages, relative to `^`.
-    public let messages: [Recorded<Event<Element>>]
-    /// One entry per subscription, in subscription order, in the scheduler's absolute time.
-    public internal(set) var subscriptions: [SubscriptionLog] {
-        get {
-            noteLogsRead(self)
-            return subscriptionLogs
+extension TestScheduler {
+    /// A hot test observable: its messages are scheduled once, when the scheduler's run starts,
+    /// at absolute frames (`^` is the time the observable was created); subscribers receive only
+    /// what happens while they are subscribed.
+    public final class HotObservable<Element>: ObservableType, TestObservableMessages {
+        /// The diagram's messages, relative to `^`.
+        public let messages: [Recorded<Event<Element>>]
+        /// One entry per subscription, in subscription order, in the scheduler's absolute time.
+        public internal(set) var subscriptions: [SubscriptionLog] {
+            get {
+                noteLogsRead(self)
+                return subscriptionLogs
+            }
+            set { subscriptionLogs = newValue }
         }
-        set { subscriptionLogs = newValue }
-    }
-    @usableFromInline var subscriptionLogs: [SubscriptionLog] = []
-    @usableFromInline let subject = PublishSubject<Element>()
-    @usableFromInline let origin: Duration
-    @usableFromInline unowned let scheduler: TestScheduler
+        @usableFromInline var subscriptionLogs: [SubscriptionLog] = []
+        @usableFromInline let subject = PublishSubject<Element>()
+        @usableFromInline let origin: Duration
+        @usableFromInline unowned let scheduler: TestScheduler
 
-    @inlinable
-    init(messages: [Recorded<Event<Element>>], scheduler: TestScheduler) {
-        self.messages = messages
-        self.scheduler = scheduler
-        self.origin = scheduler.now
-    }
+        @inlinable
+        init(messages: [Recorded<Event<Element>>], scheduler: TestScheduler) {
+            self.messages = messages
+            self.scheduler = scheduler
+            self.origin = scheduler.now
+        }
 
-    @inlinable
-    public var erasedMessages: [Recorded<Event<RecordedValue>>] {
-        messages.map { Recorded(time: $0.time, value: $0.value.map { .plain($0) }) }
-    }
+        @inlinable
+        public var erasedMessages: [Recorded<Event<RecordedValue>>] {
+            messages.map { Recorded(time: $0.time, value: $0.value.map { .plain($0) }) }
+        }
 
-    /// Schedules every message; the scheduler calls this at the start of its run.
-    @inlinable
-    func setUp() {
-        let replay = MessageReplay(messages: messages, receiver: subject)
-        let origin = self.origin
-        _ = replay.scheduleAll(on: scheduler.virtual, inTimeOrder: areInTimeOrder(messages)) { origin + $0 }
-    }
+        /// Schedules every message; the scheduler calls this at the start of its run.
+        @inlinable
+        func setUp() {
+            let replay = MessageReplay(messages: messages, receiver: subject)
+            let origin = self.origin
+            _ = replay.scheduleAll(on: scheduler.virtual, inTimeOrder: areInTimeOrder(messages)) { origin + $0 }
+        }
 
-    @inlinable
-    public func asObservable() -> Observable<Element> {
-        Observable.create { [self] observer in
-            let index = subscriptionLogs.count
-            subscriptionLogs.append(SubscriptionLog(subscribed: scheduler.now))
-            let subscription = subject.subscribe(observer)
-            return Disposables.create { [self] in
-                subscriptionLogs[index].unsubscribed = scheduler.now
-                subscription.dispose()
+        @inlinable
+        public func asObservable() -> Observable<Element> {
+            Observable.create { [self] observer in
+                let index = subscriptionLogs.count
+                subscriptionLogs.append(SubscriptionLog(subscribed: scheduler.now))
+                let subscription = subject.subscribe(observer)
+                return Disposables.create { [self] in
+                    subscriptionLogs[index].unsubscribed = scheduler.now
+                    subscription.dispose()
+                }
             }
         }
     }
 }
 
-/// The events of an observable subscribed by ``TestScheduler/record(_:)``.
-public final class Recording<Element> {
-    /// The events so far, relative to the time `record` was called.
-    @exclusivity(unchecked) public internal(set) var events: [Recorded<Event<Element>>] = []
-    var subscription: (any Disposable)?
+extension TestScheduler {
+    /// The events of an observable subscribed by ``TestScheduler/record(_:)``.
+    public final class Recording<Element> {
+        /// The events so far, relative to the time `record` was called.
+        @exclusivity(unchecked) public internal(set) var events: [Recorded<Event<Element>>] = []
+        var subscription: (any Disposable)?
 
-    /// Stops recording.
-    public func dispose() { subscription?.dispose() }
+        /// Stops recording.
+        public func dispose() { subscription?.dispose() }
+    }
 }

@@ -13,11 +13,12 @@ extension TestScheduler {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> MarbleExpectation<O.Element> {
         expect(
-            observable, unsubscribe: unsubscribe, at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+            observable, unsubscribe: unsubscribe, at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
+        )
     }
 
     @inlinable
-    package func expect<O: ObservableType>(_ observable: O, unsubscribe: String? = nil, at location: MarbleSourceLocation)
+    package func expect<O: ObservableType>(_ observable: O, unsubscribe: String? = nil, at location: MarbleFailure.Location)
         -> MarbleExpectation<O.Element>
     {
         let expectation = MarbleExpectation<O.Element>(scheduler: self, origin: now, window: unsubscribe)
@@ -37,7 +38,7 @@ extension TestScheduler {
     /// The `^` (default: frame 0) and `!` of an expectation's subscription diagram, relative to
     /// now; a malformed diagram is reported at the expectation and read as "subscribe now".
     @usableFromInline
-    func subscriptionTimes(_ diagram: String?, location: MarbleSourceLocation) -> (subscribe: Duration, unsubscribe: Duration?) {
+    func subscriptionTimes(_ diagram: String?, location: MarbleFailure.Location) -> (subscribe: Duration, unsubscribe: Duration?) {
         guard let diagram else { return (.zero, nil) }
         do {
             let parsed = try parser.parseSubscription(diagram)
@@ -58,8 +59,8 @@ extension TestScheduler {
         }
     }
 
-    private func recordInner<O: ObservableType>(_ inner: O) -> RecordedInnerTimeline {
-        let timeline = RecordedInnerTimeline()
+    private func recordInner<O: ObservableType>(_ inner: O) -> RecordedValue.InnerTimeline {
+        let timeline = RecordedValue.InnerTimeline()
         let start = now
         let subscription = inner.asObservable().subscribe { [unowned self] event in
             timeline.events.append(Recorded(time: self.now - start, value: self.erase(event)))
@@ -70,13 +71,13 @@ extension TestScheduler {
 
     /// Compares subscription logs with diagrams when the run ends. The logs are read then, not
     /// now: pass the test observable's `subscriptions` directly.
-    public func expect(subscriptions: @autoclosure @escaping () -> [SubscriptionLog]) -> SubscriptionExpectation {
-        SubscriptionExpectation(scheduler: self, origin: now, logs: subscriptions)
+    public func expect(subscriptions: @autoclosure @escaping () -> [SubscriptionLog]) -> TestScheduler.SubscriptionExpectation {
+        TestScheduler.SubscriptionExpectation(scheduler: self, origin: now, logs: subscriptions)
     }
 
     /// Subscribes to `observable` now and records its events, for custom checks after a flush.
-    public func record<O: ObservableType>(_ observable: O) -> Recording<O.Element> {
-        let recording = Recording<O.Element>()
+    public func record<O: ObservableType>(_ observable: O) -> TestScheduler.Recording<O.Element> {
+        let recording = TestScheduler.Recording<O.Element>()
         let origin = now
         // Weak: a recording the test drops stops collecting, and its subscription ends with the run.
         let subscription = underStepLimit {
@@ -91,7 +92,7 @@ extension TestScheduler {
 
     /// Queues a check for the end of the run; `location` is where it is reported if the run
     /// never comes.
-    func register(at location: MarbleSourceLocation, isReady: @escaping () -> Bool = { true }, _ check: @escaping () -> Void) {
+    func register(at location: MarbleFailure.Location, isReady: @escaping () -> Bool = { true }, _ check: @escaping () -> Void) {
         checks.append(PendingCheck(location: location, isReady: isReady, check: check))
     }
 }

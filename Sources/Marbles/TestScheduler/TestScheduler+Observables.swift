@@ -7,8 +7,8 @@ extension TestScheduler {
     public func cold<Value>(
         _ diagram: String, values: [String: Value], error: any Error = MarbleError.boxed,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
-    ) -> ColdObservable<Value> {
-        let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    ) -> TestScheduler.ColdObservable<Value> {
+        let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
         return cold(messages: parse(diagram, .cold, values, error, location))
     }
 
@@ -16,7 +16,7 @@ extension TestScheduler {
     public func cold(
         _ diagram: String, error: any Error = MarbleError.boxed,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
-    ) -> ColdObservable<String> {
+    ) -> TestScheduler.ColdObservable<String> {
         cold(diagram, values: [String: String](), error: error, fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
@@ -26,8 +26,8 @@ extension TestScheduler {
     public func hot<Value>(
         _ diagram: String, values: [String: Value], error: any Error = MarbleError.boxed,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
-    ) -> HotObservable<Value> {
-        let location = MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    ) -> TestScheduler.HotObservable<Value> {
+        let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
         return hot(messages: parse(diagram, .hot, values, error, location))
     }
 
@@ -35,14 +35,14 @@ extension TestScheduler {
     public func hot(
         _ diagram: String, error: any Error = MarbleError.boxed,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
-    ) -> HotObservable<String> {
+    ) -> TestScheduler.HotObservable<String> {
         hot(diagram, values: [String: String](), error: error, fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// A cold observable of messages built by hand (times relative to each subscription).
     @inlinable
-    public func cold<Value>(messages: [Recorded<Event<Value>>]) -> ColdObservable<Value> {
-        let cold = ColdObservable(messages: messages, scheduler: self)
+    public func cold<Value>(messages: [Recorded<Event<Value>>]) -> TestScheduler.ColdObservable<Value> {
+        let cold = TestScheduler.ColdObservable(messages: messages, scheduler: self)
         createdInputs.append(ExpectationOutcome.Input(kind: .cold) { cold.erasedMessages })
         testObservables.append(
             (UInt(bitPattern: ObjectIdentifier(cold)), { [unowned self] in name(.cold, cold.erasedMessages) }, { cold.subscriptionLogs }))
@@ -51,8 +51,8 @@ extension TestScheduler {
 
     /// A hot observable of messages built by hand (times relative to now; set up at the run's start).
     @inlinable
-    public func hot<Value>(messages: [Recorded<Event<Value>>]) -> HotObservable<Value> {
-        let hot = HotObservable(messages: messages, scheduler: self)
+    public func hot<Value>(messages: [Recorded<Event<Value>>]) -> TestScheduler.HotObservable<Value> {
+        let hot = TestScheduler.HotObservable(messages: messages, scheduler: self)
         hotToSetUp.append(hot.setUp)
         createdInputs.append(ExpectationOutcome.Input(kind: .hot) { hot.erasedMessages })
         testObservables.append(
@@ -67,21 +67,21 @@ extension TestScheduler {
         do {
             return try parser.time(diagram)
         } catch {
-            report(error.description, at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+            report(error.description, at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column))
             return .zero
         }
     }
 
     /// `cold("-a-b|")`, as a leak report names a test observable.
     @usableFromInline
-    func name(_ kind: DiagramKind, _ messages: [Recorded<Event<RecordedValue>>]) -> String {
-        let diagram = MarblePrinter(frame: frame).print(messages, label: \.description).text
+    func name(_ kind: MarbleDiagram.Kind, _ messages: [Recorded<Event<RecordedValue>>]) -> String {
+        let diagram = MarbleDiagram.Printer(frame: frame).print(messages, label: \.description).text
         return "\(kind == .hot ? "hot" : "cold")(\"\(diagram.count > 60 ? String(diagram.prefix(59)) + "…" : diagram)\")"
     }
 
     @inlinable
     func parse<Value>(
-        _ diagram: String, _ kind: DiagramKind, _ values: [String: Value], _ error: any Error, _ location: MarbleSourceLocation
+        _ diagram: String, _ kind: MarbleDiagram.Kind, _ values: [String: Value], _ error: any Error, _ location: MarbleFailure.Location
     ) -> [Recorded<Event<Value>>] {
         do {
             return try parser.parse(diagram, kind: kind, values: values, error: error)

@@ -24,7 +24,7 @@ extension TestScheduler {
     ) -> MarbleExpectation<Value> {
         expect(
             observations(of: value), unsubscribe: unsubscribe,
-            at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+            at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// An observable of `value()`: its value when subscribed, then each new value when the

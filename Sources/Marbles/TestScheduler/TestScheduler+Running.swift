@@ -12,11 +12,11 @@ extension TestScheduler {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
         _ body: () throws -> Result
     ) rethrows -> Result {
-        try run(at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column), body)
+        try run(at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column), body)
     }
 
     @discardableResult
-    package func run<Result>(at location: MarbleSourceLocation, _ body: () throws -> Result) rethrows -> Result {
+    package func run<Result>(at location: MarbleFailure.Location, _ body: () throws -> Result) rethrows -> Result {
         // Tasks the body starts (`Task { }` in a view model) run on this scheduler's executor, and
         // the clocks the body reads are virtual.
         let result = try runtime.routing(body)
@@ -26,7 +26,7 @@ extension TestScheduler {
     }
 
     /// Disposes the harness's subscriptions, then reports test observables still subscribed.
-    func checkReleased(at location: MarbleSourceLocation) {
+    func checkReleased(at location: MarbleFailure.Location) {
         let subscriptions = harnessSubscriptions
         harnessSubscriptions = []
         for subscription in subscriptions { subscription.dispose() }
@@ -54,10 +54,10 @@ extension TestScheduler {
     /// When the step limit is reached, that is the one failure reported: the expectations of
     /// the run are dropped unchecked (their diagrams would only repeat it at length).
     public func flush(fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column) {
-        flush(at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+        flush(at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
-    package func flush(at location: MarbleSourceLocation) {
+    package func flush(at location: MarbleFailure.Location) {
         setUpHot()
         runawayReason = pendingRunaway ?? drive(until: maxFrames.map { now + frame * $0 })
         pendingRunaway = nil
@@ -96,7 +96,7 @@ extension TestScheduler {
             virtual.cancelAll()
             report(
                 "\(runaway) before reaching \(frameText(time, frame: frame)): work that never settles",
-                at: MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+                at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column))
         }
     }
 

@@ -43,7 +43,7 @@ public final class TestScheduler: Scheduler {
     /// due later stays queued. `nil` runs until no work is left (or the step limit).
     public var maxFrames: Int?
     /// Who hears about this scheduler's expectations beyond its reporter (given at init).
-    public let listener: TestSchedulerListener
+    package let listener: TestScheduler.Listener
     var onExpectationChecked: ((ExpectationOutcome) -> Void)? { listener.expectationChecked }
     var testName: String? { listener.testName }
     var recordDiagram: ((DiagramRecording) -> String)? { listener.recordDiagram }
@@ -53,9 +53,9 @@ public final class TestScheduler: Scheduler {
     /// The virtual clock underneath; internal so that every run goes through ``flush(fileID:filePath:line:column:)``.
     @usableFromInline package let virtual: VirtualTimeScheduler
     /// Where failures go.
-    package let reporter: any MarbleFailureReporter
+    package let reporter: any MarbleFailure.Reporter
     /// Reads diagrams at this scheduler's frame.
-    @usableFromInline package let parser: MarbleParser
+    @usableFromInline package let parser: MarbleDiagram.Parser
 
     // The lists below are used from the test's thread only, and every loop over one works on a
     // copy: the runtime's exclusivity checks (a few percent of a small test) are off for them.
@@ -96,18 +96,24 @@ public final class TestScheduler: Scheduler {
     ///     (on Linux, where the system clocks read virtual time inside a run); `nil`, the
     ///     default, is the real date at that moment.
     ///   - reporter: where failures go.
-    ///   - listener: who hears about checked expectations (MarblesTesting's diagram writer and
-    ///     record mode); none by default.
-    public init(
+    public convenience init(
+        frame: Duration = .milliseconds(1), stepLimit: Int = 1_000_000, startDate: Date? = nil, reporter: any MarbleFailure.Reporter
+    ) {
+        self.init(frame: frame, stepLimit: stepLimit, startDate: startDate, reporter: reporter, listener: Listener())
+    }
+
+    /// The same, with a listener for checked expectations (MarblesTesting's diagram writer and
+    /// record mode).
+    package init(
         frame: Duration = .milliseconds(1), stepLimit: Int = 1_000_000, startDate: Date? = nil,
-        reporter: any MarbleFailureReporter, listener: TestSchedulerListener = TestSchedulerListener()
+        reporter: any MarbleFailure.Reporter, listener: TestScheduler.Listener
     ) {
         self.frame = frame
         self.startDate = startDate
         self.listener = listener
         self.virtual = VirtualTimeScheduler(stepLimit: stepLimit)
         self.reporter = reporter
-        self.parser = MarbleParser(frame: frame)
+        self.parser = MarbleDiagram.Parser(frame: frame)
     }
 
     deinit {
@@ -150,32 +156,34 @@ public final class TestScheduler: Scheduler {
     }
 
     /// Reports a failure at `location`.
-    @usableFromInline func report(_ message: String, at location: MarbleSourceLocation) {
+    @usableFromInline func report(_ message: String, at location: MarbleFailure.Location) {
         reporter.report(MarbleFailure(message: message, location: location))
     }
 }
 
-/// Who hears about a ``TestScheduler``'s expectations beyond its reporter: the layer above
-/// (MarblesTesting) passes one at init, with the test's name, its diagram writer
-/// (`MARBLES_DIAGRAM_DIR`) and record mode (`MARBLES_RECORD=1`).
-public struct TestSchedulerListener {
-    /// The name of the running test, when known; written into diagram specs.
-    public var testName: String?
-    /// Called after each expectation is checked, passing or not.
-    public var expectationChecked: ((ExpectationOutcome) -> Void)?
-    /// Record mode: called when a `toBe` with a diagram fails and the actual timeline can be
-    /// written as a diagram that would pass; returns a line for the failure message (what was
-    /// rewritten, or why not).
-    public var recordDiagram: ((DiagramRecording) -> String)?
+extension TestScheduler {
+    /// Who hears about a ``TestScheduler``'s expectations beyond its reporter: the layer above
+    /// (MarblesTesting) passes one at init, with the test's name, its diagram writer
+    /// (`MARBLES_DIAGRAM_DIR`) and record mode (`MARBLES_RECORD=1`).
+    package struct Listener {
+        /// The name of the running test, when known; written into diagram specs.
+        package var testName: String?
+        /// Called after each expectation is checked, passing or not.
+        package var expectationChecked: ((ExpectationOutcome) -> Void)?
+        /// Record mode: called when a `toBe` with a diagram fails and the actual timeline can be
+        /// written as a diagram that would pass; returns a line for the failure message (what was
+        /// rewritten, or why not).
+        package var recordDiagram: ((DiagramRecording) -> String)?
 
-    /// A listener; every part is optional.
-    public init(
-        testName: String? = nil, expectationChecked: ((ExpectationOutcome) -> Void)? = nil,
-        recordDiagram: ((DiagramRecording) -> String)? = nil
-    ) {
-        self.testName = testName
-        self.expectationChecked = expectationChecked
-        self.recordDiagram = recordDiagram
+        /// A listener; every part is optional.
+        package init(
+            testName: String? = nil, expectationChecked: ((ExpectationOutcome) -> Void)? = nil,
+            recordDiagram: ((DiagramRecording) -> String)? = nil
+        ) {
+            self.testName = testName
+            self.expectationChecked = expectationChecked
+            self.recordDiagram = recordDiagram
+        }
     }
 }
 
@@ -187,7 +195,7 @@ struct OpenSubscription: Hashable {
 
 /// An expectation waiting for the end of a run.
 struct PendingCheck {
-    let location: MarbleSourceLocation
+    let location: MarbleFailure.Location
     let isReady: () -> Bool
     let check: () -> Void
 }

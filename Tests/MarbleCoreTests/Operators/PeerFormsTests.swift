@@ -14,7 +14,7 @@ struct PeerFormsTests {
             let durations = [s.cold("---x"), s.cold("---x")]
             var index = 0
             s.expect(
-                source.audit { _ -> ColdObservable<String> in
+                source.audit { _ -> TestScheduler.ColdObservable<String> in
                     defer { index += 1 }
                     return durations[index]
                 }

@@ -29,13 +29,13 @@ struct RxJSPortedTests {
 
     typealias Subs = [(label: String, logs: () -> [SubscriptionLog], expected: [String])]
 
-    static func subs<O>(_ observable: ColdObservable<O>, _ expected: String...) -> (
+    static func subs<O>(_ observable: TestScheduler.ColdObservable<O>, _ expected: String...) -> (
         label: String, logs: () -> [SubscriptionLog], expected: [String]
     ) {
         ("cold", { observable.subscriptions }, expected)
     }
 
-    static func subs<O>(_ observable: HotObservable<O>, _ expected: String...) -> (
+    static func subs<O>(_ observable: TestScheduler.HotObservable<O>, _ expected: String...) -> (
         label: String, logs: () -> [SubscriptionLog], expected: [String]
     ) {
         ("hot", { observable.subscriptions }, expected)

@@ -21,7 +21,7 @@ struct RunnerTests {
             case .error: return "#@\(Int(event.frame))"
             }
         }
-        let parsed = try MarbleParser().parse(expected, kind: .expected).map { r -> String in
+        let parsed = try MarbleDiagram.Parser().parse(expected, kind: .expected).map { r -> String in
             let f = Int(r.time / .milliseconds(1))
             switch r.value {
             case .next(let v): return "\(v)@\(f)"

@@ -7,7 +7,7 @@ import Testing
 struct RulerTests {
     /// The failure message of `actual` against `expected`.
     static func message(_ expected: String, _ actual: String) -> String {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(reporter: reporter)
         scheduler.run { scheduler.expect(scheduler.cold(actual)).toBe(expected) }
         return reporter.failures.first?.message ?? ""

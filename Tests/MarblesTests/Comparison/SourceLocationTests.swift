@@ -6,7 +6,7 @@ struct SourceLocationTests {
     @Test("a location captured at the call site reads back its file, line and column")
     func capturedLocationReadsBack() {
         let line = #line + 1
-        let location = MarbleSourceLocation()
+        let location = MarbleFailure.Location()
         #expect(location.fileID.hasSuffix("SourceLocationTests.swift"))
         #expect(location.filePath.hasSuffix("Tests/MarblesTests/Comparison/SourceLocationTests.swift"))
         #expect(location.line == line)
@@ -16,10 +16,10 @@ struct SourceLocationTests {
 
     @Test("a captured location equals the same place given as strings, and changes when its file is set")
     func capturedAndStringLocationsCompare() {
-        var captured = MarbleSourceLocation(fileID: "Module/File.swift", filePath: "/src/File.swift", line: 3, column: 7)
+        var captured = MarbleFailure.Location(fileID: "Module/File.swift", filePath: "/src/File.swift", line: 3, column: 7)
         let literal: StaticString = "Module/File.swift"
         let path: StaticString = "/src/File.swift"
-        let fromLiterals = MarbleSourceLocation(fileID: literal, filePath: path, line: 3, column: 7)
+        let fromLiterals = MarbleFailure.Location(fileID: literal, filePath: path, line: 3, column: 7)
         #expect(fromLiterals == captured)
         captured.fileID = "Other/File.swift"
         #expect(fromLiterals != captured)
@@ -31,7 +31,7 @@ struct SourceLocationTests {
 
     @Test("a failing expectation is reported at the line of its toBe")
     func failureIsReportedAtTheToBeLine() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(reporter: reporter)
         var line = 0
         scheduler.run {

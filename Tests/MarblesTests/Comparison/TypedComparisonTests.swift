@@ -16,7 +16,7 @@ private struct Failure: Error, CustomStringConvertible {
 /// What a scheduler reports for `actual` expected to be `diagram`, with Equatable Ints
 /// (typed comparison) or with non-Equatable wrappers of the same numbers (general comparison).
 private func reports(_ actual: String, _ diagram: String, typed: Bool, areEqual: ((Int, Int) -> Bool)? = nil) -> [String] {
-    let reporter = CollectingReporter()
+    let reporter = MarbleFailure.Collector()
     let scheduler = TestScheduler(reporter: reporter)
     let values = ["a": 1, "b": 2, "c": 3]
     scheduler.run {
@@ -58,7 +58,7 @@ struct TypedComparisonTests {
 
     @Test("recorded events read the same whether recorded typed or erased")
     func recordedEvents() {
-        let scheduler = TestScheduler(reporter: CollectingReporter())
+        let scheduler = TestScheduler(reporter: MarbleFailure.Collector())
         var typed: MarbleExpectation<Int>?
         scheduler.run {
             let source = scheduler.cold("-a-b-|", values: ["a": 1, "b": 2])

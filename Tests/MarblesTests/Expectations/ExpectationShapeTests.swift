@@ -11,7 +11,7 @@ private struct Point: CustomStringConvertible {
 }
 
 private func failures(_ body: (TestScheduler) -> Void) -> [String] {
-    let reporter = CollectingReporter()
+    let reporter = MarbleFailure.Collector()
     let scheduler = TestScheduler(reporter: reporter)
     scheduler.run { body(scheduler) }
     return reporter.failures.map(\.message)
@@ -31,7 +31,7 @@ struct ExpectationShapeTests {
     @Test("the expectation carries the element type: the typed areEqual compares a non-Equatable element")
     func typedAreEqual() {
         let sameX: (Point, Point) -> Bool = { $0.x == $1.x }
-        let source: (TestScheduler) -> ColdObservable<Point> = { s in
+        let source: (TestScheduler) -> TestScheduler.ColdObservable<Point> = { s in
             s.cold("-a-b|", values: ["a": Point(x: 1, y: 1), "b": Point(x: 2, y: 2)])
         }
         let expected = ["a": Point(x: 1, y: 9), "b": Point(x: 2, y: 9)]

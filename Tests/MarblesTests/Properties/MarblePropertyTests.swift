@@ -29,7 +29,7 @@ struct MarblePropertyTests {
 
     @Test("a broken operator is shrunk to a diagram of a few events, reported with the seed")
     func shrinksABrokenOperator() throws {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let outcome = MarbleProperty.check(count: 300, seed: 42, reporter: reporter, location: here()) { s, draw in
             let source = draw.cold("abc")
             s.expect(source.brokenMap(dropping: "c", after: 2)).toBeLike(source.map { $0 })
@@ -47,7 +47,7 @@ struct MarblePropertyTests {
     @Test("the same seed runs the same cases and finds the same smallest case")
     func seedReproduces() {
         func run() -> MarbleProperty.Outcome {
-            MarbleProperty.check(count: 300, seed: 7, reporter: CollectingReporter(), location: here()) { s, draw in
+            MarbleProperty.check(count: 300, seed: 7, reporter: MarbleFailure.Collector(), location: here()) { s, draw in
                 let source = draw.hot("abc")
                 s.expect(source.brokenMap(dropping: "b", after: 1)).toBeLike(source.map { $0 })
             }
@@ -60,8 +60,8 @@ struct MarblePropertyTests {
     }
 }
 
-func here(fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line) -> MarbleSourceLocation {
-    MarbleSourceLocation(fileID: fileID, filePath: filePath, line: line, column: 1)
+func here(fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line) -> MarbleFailure.Location {
+    MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: 1)
 }
 
 @Suite("Properties: the smallest case's scheduler")
@@ -69,12 +69,12 @@ struct MarblePropertyConfigureTests {
     @Test("the listener hears the smallest case's expectations (MarblesTesting passes the MARBLES_DIAGRAM_DIR writer)")
     func listenerHearsTheSmallestCase() {
         var checked: [(passed: Bool, actual: Int)] = []
-        let listener = TestSchedulerListener(expectationChecked: { checked.append(($0.passed, $0.actual.count)) })
-        let property = { (s: TestScheduler, draw: DiagramGenerator) in
+        let listener = TestScheduler.Listener(expectationChecked: { checked.append(($0.passed, $0.actual.count)) })
+        let property = { (s: TestScheduler, draw: MarbleProperty.Generator) in
             let source = draw.cold("abc")
             s.expect(source.brokenMap(dropping: "a", after: 0)).toBeLike(source.map { $0 })
         }
-        MarbleProperty.check(count: 300, seed: 3, reporter: CollectingReporter(), location: here(), listener: listener, property)
+        MarbleProperty.check(count: 300, seed: 3, reporter: MarbleFailure.Collector(), location: here(), listener: listener, property)
         #expect(checked.count == 1 && checked.first?.passed == false, "\(checked)")
         // The smallest case: `a` (the `a` dropped, nothing left; no `|`, which the failure does not need).
         #expect(checked.first?.actual == 0, "\(checked)")

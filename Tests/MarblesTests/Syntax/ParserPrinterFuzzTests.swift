@@ -14,12 +14,12 @@ struct ParserPrinterFuzzTests {
         "\n", "\r\n", "e\u{301}", "🙂", "👍🏽", "日", "9223372036854775808", "38430716m", "1.5", "0", "x",
     ]
 
-    @Test("random marble text parses or fails with a located error, never traps", arguments: [DiagramKind.cold, .hot, .expected])
-    func parserNeverTraps(kind: DiagramKind) {
+    @Test("random marble text parses or fails with a located error, never traps", arguments: [MarbleDiagram.Kind.cold, .hot, .expected])
+    func parserNeverTraps(kind: MarbleDiagram.Kind) {
         // A fixed seed per kind: `hashValue` differs between processes.
-        let seeds: [DiagramKind: UInt64] = [.cold: 0xC0FFEE, .hot: 0xC0FFEF, .expected: 0xC0FFF0]
+        let seeds: [MarbleDiagram.Kind: UInt64] = [.cold: 0xC0FFEE, .hot: 0xC0FFEF, .expected: 0xC0FFF0]
         var rng = SeededRandom(seed: seeds[kind] ?? 1)
-        let parser = MarbleParser()
+        let parser = MarbleDiagram.Parser()
         for _ in 0..<Self.count / 3 {
             let length = Int(rng.next() % 16)
             let text = (0..<length).map { _ in Self.alphabet[Int(rng.next() % UInt64(Self.alphabet.count))] }.joined()
@@ -39,8 +39,8 @@ struct ParserPrinterFuzzTests {
     func roundTrip() throws {
         var rng = SeededRandom(seed: 42)
         let values = ["a", "1", "9", "s", "m", ".", "ms", "\r\n", "e\u{301}", "👍🏽", "'", "\\", "(", "-", " ", "it's", "10ms"]
-        let parser = MarbleParser()
-        let printer = MarblePrinter()
+        let parser = MarbleDiagram.Parser()
+        let printer = MarbleDiagram.Printer()
         for _ in 0..<Self.count / 4 {
             var events: [Recorded<Event<String>>] = []
             var time: Int64 = 0
@@ -61,28 +61,30 @@ struct ParserPrinterFuzzTests {
 
     @Test("inputs that trapped or misparsed before are located errors now")
     func formerCrashes() {
-        let parser = MarbleParser()
+        let parser = MarbleDiagram.Parser()
         // Digits without a unit are values, one per frame; the overflow no longer traps.
         #expect((try? parser.parse("9223372036854775808", kind: .cold))?.count == 19)
-        #expect(throws: MarbleSyntaxError.self) { try parser.parse("9223372036854775808ms", kind: .cold) }
-        let typo = #expect(throws: MarbleSyntaxError.self) { try parser.parse("-- 10xs --a|", kind: .cold) }
+        #expect(throws: MarbleDiagram.SyntaxError.self) { try parser.parse("9223372036854775808ms", kind: .cold) }
+        let typo = #expect(throws: MarbleDiagram.SyntaxError.self) { try parser.parse("-- 10xs --a|", kind: .cold) }
         #expect(typo?.kind == .invalidTimeProgression("10xs"))
         #expect(typo?.column == 4)
-        let overflow = #expect(throws: MarbleSyntaxError.self) {
+        let overflow = #expect(throws: MarbleDiagram.SyntaxError.self) {
             try parser.parse("38430716m 38430716m 38430716m 38430716m a 38430716m ^", kind: .hot)
         }
         #expect(overflow?.kind == .timeOverflow)
-        #expect(throws: MarbleSyntaxError.self) { try parser.parse("38430716m 38430716m 38430716m 38430716m 38430716m a", kind: .cold) }
+        #expect(throws: MarbleDiagram.SyntaxError.self) {
+            try parser.parse("38430716m 38430716m 38430716m 38430716m 38430716m a", kind: .cold)
+        }
     }
 
     @Test("carets land on the right line and column in multi-line and multi-scalar diagrams")
     func caretPositions() {
-        let parser = MarbleParser()
-        let multiLine = #expect(throws: MarbleSyntaxError.self) { try parser.parse("a\n(b", kind: .cold) }
+        let parser = MarbleDiagram.Parser()
+        let multiLine = #expect(throws: MarbleDiagram.SyntaxError.self) { try parser.parse("a\n(b", kind: .cold) }
         #expect(multiLine?.line == 2)
         #expect(multiLine?.column == 1)
         #expect(multiLine?.description.contains("  (b\n  ^") == true)
-        let combining = #expect(throws: MarbleSyntaxError.self) { try parser.parse("e\u{301}(", kind: .cold) }
+        let combining = #expect(throws: MarbleDiagram.SyntaxError.self) { try parser.parse("e\u{301}(", kind: .cold) }
         #expect(combining?.column == 2)
     }
 
@@ -91,19 +93,19 @@ struct ParserPrinterFuzzTests {
         let events: [Recorded<Event<String>>] = [
             Recorded(time: .zero, value: .next("1")), Recorded(time: .milliseconds(1), value: .next("s")),
         ]
-        let text = MarblePrinter().print(events)
-        #expect(try MarbleParser().parse(text, kind: .cold) == events)
+        let text = MarbleDiagram.Printer().print(events)
+        #expect(try MarbleDiagram.Parser().parse(text, kind: .cold) == events)
     }
 
     @Test("long and fractional subscriptions print as time progressions")
     func subscriptionProgressions() throws {
-        let printer = MarblePrinter()
+        let printer = MarbleDiagram.Printer()
         let tenMinutes = printer.print(SubscriptionLog(subscribed: .zero, unsubscribed: .seconds(600)))
         #expect(tenMinutes.count < 20)
-        let parsed = try MarbleParser().parseSubscription(tenMinutes)
+        let parsed = try MarbleDiagram.Parser().parseSubscription(tenMinutes)
         #expect(parsed.subscribe == .zero && parsed.unsubscribe == .seconds(600))
         let fractional = printer.print(SubscriptionLog(subscribed: .zero, unsubscribed: .microseconds(1_500)))
-        #expect(try MarbleParser().parseSubscription(fractional).unsubscribe == .microseconds(1_500))
+        #expect(try MarbleDiagram.Parser().parseSubscription(fractional).unsubscribe == .microseconds(1_500))
         let huge = printer.print(SubscriptionLog(subscribed: .seconds(12_700_000), unsubscribed: .seconds(12_700_001)))
         #expect(huge.count < 40)
     }
@@ -123,6 +125,6 @@ struct ParserPrinterFuzzTests {
             Recorded(time: .nanoseconds(Int64.max - 10), value: .next("b")),
             Recorded(time: .nanoseconds(Int64.max), value: .completed),
         ]
-        #expect(!MarblePrinter().print(events).isEmpty)
+        #expect(!MarbleDiagram.Printer().print(events).isEmpty)
     }
 }

@@ -2,8 +2,8 @@ import Marbles
 import TestSupport
 import Testing
 
-private func times(_ diagram: String, kind: DiagramKind = .cold) throws -> [String] {
-    try MarbleParser().parse(diagram, kind: kind).map { recorded in
+private func times(_ diagram: String, kind: MarbleDiagram.Kind = .cold) throws -> [String] {
+    try MarbleDiagram.Parser().parse(diagram, kind: kind).map { recorded in
         let frame = Int(recorded.time / .milliseconds(1))
         switch recorded.value {
         case .next(let v): return "\(v)@\(frame)"
@@ -69,7 +69,7 @@ struct ParserTests {
 
     @Test("fractional time progressions keep sub-frame precision")
     func fractional() throws {
-        let events = try MarbleParser().parse("1.5ms a", kind: .cold)
+        let events = try MarbleDiagram.Parser().parse("1.5ms a", kind: .cold)
         #expect(events.first?.time == .microseconds(1500))
     }
 
@@ -83,14 +83,14 @@ struct ParserTests {
 
     @Test("quoted values are one value of one frame, with escapes")
     func quotes() throws {
-        let events = try MarbleParser().parse("-'hello'-'it\\'s'|", kind: .cold)
+        let events = try MarbleDiagram.Parser().parse("-'hello'-'it\\'s'|", kind: .cold)
         #expect(events.map(\.time) == [.milliseconds(1), .milliseconds(3), .milliseconds(4)])
         #expect(events.compactMap(\.value.element) == ["hello", "it's"])
     }
 
     @Test("values are looked up in the dictionary; any character or emoji can be a key")
     func valueLookup() throws {
-        let events = try MarbleParser().parse("a-🙂-.", kind: .cold, values: ["a": 1, "🙂": 2, ".": 3])
+        let events = try MarbleDiagram.Parser().parse("a-🙂-.", kind: .cold, values: ["a": 1, "🙂": 2, ".": 3])
         #expect(events.compactMap(\.value.element) == [1, 2, 3])
         #expect(events.map(\.time) == [.zero, .milliseconds(2), .milliseconds(4)])
     }
@@ -98,20 +98,20 @@ struct ParserTests {
     @Test("the error argument is what '#' carries; a default MarbleError otherwise")
     func errorValue() throws {
         struct Custom: Error {}
-        let events = try MarbleParser().parse("#", kind: .cold, error: Custom())
+        let events = try MarbleDiagram.Parser().parse("#", kind: .cold, error: Custom())
         #expect(events.first?.value.error is Custom)
-        #expect(try MarbleParser().parse("#", kind: .cold).first?.value.error as? MarbleError == MarbleError())
+        #expect(try MarbleDiagram.Parser().parse("#", kind: .cold).first?.value.error as? MarbleError == MarbleError())
     }
 
     @Test("a frame other than 1 ms scales every frame but not time progressions")
     func customFrame() throws {
-        let events = try MarbleParser(frame: .milliseconds(10)).parse("-a 5ms b", kind: .cold)
+        let events = try MarbleDiagram.Parser(frame: .milliseconds(10)).parse("-a 5ms b", kind: .cold)
         #expect(events.map(\.time) == [.milliseconds(10), .milliseconds(25)])
     }
 
     @Test("subscription diagrams: '^' costs a frame, '!' none; groups put both on one frame")
     func subscriptions() throws {
-        let parser = MarbleParser()
+        let parser = MarbleDiagram.Parser()
         #expect(try parser.parseSubscription("^!") == (.zero, .milliseconds(1)))
         #expect(try parser.parseSubscription("---(^!)") == (.milliseconds(3), .milliseconds(3)))
         #expect(try parser.parseSubscription("500ms ^ 1s !") == (.milliseconds(500), .milliseconds(1501)))
@@ -121,10 +121,10 @@ struct ParserTests {
 
     @Test("time() measures up to the first '|'")
     func time() throws {
-        #expect(try MarbleParser().time("---|") == .milliseconds(3))
-        #expect(try MarbleParser().time("  - - |") == .milliseconds(2))
-        #expect(try MarbleParser().time("10ms |") == .milliseconds(10))
-        #expect(try MarbleParser().time("(ab)|") == .milliseconds(4))
+        #expect(try MarbleDiagram.Parser().time("---|") == .milliseconds(3))
+        #expect(try MarbleDiagram.Parser().time("  - - |") == .milliseconds(2))
+        #expect(try MarbleDiagram.Parser().time("10ms |") == .milliseconds(10))
+        #expect(try MarbleDiagram.Parser().time("(ab)|") == .milliseconds(4))
     }
 }
 
@@ -132,8 +132,8 @@ struct ParserTests {
 struct SyntaxErrorTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var diagram: String
-        var kind: DiagramKind
-        var error: MarbleSyntaxError.Kind
+        var kind: MarbleDiagram.Kind
+        var error: MarbleDiagram.SyntaxError.Kind
         var column: Int
         var testDescription: String { "\(diagram) → \(error) at \(column)" }
     }
@@ -159,70 +159,74 @@ struct SyntaxErrorTests {
 
     @Test("each malformed diagram throws its kind at its column", arguments: cases)
     func malformed(_ c: Case) {
-        #expect(throws: MarbleSyntaxError(c.error, diagram: c.diagram, column: c.column)) {
-            try MarbleParser().parse(c.diagram, kind: c.kind)
+        #expect(throws: MarbleDiagram.SyntaxError(c.error, diagram: c.diagram, column: c.column)) {
+            try MarbleDiagram.Parser().parse(c.diagram, kind: c.kind)
         }
     }
 
     @Test("input diagrams may keep events after '|' (RxJS); expected ones may not")
     func eventsAfterTermination() throws {
-        #expect(try MarbleParser().parse("a|b", kind: .cold).count == 3)
-        #expect(throws: MarbleSyntaxError.self) { try MarbleParser().parse("a|b", kind: .expected) }
+        #expect(try MarbleDiagram.Parser().parse("a|b", kind: .cold).count == 3)
+        #expect(throws: MarbleDiagram.SyntaxError.self) { try MarbleDiagram.Parser().parse("a|b", kind: .expected) }
     }
 
     @Test("a key missing from a non-empty values dictionary is an error, not a silent undefined")
     func missingValue() {
-        #expect(throws: MarbleSyntaxError(.missingValue("c"), diagram: "a-c", column: 3)) {
-            try MarbleParser().parse("a-c", kind: .cold, values: ["a": 1])
+        #expect(throws: MarbleDiagram.SyntaxError(.missingValue("c"), diagram: "a-c", column: 3)) {
+            try MarbleDiagram.Parser().parse("a-c", kind: .cold, values: ["a": 1])
         }
     }
 
     @Test("a syntax error anywhere is reported before a missing value earlier in the diagram")
     func syntaxErrorBeforeMissingValue() {
-        #expect(throws: MarbleSyntaxError(.unclosedGroup, diagram: "c-a-(a", column: 5)) {
-            try MarbleParser().parse("c-a-(a", kind: .cold, values: ["a": 1])
+        #expect(throws: MarbleDiagram.SyntaxError(.unclosedGroup, diagram: "c-a-(a", column: 5)) {
+            try MarbleDiagram.Parser().parse("c-a-(a", kind: .cold, values: ["a": 1])
         }
-        #expect(throws: MarbleSyntaxError(.missingValue("c"), diagram: "a-c-d-|", column: 3)) {
-            try MarbleParser().parse("a-c-d-|", kind: .cold, values: ["a": 1])
+        #expect(throws: MarbleDiagram.SyntaxError(.missingValue("c"), diagram: "a-c-d-|", column: 3)) {
+            try MarbleDiagram.Parser().parse("a-c-d-|", kind: .cold, values: ["a": 1])
         }
     }
 
     @Test("long diagrams look values up as short ones do: one-character, quoted and missing keys")
     func longDiagramValues() throws {
         let body = String(repeating: "a-b-'ab'-", count: 10)
-        let events = try MarbleParser().parse(body + "|", kind: .cold, values: ["a": 1, "b": 2, "ab": 3])
+        let events = try MarbleDiagram.Parser().parse(body + "|", kind: .cold, values: ["a": 1, "b": 2, "ab": 3])
         let values = events.compactMap { if case .next(let v) = $0.value { v } else { nil } }
         #expect(values == Array(repeating: [1, 2, 3], count: 10).flatMap { $0 })
-        #expect(throws: MarbleSyntaxError(.missingValue("c"), diagram: body + "c|", column: body.count + 1)) {
-            try MarbleParser().parse(body + "c|", kind: .cold, values: ["a": 1, "b": 2, "ab": 3])
+        #expect(throws: MarbleDiagram.SyntaxError(.missingValue("c"), diagram: body + "c|", column: body.count + 1)) {
+            try MarbleDiagram.Parser().parse(body + "c|", kind: .cold, values: ["a": 1, "b": 2, "ab": 3])
         }
     }
 
     @Test("hot times count from '^', values before it negative, in one pass with values looked up")
     func hotTimesWithValues() throws {
-        let events = try MarbleParser().parse("a-^-b-|", kind: .hot, values: ["a": 1, "b": 2])
+        let events = try MarbleDiagram.Parser().parse("a-^-b-|", kind: .hot, values: ["a": 1, "b": 2])
         #expect(events.map(\.time) == [.milliseconds(-2), .milliseconds(2), .milliseconds(4)])
         #expect(events.compactMap { if case .next(let v) = $0.value { v } else { nil } } == [1, 2])
     }
 
     @Test("subscription diagram errors")
     func subscriptionErrors() {
-        let parser = MarbleParser()
-        #expect(throws: MarbleSyntaxError(.secondSubscribe, diagram: "^-^", column: 3)) { try parser.parseSubscription("^-^") }
-        #expect(throws: MarbleSyntaxError(.secondUnsubscribe, diagram: "^-!-!", column: 5)) { try parser.parseSubscription("^-!-!") }
-        #expect(throws: MarbleSyntaxError(.unsubscribeBeforeSubscribe, diagram: "-!-^", column: 2)) { try parser.parseSubscription("-!-^") }
-        #expect(throws: MarbleSyntaxError(.unexpectedSymbolInSubscriptionDiagram("a"), diagram: "^-a", column: 3)) {
+        let parser = MarbleDiagram.Parser()
+        #expect(throws: MarbleDiagram.SyntaxError(.secondSubscribe, diagram: "^-^", column: 3)) { try parser.parseSubscription("^-^") }
+        #expect(throws: MarbleDiagram.SyntaxError(.secondUnsubscribe, diagram: "^-!-!", column: 5)) {
+            try parser.parseSubscription("^-!-!")
+        }
+        #expect(throws: MarbleDiagram.SyntaxError(.unsubscribeBeforeSubscribe, diagram: "-!-^", column: 2)) {
+            try parser.parseSubscription("-!-^")
+        }
+        #expect(throws: MarbleDiagram.SyntaxError(.unexpectedSymbolInSubscriptionDiagram("a"), diagram: "^-a", column: 3)) {
             try parser.parseSubscription("^-a")
         }
-        #expect(throws: MarbleSyntaxError(.unexpectedSymbolInSubscriptionDiagram("5"), diagram: "5ms^", column: 1)) {
+        #expect(throws: MarbleDiagram.SyntaxError(.unexpectedSymbolInSubscriptionDiagram("5"), diagram: "5ms^", column: 1)) {
             try parser.parseSubscription("5ms^")
         }
-        #expect(throws: MarbleSyntaxError(.noCompletion, diagram: "---", column: 3)) { try parser.time("---") }
+        #expect(throws: MarbleDiagram.SyntaxError(.noCompletion, diagram: "---", column: 3)) { try parser.time("---") }
     }
 
     @Test("the message says what and where, with a caret under the column")
     func message() {
-        let error = MarbleSyntaxError(.unclosedGroup, diagram: "--(ab-c", column: 3)
+        let error = MarbleDiagram.SyntaxError(.unclosedGroup, diagram: "--(ab-c", column: 3)
         #expect(
             error.description == """
                 marble syntax error at line 1, column 3: unclosed group: '(' has no matching ')'
@@ -231,19 +235,19 @@ struct SyntaxErrorTests {
                 """)
     }
 
-    @Test("random strings never crash the parser: values or a MarbleSyntaxError", arguments: [11, 12, 13])
+    @Test("random strings never crash the parser: values or a MarbleDiagram.SyntaxError", arguments: [11, 12, 13])
     func fuzz(seed: UInt64) {
         var rng = SeededRandom(seed: seed)
         let alphabet = Array("-- ab|#()[]^!'\\.1059ms🙂")
         for _ in 0..<3_000 {
             let length = Int(rng.next() % 24)
             let diagram = String((0..<length).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] })
-            for kind in [DiagramKind.cold, .hot, .expected] {
-                do { _ = try MarbleParser().parse(diagram, kind: kind) } catch {
+            for kind in [MarbleDiagram.Kind.cold, .hot, .expected] {
+                do { _ = try MarbleDiagram.Parser().parse(diagram, kind: kind) } catch {
                     #expect(error.column >= 1 && error.column <= max(diagram.count, 1), "\(diagram): \(error)")
                 }
             }
-            do { _ = try MarbleParser().parseSubscription(diagram) } catch {
+            do { _ = try MarbleDiagram.Parser().parseSubscription(diagram) } catch {
                 #expect(error.column >= 1 && error.column <= max(diagram.count, 1), "\(diagram): \(error)")
             }
         }

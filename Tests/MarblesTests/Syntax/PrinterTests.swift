@@ -4,8 +4,8 @@ import Testing
 
 @Suite("Marble printer")
 struct PrinterTests {
-    let parser = MarbleParser()
-    let printer = MarblePrinter()
+    let parser = MarbleDiagram.Parser()
+    let printer = MarbleDiagram.Printer()
 
     @Test(
         "prints the canonical diagram",
@@ -25,7 +25,7 @@ struct PrinterTests {
 
     @Test("a one-character value prints bare unless it is a symbol or a control character")
     func oneCharacterValues() throws {
-        let symbols = Set(MarbleSymbol.allCases.map(\.rawValue))
+        let symbols = Set(MarbleDiagram.Symbol.allCases.map(\.rawValue))
         for byte in UInt8(0)...0x7F {
             let text = String(UnicodeScalar(byte))
             let printed = printer.print([Recorded(time: .zero, value: .next(text))])

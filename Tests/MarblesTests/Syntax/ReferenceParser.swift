@@ -2,7 +2,7 @@ import MarbleCore
 import Marbles
 
 // The marble language read the plain way, for reading and as the specification the tuned
-// `MarbleParser` is checked against (ReferenceParserTests). Measured against the tuned parser
+// `MarbleDiagram.Parser` is checked against (ReferenceParserTests). Measured against the tuned parser
 // (issue 31 §6) as the library's parser: a 10-event test 21% slower in release and 4% in a
 // debug build, a 1 MB diagram 4.7× slower (docs/DESIGN.md has the figures); so the library
 // keeps the tuned one and this stays beside its tests. Same language, same errors at the same columns; one difference: a time that
@@ -41,7 +41,7 @@ struct TimedToken: Sendable {
 ///
 /// Frames, spaces, groups and time progressions move the cursor and are never returned; events
 /// (`|`, `#`, values) and markers (`^`, `!`) are. Columns count characters (grapheme clusters),
-/// 1-based, across the whole diagram; ``MarbleSyntaxError`` turns them into lines.
+/// 1-based, across the whole diagram; ``MarbleDiagram/SyntaxError`` turns them into lines.
 struct DiagramReader {
     /// A group being read: its events all take the time it opened at.
     struct Group {
@@ -75,12 +75,12 @@ struct DiagramReader {
     /// The time an event read now is stamped with: its group's, else the cursor's.
     var eventTime: Int64 { group?.start ?? cursor }
 
-    func fail(_ kind: MarbleSyntaxError.Kind, at column: Int) -> MarbleSyntaxError {
-        MarbleSyntaxError(kind, diagram: diagram, column: column)
+    func fail(_ kind: MarbleDiagram.SyntaxError.Kind, at column: Int) -> MarbleDiagram.SyntaxError {
+        MarbleDiagram.SyntaxError(kind, diagram: diagram, column: column)
     }
 
     /// The next event or marker; `nil` at the end.
-    mutating func next() throws(MarbleSyntaxError) -> DiagramToken? {
+    mutating func next() throws(MarbleDiagram.SyntaxError) -> DiagramToken? {
         while position < scalars.count {
             column += 1
             // A frame outside a compact group is a frame whatever follows it.
@@ -150,31 +150,31 @@ struct DiagramReader {
 
     /// Counts an event or marker in the open group and moves past its frame (a compact group
     /// is charged its one frame when it closes).
-    mutating func eventDone(column: Int) throws(MarbleSyntaxError) {
+    mutating func eventDone(column: Int) throws(MarbleDiagram.SyntaxError) {
         noteEvent()
         try advanceOneFrame(column: column)
     }
 
     mutating func noteEvent() { group?.events += 1 }
 
-    mutating func advanceOneFrame(column: Int) throws(MarbleSyntaxError) {
+    mutating func advanceOneFrame(column: Int) throws(MarbleDiagram.SyntaxError) {
         if group?.isCompact != true { try advance(by: frameNanos, column: column) }
     }
 
     /// Fails on a group left open.
-    func finish() throws(MarbleSyntaxError) {
+    func finish() throws(MarbleDiagram.SyntaxError) {
         if let group { throw fail(.unclosedGroup, at: group.column) }
     }
 
     /// Moves the cursor, keeping it within a quarter of `Int64` (room for offsets and hot
     /// negatives).
-    private mutating func advance(by nanos: Int64, column: Int) throws(MarbleSyntaxError) {
+    private mutating func advance(by nanos: Int64, column: Int) throws(MarbleDiagram.SyntaxError) {
         let (sum, overflow) = cursor.addingReportingOverflow(nanos)
         if overflow || sum > Int64.max / 4 { throw fail(.timeOverflow, at: column) }
         cursor = sum
     }
 
-    private mutating func closeGroup(compact: Bool, column: Int) throws(MarbleSyntaxError) {
+    private mutating func closeGroup(compact: Bool, column: Int) throws(MarbleDiagram.SyntaxError) {
         guard let open = group, open.isCompact == compact else { throw fail(.unopenedGroup, at: column) }
         if open.events == 0 { throw fail(.emptyGroup, at: open.column) }
         group = nil
@@ -183,7 +183,7 @@ struct DiagramReader {
     }
 
     /// A `'quoted value'` whose opening quote was just read; `\` escapes the next scalar.
-    private mutating func quoted() throws(MarbleSyntaxError) -> DiagramToken {
+    private mutating func quoted() throws(MarbleDiagram.SyntaxError) -> DiagramToken {
         let open = column
         let textStart = position
         var text = String.UnicodeScalarView()
@@ -208,7 +208,7 @@ struct DiagramReader {
     /// Applies a time progression (`10ms`, `1.5s`, `2m`, then a space or the end) whose first
     /// digit was just read; false when it starts none. Digits then letters that are not one
     /// (`10xs`) are an error, as is one longer than the clock can hold.
-    private mutating func timeProgression() throws(MarbleSyntaxError) -> Bool {
+    private mutating func timeProgression() throws(MarbleDiagram.SyntaxError) -> Bool {
         let start = position - 1
         var end = start
         while end < scalars.count, scalars[end] != " " { end += 1 }
@@ -290,7 +290,7 @@ extension Unicode.Scalar {
     var asciiDigitValue: Int64? { isASCIIDigit ? Int64(value - 0x30) : nil }
 }
 
-/// The reference parser: the three entry points of `MarbleParser` over `DiagramReader`.
+/// The reference parser: the three entry points of `MarbleDiagram.Parser` over `DiagramReader`.
 struct ReferenceParser {
     let frameNanos: Int64
 
@@ -299,7 +299,7 @@ struct ReferenceParser {
     }
 
     /// The events of an observable diagram, each value's key as a String.
-    func parse(_ diagram: String, kind: DiagramKind) throws(MarbleSyntaxError) -> [Recorded<Event<String>>] {
+    func parse(_ diagram: String, kind: MarbleDiagram.Kind) throws(MarbleDiagram.SyntaxError) -> [Recorded<Event<String>>] {
         try readTimeline(diagram, kind: kind).map { read in
             switch read.token.kind {
             case .complete: Recorded(time: read.time, value: .completed)
@@ -312,7 +312,7 @@ struct ReferenceParser {
 
     /// The events of an observable diagram (`|`, `#` and values), with their times; the
     /// grammar of `^`, `!` and the end of an expected diagram applied.
-    func readTimeline(_ diagram: String, kind: DiagramKind) throws(MarbleSyntaxError) -> [TimedToken] {
+    func readTimeline(_ diagram: String, kind: MarbleDiagram.Kind) throws(MarbleDiagram.SyntaxError) -> [TimedToken] {
         var reader = DiagramReader(diagram, frameNanos: frameNanos)
         var events: [TimedToken] = []
         // Short diagrams (most) reserve once for every event they could hold.
@@ -342,7 +342,7 @@ struct ReferenceParser {
     }
 
     /// A subscription diagram's `^` and `!` times.
-    func readSubscription(_ diagram: String) throws(MarbleSyntaxError) -> (subscribe: Duration?, unsubscribe: Duration?) {
+    func readSubscription(_ diagram: String) throws(MarbleDiagram.SyntaxError) -> (subscribe: Duration?, unsubscribe: Duration?) {
         var reader = DiagramReader(diagram, frameNanos: frameNanos)
         var subscribe: Int64?
         var unsubscribe: (time: Int64, column: Int)?
@@ -366,7 +366,7 @@ struct ReferenceParser {
     }
 
     /// The time of a diagram's first `|`.
-    func readTime(_ diagram: String) throws(MarbleSyntaxError) -> Duration {
+    func readTime(_ diagram: String) throws(MarbleDiagram.SyntaxError) -> Duration {
         var reader = DiagramReader(diagram, frameNanos: frameNanos)
         while let token = try reader.next() {
             switch token.kind {
@@ -375,6 +375,6 @@ struct ReferenceParser {
             case .unsubscribe: continue
             }
         }
-        throw MarbleSyntaxError(.noCompletion, diagram: diagram, column: max(diagram.count, 1))
+        throw MarbleDiagram.SyntaxError(.noCompletion, diagram: diagram, column: max(diagram.count, 1))
     }
 }

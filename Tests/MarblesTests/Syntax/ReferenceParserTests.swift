@@ -4,7 +4,7 @@ import Marbles
 import TestSupport
 import Testing
 
-/// The tuned `MarbleParser` against the plain `ReferenceParser`: the same events, or the same
+/// The tuned `MarbleDiagram.Parser` against the plain `ReferenceParser`: the same events, or the same
 /// error at the same line and column, for random diagrams built from the language's pieces
 /// and its awkward corners (clusters, quotes, escapes, time progressions, overflow).
 /// `MARBLES_FUZZ_COUNT` raises the count (`make fuzz` runs 10⁶ in release).
@@ -19,8 +19,8 @@ struct ReferenceParserTests {
     ]
 
     /// Events, or the located error.
-    static func outcome<T>(_ body: () throws(MarbleSyntaxError) -> T) -> String {
-        do throws(MarbleSyntaxError) {
+    static func outcome<T>(_ body: () throws(MarbleDiagram.SyntaxError) -> T) -> String {
+        do throws(MarbleDiagram.SyntaxError) {
             return "\(try body())"
         } catch {
             return "error \(error.kind) \(error.line):\(error.column)"
@@ -36,29 +36,30 @@ struct ReferenceParserTests {
     @Test("the tuned parser reads every diagram as the reference parser does")
     func sameReading() {
         var random = SeededRandom(seed: 31)
-        let tuned = MarbleParser()
+        let tuned = MarbleDiagram.Parser()
         let reference = ReferenceParser()
         var differences: [String] = []
         for _ in 0..<Self.count {
             let length = Int.random(in: 0..<12, using: &random)
             let diagram = (0..<length).map { _ in Self.pieces.randomElement(using: &random)! }.joined()
             var pairs: [(String, String, String)] = []
-            for kind in [DiagramKind.cold, .hot, .expected] {
+            for kind in [MarbleDiagram.Kind.cold, .hot, .expected] {
                 pairs.append(
                     (
-                        "\(kind)", Self.outcome { () throws(MarbleSyntaxError) in try tuned.parse(diagram, kind: kind).map(\.description) },
-                        Self.outcome { () throws(MarbleSyntaxError) in try reference.parse(diagram, kind: kind).map(\.description) }
+                        "\(kind)",
+                        Self.outcome { () throws(MarbleDiagram.SyntaxError) in try tuned.parse(diagram, kind: kind).map(\.description) },
+                        Self.outcome { () throws(MarbleDiagram.SyntaxError) in try reference.parse(diagram, kind: kind).map(\.description) }
                     ))
             }
             pairs.append(
                 (
-                    "subscription", Self.outcome { () throws(MarbleSyntaxError) in try tuned.parseSubscription(diagram) },
-                    Self.outcome { () throws(MarbleSyntaxError) in try reference.readSubscription(diagram) }
+                    "subscription", Self.outcome { () throws(MarbleDiagram.SyntaxError) in try tuned.parseSubscription(diagram) },
+                    Self.outcome { () throws(MarbleDiagram.SyntaxError) in try reference.readSubscription(diagram) }
                 ))
             pairs.append(
                 (
-                    "time", Self.outcome { () throws(MarbleSyntaxError) in try tuned.time(diagram) },
-                    Self.outcome { () throws(MarbleSyntaxError) in try reference.readTime(diagram) }
+                    "time", Self.outcome { () throws(MarbleDiagram.SyntaxError) in try tuned.time(diagram) },
+                    Self.outcome { () throws(MarbleDiagram.SyntaxError) in try reference.readTime(diagram) }
                 ))
             for (mode, a, b) in pairs where !Self.agree(tuned: a, reference: b) {
                 differences.append("\(mode) \(diagram.debugDescription): tuned \(a), reference \(b)")
@@ -70,7 +71,7 @@ struct ReferenceParserTests {
     @Test("a diagram whose time overflows before its '|' has no time (it had one: the cursor past the overflow)")
     func timeAfterOverflow() {
         let diagram = "38430716m 38430716m -|"
-        #expect(throws: MarbleSyntaxError.self) { try MarbleParser().time(diagram) }
-        #expect(throws: MarbleSyntaxError.self) { try ReferenceParser().readTime(diagram) }
+        #expect(throws: MarbleDiagram.SyntaxError.self) { try MarbleDiagram.Parser().time(diagram) }
+        #expect(throws: MarbleDiagram.SyntaxError.self) { try ReferenceParser().readTime(diagram) }
     }
 }

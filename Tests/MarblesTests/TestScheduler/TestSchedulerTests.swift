@@ -2,8 +2,8 @@ import Marbles
 import Testing
 
 /// A scheduler with a collecting reporter, so tests can read what would be reported.
-private func collecting() -> (TestScheduler, CollectingReporter) {
-    let reporter = CollectingReporter()
+private func collecting() -> (TestScheduler, MarbleFailure.Collector) {
+    let reporter = MarbleFailure.Collector()
     return (TestScheduler(reporter: reporter), reporter)
 }
 
@@ -191,7 +191,7 @@ struct TestSchedulerTests {
 
     @Test("TestScheduler(frame:) scales diagrams")
     func frameSize() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let s = TestScheduler(frame: .milliseconds(10), reporter: reporter)
         s.run {
             let e1 = s.cold("-a|")

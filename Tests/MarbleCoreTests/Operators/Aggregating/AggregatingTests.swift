@@ -311,7 +311,7 @@ struct GenerateTests {
 
     @Test("a condition that always holds ends at the test scheduler's step limit, with one failure")
     func endlessGenerate() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(stepLimit: 1_000, reporter: reporter)
         scheduler.run {
             _ = scheduler.expect(Observable.generate(initialState: 0, condition: { _ in true }, iterate: { $0 + 1 }))
@@ -322,7 +322,7 @@ struct GenerateTests {
 
     @Test("an endless generate recorded outside a flush stops at the step limit; the next flush reports it")
     func endlessGenerateRecorded() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(stepLimit: 1_000, reporter: reporter)
         let recording = scheduler.record(Observable.generate(initialState: 0, condition: { _ in true }, iterate: { $0 + 1 }))
         scheduler.flush()
@@ -355,7 +355,7 @@ struct FlattenAllTests {
             let outer = s.hot("-x-y-|", values: ["x": x, "y": y])
             s.expect(outer.combineLatestAll().map { $0.joined() }).toBe("-------p-[qr]--|", values: ["p": "a1", "q": "b1", "r": "b2"])
             s.expect(outer.zipAll().map { $0.joined() }).toBe("-------p-q|", values: ["p": "a1", "q": "b2"])
-            s.expect(s.hot("---|", values: [String: ColdObservable<String>]()).zipAll().map { $0.joined() }).toBe("---|")
+            s.expect(s.hot("---|", values: [String: TestScheduler.ColdObservable<String>]()).zipAll().map { $0.joined() }).toBe("---|")
             s.expect(s.hot("-x-#", values: ["x": x]).combineLatestAll().map { $0.joined() }).toBe("---#")
         }
     }

@@ -35,7 +35,7 @@ struct CombiningTests {
             s.expect(Observable.combineLatest(a, b, c) { $0 + $1 + $2 }).toBe("--x-y--|", values: ["x": "abc", "y": "abC"])
             s.expect(Observable.combineLatest([a, b, c]).map { $0.joined() }).toBe("--x-y--|", values: ["x": "abc", "y": "abC"])
             s.expect(Observable.combineLatest(a, s.hot("---#")) { $0 + $1 }).toBe("---#")
-            s.expect(Observable<String>.combineLatest([ColdObservable<String>]())).toBe("|")
+            s.expect(Observable<String>.combineLatest([TestScheduler.ColdObservable<String>]())).toBe("|")
         }
     }
 

@@ -19,7 +19,7 @@ struct ErrorHandlingTests {
     @Test("catch forwards an error thrown by the handler")
     func catchThrows() {
         marbles { s in
-            s.expect(s.cold("--#").catch { _ -> ColdObservable<String> in throw TestError("handler") })
+            s.expect(s.cold("--#").catch { _ -> TestScheduler.ColdObservable<String> in throw TestError("handler") })
                 .toBe("--#", error: TestError("handler"))
         }
     }

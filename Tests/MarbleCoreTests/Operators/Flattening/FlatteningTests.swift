@@ -125,7 +125,7 @@ struct FlatteningTests {
     func flatMapErrors() {
         marbles { s in
             let outer = s.hot("-x---y---|")
-            s.expect(outer.flatMap { v -> ColdObservable<String> in throw TestError(v) })
+            s.expect(outer.flatMap { v -> TestScheduler.ColdObservable<String> in throw TestError(v) })
                 .toBe("-#", error: TestError("x"))
             let inner = s.cold("-a-#")
             s.expect(s.hot("-x---------|").flatMap { _ in inner }).toBe("--a-#")

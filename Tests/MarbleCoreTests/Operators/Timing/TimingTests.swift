@@ -120,7 +120,7 @@ struct TimingTests {
 
     @Test("an interval without an unsubscription is one clear step-limit failure, not a flood of mismatches")
     func runawayInterval() {
-        let reporter = CollectingReporter()
+        let reporter = MarbleFailure.Collector()
         let s = TestScheduler(stepLimit: 1_000, reporter: reporter)
         s.run {
             s.expect(Observable<Int>.interval(.milliseconds(2), scheduler: s)).toBe("--a-b-c-", values: ["a": 0, "b": 1, "c": 2])

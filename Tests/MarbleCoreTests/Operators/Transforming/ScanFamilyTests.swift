@@ -8,7 +8,7 @@ struct ScanFamilyTests {
     func mergeScan() {
         marbles { s in
             let e1 = s.hot("-a-b------|")
-            let acc: (String, String) -> ColdObservable<String> = { acc, x in s.cold("---v|", values: ["v": acc + x]) }
+            let acc: (String, String) -> TestScheduler.ColdObservable<String> = { acc, x in s.cold("---v|", values: ["v": acc + x]) }
             s.expect(e1.mergeScan("", maxConcurrent: 1, accumulator: acc)).toBe("----x---y-|", values: ["x": "a", "y": "ab"])
             s.expect(subscriptions: e1.subscriptions).toBe("^---------!")
             // Unlimited: b starts while a's inner runs, from the seed.
@@ -27,7 +27,7 @@ struct ScanFamilyTests {
     @Test("switchScan follows the latest inner; its values become the state")
     func switchScan() {
         marbles { s in
-            let acc: (String, String) -> ColdObservable<String> = { acc, x in s.cold("---v|", values: ["v": acc + x]) }
+            let acc: (String, String) -> TestScheduler.ColdObservable<String> = { acc, x in s.cold("---v|", values: ["v": acc + x]) }
             let e1 = s.hot("-a-b-------|")
             s.expect(e1.switchScan("", accumulator: acc)).toBe("------y----|", values: ["y": "b"])
             s.expect(subscriptions: e1.subscriptions).toBe("^----------!")

@@ -50,7 +50,7 @@ struct WindowingTests {
             // A closing that completes closes too; overlapping windows both get the value.
             s.expect(s.hot("-a-b--c|").window(toggle: s.hot("-oo---")) { _ in s.cold("---|") })
                 .toBe("-wx----|", values: ["w": s.cold("--b|"), "x": s.cold("-b-|")])
-            s.expect(s.hot("-a-b|").window(toggle: s.hot("-o--")) { _ -> ColdObservable<String> in throw TestError() })
+            s.expect(s.hot("-a-b|").window(toggle: s.hot("-o--")) { _ -> TestScheduler.ColdObservable<String> in throw TestError() })
                 .toBe("-(w#)", values: ["w": s.cold("#", error: TestError())], error: TestError())
         }
     }
@@ -200,7 +200,8 @@ struct UtilityOperatorTests {
             s.expect(e1.then { next }).toBe("------x|")
             s.expect(subscriptions: next.subscriptions).toBe("-----^-!")
             s.expect(s.hot("-a-#").then { s.cold("-x|") }).toBe("---#")
-            s.expect(s.hot("-a-b-|").then { () -> ColdObservable<String> in throw TestError() }).toBe("-----#", error: TestError())
+            s.expect(s.hot("-a-b-|").then { () -> TestScheduler.ColdObservable<String> in throw TestError() }).toBe(
+                "-----#", error: TestError())
             let e2 = s.hot("-a-b-|")
             s.expect(e2.then { s.cold("-x|") }, unsubscribe: "^--!").toBe("---")
             s.expect(subscriptions: e2.subscriptions).toBe("^--!")
