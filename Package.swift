@@ -16,8 +16,10 @@ let openCombine = TargetDependencyCondition.when(platforms: [.linux, .windows, .
 
 let package = Package(
     name: "Marbles",
-    // Task executors and `Synchronization` arrived with these releases.
-    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    // `Duration` and `Clock` arrived with these releases. What needs more says so with
+    // @available (task executors: macOS 15 / iOS 18; Observation: macOS 14 / iOS 17); README's
+    // table lists each feature's floor.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "MarbleCore", targets: ["MarbleCore"]),
         .library(name: "Marbles", targets: ["Marbles"]),
@@ -37,6 +39,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // MarbleCore's one dependency: atomics on every OS the package supports (Synchronization's
+        // need macOS 15 / iOS 18).
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         // Test-only: async marble tests of swift-async-algorithms operators.
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
         // Combine where Apple ships it, OpenCombine elsewhere (MarblesCombine only).
@@ -47,15 +52,19 @@ let package = Package(
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
-        // Engine: no dependencies.
-        .target(name: "MarbleCore", path: "Sources/Core", swiftSettings: strict),
+        // Engine: swift-atomics only.
+        .target(
+            name: "MarbleCore", dependencies: [.product(name: "Atomics", package: "swift-atomics")], path: "Sources/Core",
+            swiftSettings: strict),
 
         // Marble language, TestScheduler, recordings and comparison; no test-framework import.
         // The Swift runtime's global-enqueue hook, for async tests of code that starts `Task { }`.
         .target(
             name: "CConcurrencyHooks", path: "Sources/CConcurrencyHooks",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        .target(name: "Marbles", dependencies: ["MarbleCore", "CConcurrencyHooks"], swiftSettings: strict),
+        .target(
+            name: "Marbles", dependencies: ["MarbleCore", "CConcurrencyHooks", .product(name: "Atomics", package: "swift-atomics")],
+            swiftSettings: strict),
 
         // Assertions reported through Swift Testing or XCTest.
         .target(name: "MarblesTesting", dependencies: ["Marbles"], swiftSettings: strict),
@@ -82,7 +91,9 @@ let package = Package(
         .target(name: "MarbleRender", dependencies: ["MarbleCore", "Marbles", "MarbleSpec", "CCairo"], swiftSettings: strict),
 
         // The CLI's commands, exit codes and file I/O, as a library tested without a process.
-        .target(name: "MarblegenCommands", dependencies: ["MarbleRender", "MarbleSpec"], swiftSettings: strict),
+        .target(
+            name: "MarblegenCommands", dependencies: ["MarbleRender", "MarbleSpec", .product(name: "Atomics", package: "swift-atomics")],
+            swiftSettings: strict),
         // The CLI: argument parsing over MarblegenCommands.
         .executableTarget(
             name: "marblegen",
@@ -92,7 +103,10 @@ let package = Package(
         // The live playground (`marbleplay`): server logic in a library so tests can run it in process.
         .target(
             name: "MarblePlayground",
-            dependencies: ["MarblegenCommands", .product(name: "FlyingFox", package: "FlyingFox", condition: .when(traits: ["Tools"]))],
+            dependencies: [
+                "MarblegenCommands", .product(name: "Atomics", package: "swift-atomics"),
+                .product(name: "FlyingFox", package: "FlyingFox", condition: .when(traits: ["Tools"])),
+            ],
             // The page and the gallery's specs are data: bundled beside marbleplay.
             resources: [.copy("Resources/playground.html"), .copy("Resources/gallery")],
             swiftSettings: strict),
@@ -112,14 +126,14 @@ let package = Package(
 
         .executableTarget(
             name: "MarblesStress",
-            dependencies: ["MarbleCore", argumentParser],
+            dependencies: ["MarbleCore", .product(name: "Atomics", package: "swift-atomics"), argumentParser],
             swiftSettings: strict),
 
         // Tests, one target per module, and helpers they share.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(
             name: "MarbleCoreTests",
-            dependencies: ["MarbleCore", "Marbles", "MarblesTesting", "TestSupport"],
+            dependencies: ["MarbleCore", "Marbles", "MarblesTesting", "TestSupport", .product(name: "Atomics", package: "swift-atomics")],
             swiftSettings: strict),
         .testTarget(
             name: "MarblesTests", dependencies: ["Marbles", "MarblesTesting", "TestSupport"], swiftSettings: strict),

@@ -2,7 +2,7 @@
     import FlyingFox
     import Foundation
     import MarblegenCommands
-    import Synchronization
+    import Atomics
 
     /// The playground's HTTP server: one page and a small API, on the loopback interface only.
     ///
@@ -41,7 +41,7 @@
         let limits: Limits
         let renders: RenderQueue
         private let http: HTTPServer
-        private let boundPort = Atomic<Int>(0)
+        private let boundPort = ManagedAtomic<Int>(0)
 
         /// Creates a server for `folder` on 127.0.0.1:`port` (0: a free port); a random token unless given.
         public init(folder: String, port: UInt16 = 0, token: String? = nil, limits: Limits = Limits()) throws {

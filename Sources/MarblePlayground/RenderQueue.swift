@@ -1,5 +1,5 @@
+import Atomics
 import Foundation
-import Synchronization
 
 /// Runs renders off the server's tasks (they are CPU work that would hold a cooperative
 /// thread), at most `width` at a time, and stops waiting for one after a time limit.
@@ -10,7 +10,7 @@ import Synchronization
 final class RenderQueue: Sendable {
     private let queue = DispatchQueue(label: "marbleplay.render", attributes: .concurrent)
     private let slots: DispatchSemaphore
-    private let admitted = Atomic<Int>(0)
+    private let admitted = ManagedAtomic<Int>(0)
     let capacity: Int
     let limit: Duration
 
@@ -22,8 +22,8 @@ final class RenderQueue: Sendable {
 
     /// `work`'s reply, or 503 when `capacity` renders are already admitted or the limit passes.
     func run(_ work: @escaping @Sendable () -> PlaygroundReply) async -> PlaygroundReply {
-        if admitted.add(1, ordering: .relaxed).newValue > capacity {
-            admitted.subtract(1, ordering: .relaxed)
+        if admitted.wrappingIncrementThenLoad(by: 1, ordering: .relaxed) > capacity {
+            admitted.wrappingDecrement(by: 1, ordering: .relaxed)
             return .error(503, "the playground is busy: \(capacity) renders are already waiting; try again")
         }
         let limit = self.limit
@@ -34,7 +34,7 @@ final class RenderQueue: Sendable {
                 slots.wait()
                 let result = work()
                 slots.signal()
-                admitted.subtract(1, ordering: .relaxed)
+                admitted.wrappingDecrement(by: 1, ordering: .relaxed)
                 reply.resume(result)
             }
             queue.asyncAfter(deadline: .now() + seconds) {
@@ -48,7 +48,7 @@ final class RenderQueue: Sendable {
 
 /// Resumes a continuation with the first reply only.
 private final class ReplyOnce: Sendable {
-    private let resumed = Atomic<Bool>(false)
+    private let resumed = ManagedAtomic<Bool>(false)
     private let continuation: CheckedContinuation<PlaygroundReply, Never>
 
     init(_ continuation: CheckedContinuation<PlaygroundReply, Never>) { self.continuation = continuation }

@@ -1,5 +1,5 @@
+import Atomics
 import Foundation
-import Synchronization
 
 /// The theme choice of the command line: a fixed theme, or `auto` (SVG follows the reader's
 /// light/dark preference; PNG and PDF use light).
@@ -167,13 +167,13 @@ public struct Marblegen: Sendable {
     /// Writes to a temporary file beside the target, then renames it over the target: a
     /// failure never leaves half a file.
     /// Numbers temporary files, so that concurrent writes of one path (a server saving) never share one.
-    private static let temporaryCounter = Atomic<Int>(0)
+    private static let temporaryCounter = ManagedAtomic<Int>(0)
 
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
         let directory = (path as NSString).deletingLastPathComponent
         let temporary =
             (directory.isEmpty ? "." : directory) + "/." + (path as NSString).lastPathComponent
-            + ".\(getpid()).\(temporaryCounter.add(1, ordering: .relaxed).newValue).tmp"
+            + ".\(getpid()).\(temporaryCounter.wrappingIncrementThenLoad(by: 1, ordering: .relaxed)).tmp"
         guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
             throw WriteError(reason: "cannot create \(temporary) (is the folder writable?)")
         }
@@ -200,4 +200,17 @@ final class ResultSlots<Value>: @unchecked Sendable {
         set { lock.withLock { slots[index] = newValue } }
     }
     var values: [Value] { lock.withLock { slots.map { $0! } } }
+}
+
+/// What `marblegen` and `marbleplay` print, and exit 2 with, when built without the package's
+/// Tools trait (their argument parsing is behind it).
+public func exitForMissingToolsTrait(_ program: String) -> Never {
+    let message = """
+        \(program) is built with the package's Tools trait (swift-argument-parser and FlyingFox stay unfetched \
+        without it): `swift build --traits Tools --product \(program)` here, or \
+        `.package(url: …, from: …, traits: ["Tools"])` in a package that depends on Marbles
+
+        """
+    FileHandle.standardError.write(Data(message.utf8))
+    exit(2)
 }

@@ -1,6 +1,6 @@
+import Atomics
 import Dispatch
 import MarbleCore
-import Synchronization
 
 /// What a scenario expects of its stream besides the grammar.
 struct Outcome: Sendable {
@@ -16,12 +16,12 @@ struct Outcome: Sendable {
 
 /// Counters shared by all threads; every check is an atomic read-modify-write.
 final class Tally: Sendable {
-    let runs = Atomic<Int>(0)
-    let events = Atomic<Int>(0)
-    let concurrent = Atomic<Int>(0)
-    let afterTerminal = Atomic<Int>(0)
-    let wrongOutcome = Atomic<Int>(0)
-    let stalls = Atomic<Int>(0)
+    let runs = ManagedAtomic<Int>(0)
+    let events = ManagedAtomic<Int>(0)
+    let concurrent = ManagedAtomic<Int>(0)
+    let afterTerminal = ManagedAtomic<Int>(0)
+    let wrongOutcome = ManagedAtomic<Int>(0)
+    let stalls = ManagedAtomic<Int>(0)
     var violations: Int {
         concurrent.load(ordering: .relaxed) + afterTerminal.load(ordering: .relaxed) + wrongOutcome.load(ordering: .relaxed)
             + stalls.load(ordering: .relaxed)
@@ -31,11 +31,11 @@ final class Tally: Sendable {
 /// An observer that checks the Rx grammar with atomics: no overlapping calls, nothing after a
 /// terminal event, and the scenario's outcome; it signals when the stream ends.
 final class GrammarObserver: ObserverType, Sendable {
-    private let inside = Atomic<Int>(0)
-    private let terminated = Atomic<Bool>(false)
-    private let count = Atomic<Int>(0)
-    private let last = Atomic<Int>(Int.min)
-    private let ordered = Atomic<Bool>(true)
+    private let inside = ManagedAtomic<Int>(0)
+    private let terminated = ManagedAtomic<Bool>(false)
+    private let count = ManagedAtomic<Int>(0)
+    private let last = ManagedAtomic<Int>(Int.min)
+    private let ordered = ManagedAtomic<Bool>(true)
     private let tally: Tally
     private let expected: Outcome
     let ended = DispatchSemaphore(value: 0)
@@ -46,18 +46,18 @@ final class GrammarObserver: ObserverType, Sendable {
     }
 
     func on(_ event: Event<Int>) {
-        if inside.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue != 1 {
-            tally.concurrent.add(1, ordering: .relaxed)
+        if inside.wrappingIncrementThenLoad(by: 1, ordering: .acquiringAndReleasing) != 1 {
+            tally.concurrent.wrappingIncrement(by: 1, ordering: .relaxed)
         }
-        defer { inside.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
+        defer { inside.wrappingDecrement(by: 1, ordering: .acquiringAndReleasing) }
         if terminated.load(ordering: .acquiring) {
-            tally.afterTerminal.add(1, ordering: .relaxed)
+            tally.afterTerminal.wrappingIncrement(by: 1, ordering: .relaxed)
             return
         }
-        tally.events.add(1, ordering: .relaxed)
+        tally.events.wrappingIncrement(by: 1, ordering: .relaxed)
         switch event {
         case .next(let value):
-            count.add(1, ordering: .relaxed)
+            count.wrappingIncrement(by: 1, ordering: .relaxed)
             let previous = last.exchange(value, ordering: .relaxed)
             if value <= previous { ordered.store(false, ordering: .relaxed) }
         case .completed:
@@ -73,7 +73,7 @@ final class GrammarObserver: ObserverType, Sendable {
         let lastOK = expected.last.map { $0 == last.load(ordering: .relaxed) } ?? true
         let orderOK = !expected.increasing || ordered.load(ordering: .relaxed)
         if terminal != expected.terminal || !countOK || !lastOK || !orderOK {
-            tally.wrongOutcome.add(1, ordering: .relaxed)
+            tally.wrongOutcome.wrappingIncrement(by: 1, ordering: .relaxed)
         }
         ended.signal()
     }

@@ -1,6 +1,6 @@
+import Atomics
 import Dispatch
 import MarbleCore
-import Synchronization
 
 struct StressError: Error {}
 

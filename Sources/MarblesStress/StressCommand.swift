@@ -3,7 +3,7 @@
     import Dispatch
     import Foundation
     import MarbleCore
-    import Synchronization
+    import Atomics
 
     /// Runs every thread-crossing operator from several threads at once for a while, checking the
     /// Rx grammar of every stream with atomics; exits 1 on any stall or violation.
@@ -60,10 +60,10 @@
             let observer = GrammarObserver(tally: tally, expected: scenario.outcome)
             let subscription = scenario.build(queues).subscribe(observer)
             if observer.ended.wait(timeout: .now() + .nanoseconds(stallNanos)) == .timedOut {
-                tally.stalls.add(1, ordering: .relaxed)
+                tally.stalls.wrappingIncrement(by: 1, ordering: .relaxed)
             }
             subscription.dispose()
-            tally.runs.add(1, ordering: .relaxed)
+            tally.runs.wrappingIncrement(by: 1, ordering: .relaxed)
         }
 
         func report(_ scenarios: [Scenario], _ tallies: [Tally]) throws {

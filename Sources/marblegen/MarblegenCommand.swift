@@ -326,20 +326,11 @@
         }
     }
 #else
-    import Foundation
+    import MarblegenCommands
 
     /// Built without the Tools trait: says how to get the real program.
     @main
     enum MarblegenCommand {
-        static func main() {
-            let message = """
-                marblegen is built with the package's Tools trait (swift-argument-parser and FlyingFox stay unfetched \
-                without it): `swift build --traits Tools --product marblegen` here, or \
-                `.package(url: …, from: …, traits: ["Tools"])` in a package that depends on Marbles
-
-                """
-            FileHandle.standardError.write(Data(message.utf8))
-            exit(2)
-        }
+        static func main() { exitForMissingToolsTrait("marblegen") }
     }
 #endif

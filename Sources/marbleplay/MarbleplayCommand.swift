@@ -67,20 +67,11 @@
         var description: String
     }
 #else
-    import Foundation
+    import MarblegenCommands
 
     /// Built without the Tools trait: says how to get the real program.
     @main
     enum MarbleplayCommand {
-        static func main() {
-            let message = """
-                marbleplay is built with the package's Tools trait (swift-argument-parser and FlyingFox stay unfetched \
-                without it): `swift build --traits Tools --product marbleplay` here, or \
-                `.package(url: …, from: …, traits: ["Tools"])` in a package that depends on Marbles
-
-                """
-            FileHandle.standardError.write(Data(message.utf8))
-            exit(2)
-        }
+        static func main() { exitForMissingToolsTrait("marbleplay") }
     }
 #endif

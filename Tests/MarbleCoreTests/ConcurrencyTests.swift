@@ -1,7 +1,7 @@
+import Atomics
 import Dispatch
 import Foundation
 import MarbleCore
-import Synchronization
 import Testing
 
 /// Thread-hopping behaviour; `.ci/run` also runs this suite under ThreadSanitizer
@@ -31,12 +31,12 @@ struct ConcurrencyTests {
     @Test("a single-assignment disposable set and disposed from two threads disposes its member exactly once")
     func singleAssignmentRace() {
         let rounds = 2_000
-        let disposals = Atomic<Int>(0)
+        let disposals = ManagedAtomic<Int>(0)
         let holders = (0..<rounds).map { _ in SingleAssignmentDisposable() }
         DispatchQueue.concurrentPerform(iterations: 2) { side in
             for holder in holders {
                 if side == 0 {
-                    holder.set(Disposables.create { disposals.add(1, ordering: .relaxed) })
+                    holder.set(Disposables.create { disposals.wrappingIncrement(by: 1, ordering: .relaxed) })
                 } else {
                     holder.dispose()
                 }

@@ -1,6 +1,6 @@
+import Atomics
 import MarbleCore
 import MarblesTesting
-import Synchronization
 
 /// Runs a marble test body on a fresh scheduler reporting to the running test.
 func marbles(
@@ -14,8 +14,8 @@ func marbles(
 /// Counts the subscriptions of tracked observables that are still alive, to prove that a test
 /// released everything it subscribed (no retain cycles, nothing left in a scheduler).
 final class LifetimeTracker: Sendable {
-    private let alive = Atomic<Int>(0)
-    private let made = Atomic<Int>(0)
+    private let alive = ManagedAtomic<Int>(0)
+    private let made = ManagedAtomic<Int>(0)
 
     /// Subscriptions still holding resources.
     var liveSubscriptions: Int { alive.load(ordering: .acquiring) }
@@ -26,10 +26,10 @@ final class LifetimeTracker: Sendable {
         let tracker: LifetimeTracker
         init(_ tracker: LifetimeTracker) {
             self.tracker = tracker
-            tracker.alive.add(1, ordering: .relaxed)
-            tracker.made.add(1, ordering: .relaxed)
+            tracker.alive.wrappingIncrement(by: 1, ordering: .relaxed)
+            tracker.made.wrappingIncrement(by: 1, ordering: .relaxed)
         }
-        deinit { tracker.alive.subtract(1, ordering: .relaxed) }
+        deinit { tracker.alive.wrappingDecrement(by: 1, ordering: .relaxed) }
     }
 
     /// The source, with every subscription holding a token until its resources are released.

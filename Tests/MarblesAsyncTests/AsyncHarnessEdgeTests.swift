@@ -3,6 +3,7 @@ import MarblesTesting
 import Testing
 
 /// A sequence that breaks the iterator contract: after returning nil it produces (or throws) again.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 struct PastEndSequence: AsyncSequence, Sendable {
     let throwsPastEnd: Bool
 
@@ -26,6 +27,7 @@ struct PastEndSequence: AsyncSequence, Sendable {
 
 @Suite("The async harness at a cancellation and past the end")
 struct AsyncHarnessEdgeTests {
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("at the cancel's instant, values inputs deliver then are recorded, then the end the cancel brings")
     func cancelKeepsTheSameInstant() {
         let s = TestScheduler()
@@ -36,6 +38,7 @@ struct AsyncHarnessEdgeTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a sleep due at the cancel's instant is cancelled, not woken (swift-async-algorithms' validation order)")
     func cancelBeforeSleepers() {
         let s = TestScheduler()
@@ -56,6 +59,7 @@ struct AsyncHarnessEdgeTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("what comes after the cancel's instant is not recorded")
     func cancelStopsAfterTheInstant() {
         let s = TestScheduler()
@@ -64,6 +68,7 @@ struct AsyncHarnessEdgeTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a sequence that produces or throws after it ended fails the test, saying so", arguments: [false, true])
     func pastEnd(throwing: Bool) {
         let reporter = MarbleFailure.Collector()

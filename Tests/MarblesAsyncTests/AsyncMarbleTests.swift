@@ -3,6 +3,7 @@ import MarblesTesting
 import Testing
 
 /// A scheduler collecting failures, for the tests that check what is reported.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 private func collecting() -> (TestScheduler, MarbleFailure.Collector) {
     let reporter = MarbleFailure.Collector()
     return (TestScheduler(reporter: reporter), reporter)
@@ -10,6 +11,7 @@ private func collecting() -> (TestScheduler, MarbleFailure.Collector) {
 
 @Suite("Async sequences on virtual time")
 struct AsyncMarbleTests {
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a test observable's values, through a standard map, keep their virtual times")
     func valuesAndMap() {
         let scheduler = TestScheduler()
@@ -20,6 +22,7 @@ struct AsyncMarbleTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("the README's async example, verbatim")
     func delaysOnVirtualTime() {
         let scheduler = TestScheduler()
@@ -38,6 +41,7 @@ struct AsyncMarbleTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a structured debounce written with a task group")
     func structuredDebounce() {
         let scheduler = TestScheduler()
@@ -50,6 +54,7 @@ struct AsyncMarbleTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("structured merge, combineLatest and zip match the Observable operators' timing")
     func structuredCombining() {
         let scheduler = TestScheduler()
@@ -69,6 +74,7 @@ struct AsyncMarbleTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a hand-written AsyncStream producer in a task-group child, and a hand-written operator")
     func handWritten() {
         let scheduler = TestScheduler()
@@ -93,6 +99,7 @@ struct AsyncMarbleTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("async let children stay on the scheduler's executor")
     func asyncLet() {
         let scheduler = TestScheduler()
@@ -112,6 +119,7 @@ struct AsyncMarbleTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a default actor in the pipeline runs on the scheduler's executor, sleeping on its clock")
     func defaultActor() {
         let scheduler = TestScheduler()
@@ -125,6 +133,7 @@ struct AsyncMarbleTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("swift-async-algorithms operators that start no task: _throttle, chunks, removeDuplicates, adjacentPairs")
     func asyncAlgorithmsStructured() {
         let scheduler = TestScheduler()
@@ -142,6 +151,7 @@ struct AsyncMarbleTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a sequence that throws records '#' with its error")
     func throwing() {
         let scheduler = TestScheduler()
@@ -155,6 +165,7 @@ struct AsyncMarbleTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("'!' in the unsubscription diagram cancels the consuming task at that frame")
     func cancellation() {
         let scheduler = TestScheduler()
@@ -178,6 +189,7 @@ struct AsyncMarbleTests {
         #expect(terminated.isSet)
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("every scenario records the same timeline in 200 runs", arguments: Scenario.allCases)
     func determinism(_ scenario: Scenario) {
         var recordings = Set<String>()
@@ -193,6 +205,7 @@ struct AsyncMarbleTests {
         #expect(recordings.first?.isEmpty == false)
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("an async sequence that never settles hits the step limit with a clear failure")
     func neverSettles() {
         let reporter = MarbleFailure.Collector()
@@ -213,6 +226,7 @@ struct AsyncMarbleTests {
 
 @Suite("TestClock")
 struct TestClockTests {
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("sleepers wake in (deadline, registration) order, at their deadlines")
     func wakeOrder() {
         let scheduler = TestScheduler()
@@ -231,6 +245,7 @@ struct TestClockTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("cancellation before and during a sleep throws CancellationError; now is virtual")
     func cancellation() {
         let scheduler = TestScheduler()
@@ -257,6 +272,7 @@ struct TestClockTests {
     }
 }
 
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 enum Scenario: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case map, debounce, merge, combineLatest, zip, throttle, handWritten
 
@@ -293,11 +309,13 @@ protocol ScenarioExpectation {
     func toBeAnyDiagram()
 }
 
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 extension MarbleExpectation: ScenarioExpectation {
     func toBeAnyDiagram() { toBe("-") }
 }
 
 /// A default actor (no custom executor): its methods run on the calling task's executor.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 actor RunningTotal {
     private var total = 0
 
@@ -308,10 +326,12 @@ actor RunningTotal {
     }
 }
 
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 struct Boom: Error, CustomStringConvertible {
     var description: String { "boom" }
 }
 
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 final class TerminationFlag: @unchecked Sendable {
     private let lock = NSLockLike()
     private var value = false

@@ -9,9 +9,11 @@ import Testing
 /// from 0 with the subscription at 0: the peer's tick n is frame n here.
 @Suite("swift-async-algorithms' validation semantics at a cancel tick")
 struct CancelTickTests {
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test(
         "AsyncTimerSequence every 1, 2 and 3 frames: no tick at the cancel, the end there (TestTimer.test_tick1/2/3)",
         arguments: [(1, "-xxxxxxx|"), (2, "--x-x-x-|"), (3, "---x--x-|")])
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     func timer(interval: Int, expected: String) {
         let s = TestScheduler()
         s.run {
@@ -20,6 +22,7 @@ struct CancelTickTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a value a cancelled sleep lets through at the cancel tick is recorded, then the end (TestTimer.test_tick2_event_skew3)")
     func eventSkew() {
         let s = TestScheduler()
@@ -33,6 +36,7 @@ struct CancelTickTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("an input cancelled between its values ends at the cancel tick (TestValidationTests.test_cancel_event)")
     func cancelEvent() {
         let s = TestScheduler()
@@ -41,6 +45,7 @@ struct CancelTickTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("the same with Task.sleep and the default clock")
     func systemClock() {
         let s = TestScheduler()

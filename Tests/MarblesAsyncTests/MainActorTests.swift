@@ -3,6 +3,7 @@ import MarblesTesting
 import Testing
 
 /// A view model as apps write it: main-actor isolated, debouncing with `Task.sleep`, no clock injected.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 @MainActor final class DebouncingModel {
     private(set) var results: [String] = []
     let changes = PublishSubject<[String]>()
@@ -26,6 +27,7 @@ import Testing
 @Suite("Main-actor code on the test scheduler")
 struct MainActorTests {
     /// The model's test, shared with the XCTest case.
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @MainActor static func debouncingModelTest() {
         let scheduler = TestScheduler(frame: .milliseconds(100))
         scheduler.run {
@@ -38,10 +40,12 @@ struct MainActorTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @MainActor
     @Test("a @MainActor model's Task { } and Task.sleep run on the main thread, on virtual time")
     func mainActorModel() { Self.debouncingModelTest() }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @MainActor
     @Test("Task { @MainActor in } and awaiting a main-actor function from the scheduler's tasks")
     func hopsToTheMainActor() {
@@ -63,11 +67,13 @@ struct MainActorTests {
     /// Synchronous code that checks, as UIKit-style code does, that it runs on the main actor.
     nonisolated static func checkedOnMain(_ value: String) -> String { MainActor.assumeIsolated { value } }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @MainActor static func onMain(_ value: String) async -> String {
         MainActor.assertIsolated()
         return value
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("main-actor work from a test that is not on the main actor fails, saying to mark the test @MainActor")
     func notOnTheMainActor() async {
         let reporter = MarbleFailure.Collector()

@@ -7,6 +7,7 @@ import Testing
 
 /// Holds the jobs of tasks that prefer it instead of running them, so a test can hand a job to
 /// the runtime's delay and deadline entry points itself.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 final class JobCatcher: TaskExecutor, @unchecked Sendable {
     private let lock = NSLock()
     private var jobs: [UnownedJob] = []
@@ -23,11 +24,13 @@ final class JobCatcher: TaskExecutor, @unchecked Sendable {
 
 @Suite("The runtime's delay and deadline hooks", .serialized)
 struct RuntimeHookTests {
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("all five hooks are installed")
     func installed() {
         #expect(RuntimeHooks.installed == 0b11111)
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a job enqueued with a delay or a deadline on the driving thread runs at that virtual time")
     func delayAndDeadline() throws {
         let scheduler = TestScheduler()
@@ -51,6 +54,7 @@ struct RuntimeHookTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("off a driving thread the hooks pass the job on to the hook installed before them, then the runtime")
     func chained() async throws {
         let catcher = JobCatcher()

@@ -6,6 +6,7 @@ import Testing
 
 /// Two searches whose responses arrive at the same instant; the buggy one shows whichever
 /// response lands last, the fixed one only the latest search's.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 final class Searches: @unchecked Sendable {
     private(set) var shown = ""
     private var generation = 0
@@ -24,6 +25,7 @@ final class Searches: @unchecked Sendable {
     }
 }
 
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 final class Box<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }
@@ -31,6 +33,7 @@ final class Box<Value>: @unchecked Sendable {
 
 @Suite("Exploring same-instant schedules")
 struct ScheduleExplorationTests {
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     static func twoSearches(fixed: Bool) -> (TestScheduler) -> Void {
         { s in
             let searches = Searches(fixed: fixed)
@@ -46,6 +49,7 @@ struct ScheduleExplorationTests {
 
     static let location = MarbleFailure.Location(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a stale response that FIFO hides is found, shrunk to the deviations that matter, and reported with the seed")
     func findsStaleResponse() throws {
         let reporter = MarbleFailure.Collector()
@@ -64,6 +68,7 @@ struct ScheduleExplorationTests {
         #expect(message.contains("marble diagrams differ at frame 1"), "\(message)")
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("the same seed replays the same failing schedule")
     func replays() {
         let runs = (0..<2).map { _ in
@@ -75,6 +80,7 @@ struct ScheduleExplorationTests {
         #expect(runs[0].failure?.deviations.map(\.description) == runs[1].failure?.deviations.map(\.description))
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("the fixed code passes every schedule")
     func fixedPasses() {
         let reporter = MarbleFailure.Collector()
@@ -84,6 +90,7 @@ struct ScheduleExplorationTests {
         #expect(outcome.failure == nil && outcome.schedules == 200 && reporter.failures.isEmpty)
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("two sleepers waking at one instant: the order of their writes is explored")
     func wakesTogether() throws {
         let reporter = MarbleFailure.Collector()
@@ -111,6 +118,7 @@ struct ScheduleExplorationTests {
         #expect(failure.deviations.first?.description == "2 sleepers due at this instant woke together", "\(failure.deviations)")
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("code whose result depends only on time passes every schedule")
     func noFalseAlarms() {
         let reporter = MarbleFailure.Collector()
@@ -134,6 +142,7 @@ struct ScheduleExplorationTests {
         #expect(outcome.failure == nil, "\(reporter.failures.map(\.message))")
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a body that fails in FIFO order fails at the first schedule, with no deviation")
     func fifoFirst() throws {
         let reporter = MarbleFailure.Collector()
@@ -148,6 +157,7 @@ struct ScheduleExplorationTests {
     }
 
     /// Two tasks started together write `shown`; the result is their count, or the last writer.
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     static func twoWriters(lastWriterWins: Bool) -> (TestScheduler) -> Void {
         { s in
             let shown = Box("")
@@ -168,6 +178,7 @@ struct ScheduleExplorationTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("the exhaustive mode runs every distinct order of a small body, and finds the race among them")
     func exhaustive() throws {
         let counting = ScheduleExploration.check(
@@ -186,6 +197,7 @@ struct ScheduleExplorationTests {
         #expect(bounded.schedules == 2 && !bounded.exhausted)
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("depth-first successor: the last decision with an option left takes it")
     func successor() {
         #expect(ScheduleExploration.successor(of: [], radices: []) == nil)
@@ -194,6 +206,7 @@ struct ScheduleExplorationTests {
         #expect(ScheduleExploration.successor(of: [1, 2], radices: [2, 3]) == nil)
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("PCT schedules find the stale response too, and their first schedule is FIFO")
     func pct() throws {
         let outcome = ScheduleExploration.check(
@@ -202,6 +215,7 @@ struct ScheduleExplorationTests {
         #expect(try #require(outcome.failure).scheduleNumber > 1)
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a deviation names a task by its Task(name:) when it has one")
     func namesTasks() throws {
         guard #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) else { return }
@@ -229,6 +243,7 @@ struct ScheduleExplorationTests {
             failure.deviations.contains { $0.description.contains("task \"search swift\"") }, "\(failure.deviations.map(\.description))")
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("the listener hears only the smallest failing schedule's expectations (MarblesTesting passes the MARBLES_DIAGRAM_DIR writer)")
     func listenerHearsTheFailingSchedule() {
         var checked: [Bool] = []
@@ -239,6 +254,7 @@ struct ScheduleExplorationTests {
         #expect(checked == [false])
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("exploreSchedules reports a found race to the running test")
     func reportsToTheRunningTest() {
         withKnownIssue {

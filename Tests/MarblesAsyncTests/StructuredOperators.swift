@@ -4,6 +4,7 @@ import MarblesTesting
 // drive them: every task is a task-group child (no `Task { }`), so all work stays on the
 // test scheduler's executor. Each pushes its output to an `TestScheduler.AsyncEmitter`.
 
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 enum Signal<Element: Sendable>: Sendable {
     case value(Int, Element)
     case end(Int)
@@ -12,6 +13,7 @@ enum Signal<Element: Sendable>: Sendable {
 }
 
 /// Feeds each base into `signal` from its own group child, tagged with its index.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 func feed<S: AsyncSequence & Sendable>(
     _ bases: [S], into signal: AsyncStream<Signal<S.Element>>.Continuation, group: inout ThrowingTaskGroup<Void, any Error>
 ) where S.Element: Sendable {
@@ -30,6 +32,7 @@ func feed<S: AsyncSequence & Sendable>(
 /// Emits a value once `interval` passes without a newer one; the pending value is emitted
 /// when the base ends. A new value at the very instant of a deadline resets it (the value's
 /// emission was scheduled first), as `Observable.debounce` does.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 func debounce<S: AsyncSequence & Sendable>(
     _ base: S, for interval: Duration, clock: TestClock, emit: TestScheduler.AsyncEmitter<S.Element>
 ) async throws where S.Element: Sendable {
@@ -72,6 +75,7 @@ func debounce<S: AsyncSequence & Sendable>(
 }
 
 /// Interleaves the bases; ends when all have ended, fails with the first failure.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 func merge<S: AsyncSequence & Sendable>(_ bases: [S], emit: TestScheduler.AsyncEmitter<S.Element>) async throws where S.Element: Sendable {
     let (signals, signal) = AsyncStream.makeStream(of: Signal<S.Element>.self)
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -93,6 +97,7 @@ func merge<S: AsyncSequence & Sendable>(_ bases: [S], emit: TestScheduler.AsyncE
 
 /// Emits the latest of every base whenever one emits, once all have; ends when all have
 /// ended, or when one ends without ever emitting.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 func combineLatest<S: AsyncSequence & Sendable>(_ bases: [S], emit: TestScheduler.AsyncEmitter<[S.Element]>) async throws
 where S.Element: Sendable {
     let (signals, signal) = AsyncStream.makeStream(of: Signal<S.Element>.self)
@@ -118,6 +123,7 @@ where S.Element: Sendable {
 }
 
 /// Pairs the n-th values of the bases; ends as soon as an ended base has nothing buffered.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 func zip<S: AsyncSequence & Sendable>(_ bases: [S], emit: TestScheduler.AsyncEmitter<[S.Element]>) async throws where S.Element: Sendable {
     let (signals, signal) = AsyncStream.makeStream(of: Signal<S.Element>.self)
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -146,6 +152,7 @@ func zip<S: AsyncSequence & Sendable>(_ bases: [S], emit: TestScheduler.AsyncEmi
 
 /// A hand-written pull-based operator: running sums. Its iterator does its work inside the
 /// consumer's `next()`, so it needs no task at all.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 struct RunningSum<Base: AsyncSequence>: AsyncSequence where Base.Element == Int {
     typealias Element = Int
     let base: Base

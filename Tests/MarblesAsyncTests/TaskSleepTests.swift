@@ -9,6 +9,7 @@ import Testing
 /// the test scheduler's virtual time.
 @Suite("Task.sleep on virtual time")
 struct TaskSleepTests {
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("every way of sleeping on the system clocks wakes at its virtual frame")
     func everySleepForm() {
         let scheduler = TestScheduler(frame: .milliseconds(100))
@@ -30,6 +31,7 @@ struct TaskSleepTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a ten-second sleep is ten seconds of virtual time")
     func longSleep() {
         let scheduler = TestScheduler(frame: .seconds(1))
@@ -41,6 +43,7 @@ struct TaskSleepTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("an unstructured Task { } started by the code under test sleeps on virtual time")
     func unstructuredTask() {
         let scheduler = TestScheduler(frame: .milliseconds(100))
@@ -56,6 +59,7 @@ struct TaskSleepTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a sleep cancelled by task.cancel() at a frame ends there with CancellationError")
     func cancelledSleep() {
         let scheduler = TestScheduler(frame: .milliseconds(100))
@@ -75,6 +79,7 @@ struct TaskSleepTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a sleep until an instant in the past returns at the same frame")
     func pastDeadline() {
         let scheduler = TestScheduler(frame: .milliseconds(100))
@@ -89,6 +94,7 @@ struct TaskSleepTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("two sleepers due at one instant wake in the order they started sleeping")
     func sameInstant() {
         let scheduler = TestScheduler(frame: .milliseconds(100))
@@ -108,6 +114,7 @@ struct TaskSleepTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a sleep whose duration cannot be told fails the test, naming the clock, the frame and the interval")
     func ambiguousSleep() {
         let reporter = MarbleFailure.Collector()
@@ -133,6 +140,7 @@ struct TaskSleepTests {
             "\(messages)")
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("the same timeline in 500 runs")
     func determinism() {
         var timelines = Set<String>()
@@ -163,6 +171,7 @@ struct TaskSleepTests {
 
 @Suite("Reading a sleep's duration from its deadline (where clocks cannot be virtual)")
 struct SleepDeadlineTests {
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("the roundest duration in the interval, and another value a programmer would write there")
     func reading() {
         let ms: Int64 = 1_000_000
@@ -183,6 +192,7 @@ struct SleepDeadlineTests {
         #expect(SleepDeadline.reading(from: .max - 20, to: .max) == (.max - 7, .max - 17))
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a deadline that had passed is due at once; an exact delay is kept")
     func passedAndExact() {
         let arrival = ContinuousClock.now
@@ -194,6 +204,7 @@ struct SleepDeadlineTests {
         #expect(SleepDeadline(exactly: .nanoseconds(1_234_567), clock: ContinuousClock.self).delay == .nanoseconds(1_234_567))
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("the sleeping job's real age bounds the reading: 40 ms of work before a 70 ms sleep is ambiguous, not 100 ms")
     func jobAge() {
         let arrival = ContinuousClock.now
@@ -205,6 +216,7 @@ struct SleepDeadlineTests {
         #expect(sleep.ambiguity?.range == Duration.microseconds(69_990) ... .microseconds(110_000))
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a deadline read at an earlier instant ends the duration after that instant")
     func readAtAnEarlierInstant() {
         // Virtual instants 300 ms and 400 ms began 60 µs and 20 µs of real time before the sleep
@@ -230,9 +242,11 @@ struct SleepDeadlineTests {
 /// frame or fails naming its true duration, never passes at another frame.
 @Suite("Reading back a sleep after real work")
 struct ReadBackTests {
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test(
         "a sleep after real work reads its true duration or fails naming it",
         arguments: [(0, 70), (40, 70), (5, 300), (30, 120), (15, 1_000)])
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     func trueOrFails(work: Int, sleep: Int) {
         let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(frame: .milliseconds(10), reporter: reporter)

@@ -6,6 +6,7 @@ import Testing
 
 /// swift-async-algorithms' operators as users write them, and `Task { }` in the code under test:
 /// unstructured tasks started on the driving thread run on the scheduler's executor.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 enum LibraryScenario: String, CaseIterable, CustomTestStringConvertible {
     case debounce, merge2, merge3, combineLatest, zip, throttle, chunkedByTimer, channel, viewModelTask, debounceTie, mergeTie
 
@@ -73,6 +74,7 @@ enum LibraryScenario: String, CaseIterable, CustomTestStringConvertible {
 }
 
 /// A view model in the style users write: it starts a `Task { }` that debounces queries.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 final class SearchModel: @unchecked Sendable {
     let results = PublishSubject<String>()
 
@@ -87,6 +89,7 @@ final class SearchModel: @unchecked Sendable {
 
 @Suite("Unstructured tasks and swift-async-algorithms on virtual time")
 struct UnstructuredTaskTests {
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("each operator's timeline on virtual time", arguments: LibraryScenario.allCases)
     func timelines(_ scenario: LibraryScenario) {
         let scheduler = TestScheduler()
@@ -96,6 +99,7 @@ struct UnstructuredTaskTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("each operator, and each tie, records the same timeline in 500 runs", arguments: LibraryScenario.allCases)
     func determinism(_ scenario: LibraryScenario) {
         var recordings = Set<String>()
@@ -113,6 +117,7 @@ struct UnstructuredTaskTests {
 
 @Suite("Ties at one virtual instant")
 struct AsyncTieTests {
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("debounce: a value arriving at the instant a deadline falls wins; the pending value is dropped")
     func debounceDeadlineTie() {
         let scheduler = TestScheduler()
@@ -124,6 +129,7 @@ struct AsyncTieTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("merge: two inputs emitting at one instant arrive in the order their inputs were created")
     func mergeTie() {
         let scheduler = TestScheduler()
@@ -136,6 +142,7 @@ struct AsyncTieTests {
 }
 
 /// What the ties resolve to, as measured; README "Ties" documents them.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 enum TieFindings {
     static let debounce = "----b---|"
     static let merge = "--(ax)|"
@@ -162,6 +169,7 @@ struct AsyncEscapeTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("work waiting outside the test scheduler fails the test every time, naming the cause (100 runs)", arguments: Escape.allCases)
     func escapes(_ escape: Escape) {
         for _ in 0..<100 {

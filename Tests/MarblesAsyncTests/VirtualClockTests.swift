@@ -13,6 +13,7 @@ import Testing
 /// got wrong, written the way apps write it.
 @Suite("Virtual clocks inside a run")
 struct VirtualClockTests {
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a sleep after 40 ms of real work wakes after exactly its duration")
     func sleepAfterRealWork() {
         let scheduler = TestScheduler(frame: .milliseconds(10))
@@ -25,6 +26,7 @@ struct VirtualClockTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a rate limiter that compares ContinuousClock.now allows a call 1.1 virtual seconds after the last")
     func rateLimiter() {
         let scheduler = TestScheduler(frame: .milliseconds(100))
@@ -40,6 +42,7 @@ struct VirtualClockTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("ContinuousClock.now and SuspendingClock.now measure a 3 s sleep as exactly 3 s")
     func durationAroundSleep() {
         let scheduler = TestScheduler(frame: .seconds(1))
@@ -54,6 +57,7 @@ struct VirtualClockTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("Date() and Date.now measure a 5 s sleep as exactly 5 s")
     func dateAroundSleep() {
         // A whole start date: `Date` is a Double of seconds since 2001, exact for whole seconds
@@ -69,6 +73,7 @@ struct VirtualClockTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("Date starts at the real date when the run starts, or at the start date the test gives")
     func startDate() {
         let before = Date().timeIntervalSince1970
@@ -92,6 +97,7 @@ struct VirtualClockTests {
         #expect(read == [given.addingTimeInterval(90)])
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("another thread, and the test outside a run, read the real clocks")
     func realOutsideRuns() {
         let scheduler = TestScheduler(frame: .seconds(1))
@@ -117,6 +123,7 @@ struct VirtualClockTests {
         #expect(c0.duration(to: .now) >= .milliseconds(2))
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("swift-async-algorithms' debounce and throttle on their default clock give the diagrams they give on scheduler.clock")
     func asyncAlgorithmsDefaultClock() {
         let scheduler = TestScheduler()
@@ -128,6 +135,7 @@ struct VirtualClockTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("AsyncTimerSequence on the default clock ticks at its virtual interval")
     func timerDefaultClock() {
         let scheduler = TestScheduler()
@@ -137,6 +145,7 @@ struct VirtualClockTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a Task { } started inside an actor method sleeps on virtual time")
     func taskStartedInActor() {
         let scheduler = TestScheduler(frame: .milliseconds(100))
@@ -149,6 +158,7 @@ struct VirtualClockTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a Task { } started inside an actor awaits a nonisolated function that sleeps, on virtual time")
     func taskInActorAwaitingNonisolated() {
         let scheduler = TestScheduler(frame: .milliseconds(100))
@@ -161,6 +171,7 @@ struct VirtualClockTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a sleep with a tolerance in a task started inside an actor escapes to Dispatch, and the run says the task is still suspended")
     func toleranceInActorTaskIsReported() {
         let reporter = MarbleFailure.Collector()
@@ -175,6 +186,7 @@ struct VirtualClockTests {
         #expect(reporter.failures.map(\.message).contains { $0.contains("still suspended when nothing was left to run") })
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("the clock interposer chains to ThreadSanitizer's interceptor when it is linked, else to libc's clock_gettime")
     func chainsToTheNextDefinition() {
         let tsan = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
@@ -187,6 +199,7 @@ struct VirtualClockTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("the four cases give one timeline in 500 runs")
     func determinism() {
         var timelines = Set<String>()
@@ -217,6 +230,7 @@ struct VirtualClockTests {
 }
 
 /// A rate limiter written the common way: it compares the system clock with the last call.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 final class RateLimiter: @unchecked Sendable {
     private let interval: Duration
     private var last: ContinuousClock.Instant?
@@ -230,6 +244,7 @@ final class RateLimiter: @unchecked Sendable {
 }
 
 /// An actor that starts tasks from its methods, as apps' caches do.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 actor Cache {
     private(set) var items: [String] = []
 
@@ -260,12 +275,14 @@ actor Cache {
     }
 }
 
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 final class UncheckedBox<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }
 }
 
 /// Busy-waits `duration` of real time (Dispatch's clock stays real inside a run).
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 func realSpin(for duration: Duration) {
     let nanoseconds = UInt64(duration.components.seconds) * 1_000_000_000 + UInt64(duration.components.attoseconds / 1_000_000_000)
     let end = DispatchTime.now().uptimeNanoseconds + nanoseconds

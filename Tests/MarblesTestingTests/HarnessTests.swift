@@ -117,6 +117,33 @@ struct LeakCheckTests {
         #expect(message.contains(#"hot("-a-b-c") subscribed at frame 0"#), "\(message)")
     }
 
+    @Test("a hot input without '|' subscribed by the test itself fails with the fixes: end the input, or dispose at a frame")
+    func leakMessageSuggestsFixes() {
+        let reporter = MarbleFailure.Collector()
+        let scheduler = TestScheduler(reporter: reporter)
+        scheduler.run {
+            let input = scheduler.hot("-a-b-")
+            _ = input.subscribe { _ in }
+        }
+        let message = reporter.failures.map(\.message).joined()
+        #expect(message.hasPrefix("1 subscription is still open after the run"), "\(message)")
+        #expect(message.contains(#"end the input, so that its subscriptions end with it: hot("-a-b-|")"#), "\(message)")
+        #expect(message.contains("dispose of the subscription at a frame"), "\(message)")
+        // Both fixes hold.
+        for fixed in [
+            { (s: TestScheduler) in _ = s.hot("-a-b-|").subscribe { _ in } },
+            { (s: TestScheduler) in
+                let subscription = s.hot("-a-b-").subscribe { _ in }
+                _ = s.schedule(after: s.frame * 5) { subscription.dispose() }
+            },
+        ] {
+            let quiet = MarbleFailure.Collector()
+            let scheduler = TestScheduler(reporter: quiet)
+            scheduler.run { fixed(scheduler) }
+            #expect(quiet.failures.isEmpty, "\(quiet.failures.map(\.message))")
+        }
+    }
+
     @Test("a subscription the test expects to stay open is no leak (RxJS share({ resetOnRefCountZero: false }))")
     func expectedOpenIsNoLeak() {
         let reporter = MarbleFailure.Collector()

@@ -1,6 +1,7 @@
 import MarblesTesting
 import XCTest
 
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 final class XCTestReportingTests: XCTestCase {
     private var captured: [(description: String, file: String, line: Int)] = []
     private var capturing = false
@@ -88,6 +89,7 @@ final class XCTestReportingTests: XCTestCase {
 }
 
 /// What two racing tasks write.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 private final class LastWriter: @unchecked Sendable {
     var value = ""
 }

@@ -10,11 +10,13 @@ import Testing
 // Spellings that compile here unqualified are the ones README documents.
 
 /// An @Observable model beside MarbleCore's `Observable` type.
+@available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
 @Observable final class CounterModel {
     var count = 0
 }
 
 /// Written against combine-schedulers' scheduler and ours side by side.
+@available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
 struct SchedulerUser {
     let marble: MarbleScheduler
     let point: AnySchedulerOf<DispatchQueue>
@@ -23,6 +25,7 @@ struct SchedulerUser {
 
 @Suite("Names beside Observation, Combine and combine-schedulers")
 struct NameClashCombineTests {
+    @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
     @Test("MarbleScheduler, Observable<Int>, @Observable and AnySchedulerOf<DispatchQueue> in one file")
     func spellings() {
         let scheduler = MarbleScheduler()

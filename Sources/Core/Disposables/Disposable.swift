@@ -1,4 +1,4 @@
-internal import Synchronization
+internal import Atomics
 
 /// A resource that can be released: a subscription, a scheduled action, a timer.
 ///
@@ -34,12 +34,17 @@ final class NopDisposable: Disposable, Sendable {
 
 /// Runs its action once, on the first `dispose()`.
 public final class AnonymousDisposable: Disposable, @unchecked Sendable {
+    // First stored property: see InlineAtomic.swift.
+    private var disposedStorage = Bool.AtomicRepresentation(false)
+    private var disposed: UnsafeAtomic<Bool> { inlineAtomic(self, of: Bool.self) }
     // The action is only touched by the thread that wins the exchange below.
     private var action: (() -> Void)?
-    private let disposed = Atomic<Bool>(false)
 
     /// Creates a disposable that runs `action` once when disposed.
-    public init(_ action: @escaping () -> Void) { self.action = action }
+    public init(_ action: @escaping () -> Void) {
+        self.action = action
+        assert(checkInlineAtomic(self, &disposedStorage))
+    }
 
     /// Whether `dispose()` has been called.
     public var isDisposed: Bool { disposed.load(ordering: .acquiring) }
@@ -53,10 +58,12 @@ public final class AnonymousDisposable: Disposable, @unchecked Sendable {
 }
 
 /// A flag that records whether it has been disposed.
-public final class BooleanDisposable: Disposable, Sendable {
-    private let disposed = Atomic<Bool>(false)
+public final class BooleanDisposable: Disposable, @unchecked Sendable {
+    // First stored property: see InlineAtomic.swift.
+    private var disposedStorage = Bool.AtomicRepresentation(false)
+    private var disposed: UnsafeAtomic<Bool> { inlineAtomic(self, of: Bool.self) }
     /// Creates an undisposed flag.
-    public init() {}
+    public init() { assert(checkInlineAtomic(self, &disposedStorage)) }
     /// Whether `dispose()` has been called.
     public var isDisposed: Bool { disposed.load(ordering: .acquiring) }
     public func dispose() { disposed.store(true, ordering: .releasing) }
@@ -71,11 +78,13 @@ public final class SingleAssignmentDisposable: Disposable, @unchecked Sendable {
     private static let empty = 0
     private static let assigned = 1
     private static let disposed = 2
-    private let state = Atomic<Int>(0)
+    // First stored property: see InlineAtomic.swift.
+    private var stateStorage = Int.AtomicRepresentation(0)
+    private var state: UnsafeAtomic<Int> { inlineAtomic(self, of: Int.self) }
     @exclusivity(unchecked) private var current: (any Disposable)?
 
     /// Creates an empty holder.
-    public init() {}
+    public init() { assert(checkInlineAtomic(self, &stateStorage)) }
 
     /// Whether `dispose()` has been called.
     public var isDisposed: Bool { state.load(ordering: .acquiring) == Self.disposed }

@@ -1,4 +1,4 @@
-public import Synchronization
+public import Atomics
 
 /// Serializes delivery to one downstream observer from several sources, possibly on several
 /// threads, without holding a lock while calling out.
@@ -12,6 +12,8 @@ public import Synchronization
 // every event.
 @usableFromInline
 final class Gate<Element>: @unchecked Sendable {
+    // First stored property: see InlineAtomic.swift.
+    @usableFromInline var stateStorage = Int.AtomicRepresentation(0)
     @usableFromInline let lock = Lock()
     @usableFromInline let downstream: Observer<Element>
     // Touched only under `lock`, never in overlapping accesses: no runtime exclusivity checks.
@@ -19,9 +21,12 @@ final class Gate<Element>: @unchecked Sendable {
     /// Bit 0: somebody is delivering (the drainer); the rest: `pending.count` × 2. Changed only
     /// under `lock`, except by the lock-free fast path of `send` (0 → 1, then 1 → 0), which
     /// therefore sees every queued event: a queue is never left without a drainer.
-    @usableFromInline let state = Atomic<Int>(0)
+    @inlinable var state: UnsafeAtomic<Int> { inlineAtomic(self, of: Int.self) }
 
-    @usableFromInline init(_ downstream: Observer<Element>) { self.downstream = downstream }
+    @usableFromInline init(_ downstream: Observer<Element>) {
+        self.downstream = downstream
+        assert(checkInlineAtomic(self, &stateStorage))
+    }
 
     /// Runs `body` under the lock, then delivers what it emitted.
     @inlinable @discardableResult
@@ -33,7 +38,7 @@ final class Gate<Element>: @unchecked Sendable {
             lock.unlock()
             return result
         }
-        state.add(1, ordering: .acquiringAndReleasing)
+        state.add(1)
         deliverPendingAndUnlock()
         return result
     }
@@ -44,12 +49,12 @@ final class Gate<Element>: @unchecked Sendable {
         while !pending.isEmpty {
             let batch = pending
             pending.removeAll(keepingCapacity: true)
-            state.subtract(2 * batch.count, ordering: .acquiringAndReleasing)
+            state.subtract(2 * batch.count)
             lock.unlock()
             for event in batch { downstream.on(event) }
             lock.lock()
         }
-        state.subtract(1, ordering: .acquiringAndReleasing)
+        state.subtract(1)
         lock.unlock()
     }
 
@@ -57,7 +62,7 @@ final class Gate<Element>: @unchecked Sendable {
     func enqueue(_ events: [Event<Element>]) {
         lock.withLock {
             pending.append(contentsOf: events)
-            state.add(2 * events.count, ordering: .acquiringAndReleasing)
+            state.add(2 * events.count)
         }
     }
 
@@ -67,7 +72,7 @@ final class Gate<Element>: @unchecked Sendable {
     /// Queues an event; call only inside `locked`.
     @inlinable func emit(_ event: Event<Element>) {
         pending.append(event)
-        state.add(2, ordering: .acquiringAndReleasing)
+        state.add(2)
     }
 
     /// Delivers one event, serialized with all others. When nothing is queued or being
@@ -83,13 +88,13 @@ final class Gate<Element>: @unchecked Sendable {
         }
         lock.lock()
         pending.append(event)
-        let before = state.add(2, ordering: .acquiringAndReleasing).oldValue
+        let before = state.add(2).oldValue
         if before & 1 == 1 {
             // The drainer delivers it.
             lock.unlock()
             return
         }
-        state.add(1, ordering: .acquiringAndReleasing)
+        state.add(1)
         deliverPendingAndUnlock()
     }
 

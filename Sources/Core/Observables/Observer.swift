@@ -1,4 +1,4 @@
-public import Synchronization
+public import Atomics
 
 /// Something that receives events.
 public protocol ObserverType<Element> {
@@ -27,13 +27,16 @@ extension ObserverType {
 public final class Observer<Element>: ObserverType, Disposable, @unchecked Sendable {
     // `handler` is immutable; `stopped` is the only state shared between threads (a dispose
     // racing with delivery), and `upstream` guards itself.
+    // First stored property: see InlineAtomic.swift.
+    @usableFromInline var stoppedStorage = Bool.AtomicRepresentation(false)
     @usableFromInline let handler: (Event<Element>) -> Void
-    @usableFromInline let stopped = Atomic<Bool>(false)
     @usableFromInline let upstream = SingleAssignmentDisposable()
+    @inlinable var stopped: UnsafeAtomic<Bool> { inlineAtomic(self, of: Bool.self) }
 
     @inlinable
     init(_ handler: @escaping (Event<Element>) -> Void) {
         self.handler = handler
+        assert(checkInlineAtomic(self, &stoppedStorage))
     }
 
     /// Whether the subscription is over: a terminal event went through or it was disposed.

@@ -1,5 +1,5 @@
+internal import Atomics
 internal import Dispatch
-internal import Synchronization
 
 /// Runs actions on the main queue (RxSwift `MainScheduler`, ReactiveCocoa
 /// `deliverOnMainThread`): `observe(on: MainScheduler.instance)` delivers to UI code.
@@ -7,7 +7,11 @@ internal import Synchronization
 /// ``instance`` runs an action at once when it is scheduled from the main queue with nothing
 /// of its own still waiting there, so that main-queue work is not delayed a turn and order is
 /// kept; ``asyncInstance`` always goes through the queue. Delayed actions always do.
-public final class MainScheduler: Scheduler, Sendable {
+public final class MainScheduler: Scheduler, @unchecked Sendable {
+    // First stored property: see InlineAtomic.swift. Actions enqueued and not yet run: an
+    // inline run may not overtake them.
+    private var waitingStorage = Int.AtomicRepresentation(0)
+    private var waiting: UnsafeAtomic<Int> { inlineAtomic(self, of: Int.self) }
     /// Runs at once on the main queue when nothing it scheduled is waiting, else enqueues.
     public static let instance = MainScheduler(inline: true)
     /// Always enqueues on the main queue, even when called from it.
@@ -18,12 +22,11 @@ public final class MainScheduler: Scheduler, Sendable {
 
     private let queue = DispatchQueueScheduler(queue: .main)
     private let inline: Bool
-    /// Actions enqueued and not yet run: an inline run may not overtake them.
-    private let waiting = Atomic<Int>(0)
 
     private init(inline: Bool) {
         self.inline = inline
         _ = Self.markMain
+        assert(checkInlineAtomic(self, &waitingStorage))
     }
 
     /// Whether the caller is running on the main queue.
@@ -36,17 +39,17 @@ public final class MainScheduler: Scheduler, Sendable {
 
     @discardableResult
     public func schedule(_ action: @escaping () -> Void) -> any Disposable {
-        let before = waiting.add(1, ordering: .acquiringAndReleasing).oldValue
+        let before = waiting.add(1).oldValue
         if inline, before == 0, Self.isOnMainQueue {
             action()
-            waiting.subtract(1, ordering: .acquiringAndReleasing)
+            waiting.subtract(1)
             return Disposables.create()
         }
         let token = BooleanDisposable()
         let boxed = UncheckedSendable(action)
         DispatchQueue.main.async {
             if !token.isDisposed { boxed.value() }
-            self.waiting.subtract(1, ordering: .acquiringAndReleasing)
+            self.waiting.subtract(1)
         }
         return token
     }

@@ -83,6 +83,7 @@ extension TestScheduler {
     /// `Task.sleep` on virtual time and, when the test runs on the main actor, main-actor work.
     /// Work that hops to another executor (a `DispatchQueue`, an actor with its own executor)
     /// and reaches the scheduler's clock or executor from there fails the test and says so.
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     public func expect<S: AsyncSequence>(
         _ sequence: S, unsubscribe: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
@@ -116,6 +117,7 @@ extension TestScheduler {
     ///     try await withThrowingTaskGroup(of: Void.self) { group in … emit(value) … }
     /// }.toBe("--a--b|", values: ["a": 1, "b": 2])
     /// ```
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     public func expect<Element>(
         emitting: Element.Type = Element.self, unsubscribe: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
@@ -135,6 +137,7 @@ extension TestScheduler {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     private func startAsync<Element>(
         unsubscribe: String?, location: MarbleFailure.Location,
         _ work: @escaping (_ record: @escaping (Event<Element>) -> Void) async throws -> Void

@@ -16,12 +16,15 @@ final class MainActorStandIn: SerialExecutor, @unchecked Sendable {
 
     init(executor: TestTaskExecutor) { self.executor = executor }
 
-    func enqueue(_ job: consuming ExecutorJob) {
-        let unowned = UnownedJob(job)
+    @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, *)
+    func enqueue(_ job: consuming ExecutorJob) { enqueue(UnownedJob(job)) }
+
+    // What the runtime calls before `ExecutorJob` (macOS 14 / iOS 17).
+    func enqueue(_ unowned: UnownedJob) {
         if executor.drivesOnMainActor {
             executor.enqueueMainActor(unowned)
         } else {
-            executor.mainActorEscapes.add(1, ordering: .relaxed)
+            executor.mainActorEscapes.wrappingIncrement(by: 1, ordering: .relaxed)
             marbles_enqueue_on_real_main(unsafeBitCast(unowned, to: UnsafeMutableRawPointer.self))
         }
     }

@@ -1,4 +1,4 @@
-internal import Synchronization
+internal import Atomics
 
 #if canImport(Glibc)
     import Glibc
@@ -49,7 +49,7 @@ public final class TestClock: Clock, @unchecked Sendable {
     private var cancelledEarly: Set<UInt64> = []
     private var nextID: UInt64 = 0
     private var foreignSleeps = 0
-    private let lastNow = Atomic<Int64>(0)
+    private let lastNow = ManagedAtomic<Int64>(0)
 
     init(scheduler: TestScheduler) {
         self.scheduler = scheduler

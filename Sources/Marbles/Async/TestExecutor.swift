@@ -1,4 +1,4 @@
-import Synchronization
+import Atomics
 @_spi(ExperimentalScheduling) @_spi(ExperimentalCustomExecutors) import _Concurrency
 
 #if canImport(Glibc)
@@ -19,7 +19,7 @@ import Synchronization
 /// Jobs arriving from another thread are still queued (they belong to our tasks), but counted:
 /// they mean some work ran outside the scheduler (a `DispatchQueue`, a custom executor), which
 /// makes timing racy, and the scheduler fails the test when it sees any.
-final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
+final class TestTaskExecutor: @unchecked Sendable {
     /// A queued job, and whether it runs isolated to the main actor.
     struct Queued {
         var job: UnownedJob
@@ -32,14 +32,14 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     private var jobs: [Queued] = []
     private var head = 0
     private var foreignEnqueues = 0
-    private let owner = Atomic<UInt>(0)
+    private let owner = ManagedAtomic<UInt>(0)
     // Jobs waiting: lets the scheduler's loop skip the lock between steps when there are none.
-    private let waiting = Atomic<Int>(0)
+    private let waiting = ManagedAtomic<Int>(0)
     // Emissions through an `TestScheduler.AsyncEmitter` from other threads.
     let foreignEmissionLock = Lock()
     var foreignEmissions = 0
     /// Main-actor jobs sent to the real main queue because the test does not run on the main actor.
-    let mainActorEscapes = Atomic<Int>(0)
+    let mainActorEscapes = ManagedAtomic<Int>(0)
     /// `MainActor`'s executor on the driving thread.
     private(set) lazy var mainActor = MainActorStandIn(executor: self)
     /// Whether the thread driving the scheduler runs on the main actor (set when it starts
@@ -48,7 +48,7 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Whether any job was ever enqueued: the scheduler then notes the real time at which each
     /// virtual instant starts, the bound a sleep's deadline is read against.
-    let hasSeenJobs = Atomic<Bool>(false)
+    let hasSeenJobs = ManagedAtomic<Bool>(false)
 
     /// Puts a sleeper's job on virtual time (set by the scheduler): given what the runtime
     /// passed (an exact duration, or the time left to a deadline at real time `real`), wakes it
@@ -82,17 +82,13 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     /// Whether the caller is the thread that runs jobs.
     var isOwnerThread: Bool { owner.load(ordering: .acquiring) == Self.currentThread }
 
-    func enqueue(_ job: consuming ExecutorJob) {
-        enqueue(Queued(job: UnownedJob(job), onMainActor: false), routed: false)
-    }
-
     /// Queues a job the global-enqueue hook routed here (a `Task { }` started on the driver thread).
     func enqueueRouted(_ job: UnownedJob) { enqueue(Queued(job: job, onMainActor: false), routed: true) }
 
     /// Queues a main-actor job (the test runs on the main actor).
     func enqueueMainActor(_ job: UnownedJob) { enqueue(Queued(job: job, onMainActor: true), routed: false) }
 
-    private func enqueue(_ queued: Queued, routed: Bool) {
+    fileprivate func enqueue(_ queued: Queued, routed: Bool) {
         if !hasSeenJobs.load(ordering: .relaxed) {
             hasSeenJobs.store(true, ordering: .relaxed)
             // The first async work: from now on the scheduler notes when each instant begins; for
@@ -103,7 +99,7 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
             if !routed, owner.load(ordering: .acquiring) != Self.currentThread { foreignEnqueues += 1 }
             if let chooser, isOwnerThread { chooser.readyLog.append(unsafeBitCast(queued.job, to: UnsafeMutableRawPointer.self)) }
             jobs.append(queued)
-            waiting.add(1, ordering: .releasing)
+            waiting.wrappingIncrement(by: 1, ordering: .releasing)
         }
     }
 
@@ -118,8 +114,13 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
             if notesJobStarts { currentJobStart = .now }
             if queued.onMainActor {
                 queued.job.runSynchronously(on: mainActor.asUnownedSerialExecutor())
-            } else {
+            } else if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) {
                 queued.job.runSynchronously(on: asUnownedTaskExecutor())
+            } else {
+                // Before task executors, only the hooks route jobs here (`Task { }` from the
+                // driving thread): they run on the stand-in's serial executor, a context that
+                // isolates nothing.
+                queued.job.runSynchronously(on: mainActor.asUnownedSerialExecutor())
             }
             ran += 1
         }
@@ -135,7 +136,7 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
                 }
                 return nil
             }
-            waiting.subtract(1, ordering: .relaxed)
+            waiting.wrappingDecrement(by: 1, ordering: .relaxed)
             if let chooser, jobs.count - head > 1 {
                 let pick = chooser.pickJob(among: jobs[head...])
                 if pick > 0 { return jobs.remove(at: head + pick) }
@@ -148,6 +149,15 @@ final class TestTaskExecutor: TaskExecutor, @unchecked Sendable {
     /// A sleep that reached the runtime as a delay or a deadline (the C hooks' path).
     func enqueueSleep(_ job: UnownedJob, remaining: Duration, isDeadline: Bool) {
         scheduleSleep?(job, isDeadline ? nil : remaining, remaining, .now, nil)
+    }
+}
+
+// What tasks that prefer this executor enqueue (`Task(executorPreference:)`, the async
+// expectations): task executors arrived with macOS 15 / iOS 18.
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+extension TestTaskExecutor: TaskExecutor {
+    func enqueue(_ job: consuming ExecutorJob) {
+        enqueue(Queued(job: UnownedJob(job), onMainActor: false), routed: false)
     }
 }
 

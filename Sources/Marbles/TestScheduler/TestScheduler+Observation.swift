@@ -1,6 +1,7 @@
 public import MarbleCore
 import Observation
 
+@available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, *)
 extension TestScheduler {
     /// Records `value()` now and each time it changes, through Observation: for `@Observable`
     /// models (`scheduler.expect(observing: { model.results })`); follow with `toBe`. A change
@@ -42,6 +43,7 @@ extension TestScheduler {
 }
 
 /// Reads a value under observation tracking and reads it again, on the scheduler, when it changes.
+@available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, *)
 private final class ObservationTracker<Value>: @unchecked Sendable {
     private unowned let scheduler: TestScheduler
     private let read: () -> Value

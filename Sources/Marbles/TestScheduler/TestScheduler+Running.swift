@@ -25,6 +25,16 @@ extension TestScheduler {
         return result
     }
 
+    /// What ends such a subscription, for the leak report.
+    static let leakFixes = """
+        To fix it, either:
+          - end the input, so that its subscriptions end with it: hot("-a-b-|") (or '#'), or
+          - dispose of the subscription at a frame: let s = input.subscribe { … }, then
+            scheduler.schedule(after: scheduler.frame * 5) { s.dispose() }; an operator under test
+            is disposed at the '!' of expect(…, unsubscribe: "^----!"), or
+          - if it should stay open, say so: expect(subscriptions: input.subscriptions).toBe("^")
+        """
+
     /// Disposes the harness's subscriptions, then reports test observables still subscribed.
     func checkReleased(at location: MarbleFailure.Location) {
         let subscriptions = harnessSubscriptions
@@ -44,7 +54,7 @@ extension TestScheduler {
             \(leaks.count) subscription\(leaks.count == 1 ? " is" : "s are") still open after the run, with every \
             expectation unsubscribed: an operator kept its source subscribed, or a subscription made in the test was \
             never disposed
-            """ + "\n" + listed.joined(separator: "\n"), at: location)
+            """ + "\n" + listed.joined(separator: "\n") + "\n" + Self.leakFixes, at: location)
     }
 
     /// Sets up hot observables created so far, runs virtual time until no work is left (or

@@ -3,12 +3,14 @@ import MarblesTesting
 import Observation
 import Testing
 
+@available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
 @Observable final class Counter {
     var count = 0
 }
 
 @Suite("expect(observing:)")
 struct ObservationTests {
+    @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
     @Test("records the value at subscription and at each change, once per instant; nothing after the unsubscription or the run")
     func observes() {
         let counter = Counter()
