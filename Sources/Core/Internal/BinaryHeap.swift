@@ -25,6 +25,12 @@ package struct BinaryHeap<Element: Comparable> {
     package var isEmpty: Bool { storage.isEmpty }
     package var min: Element? { storage.first }
 
+    /// `body` of the smallest element, read in place (no copy of it), or `nil` when empty.
+    @inline(__always)
+    package func withMin<T>(_ body: (borrowing Element) -> T) -> T? {
+        storage.withUnsafeBufferPointer { $0.isEmpty ? nil : body($0[0]) }
+    }
+
     /// - Complexity: O(log n)
     package mutating func insert(_ element: Element) {
         storage.append(element)
@@ -47,11 +53,33 @@ package struct BinaryHeap<Element: Comparable> {
     /// - Complexity: O(log n)
     package mutating func popMin() -> Element? {
         guard !storage.isEmpty else { return nil }
-        if storage.count == 1 { return storage.removeLast() }
-        let result = storage[0]
-        storage[0] = storage.removeLast()
-        siftDown(0)
-        return result
+        let last = storage.removeLast()
+        if storage.isEmpty { return last }
+        // Floyd's bottom-up pop: the root's hole goes down to a leaf along the smaller children
+        // (one comparison a level instead of two), then the last element rises from there; it
+        // is nearly always a leaf's value, so it rises a level or two at most.
+        return storage.withUnsafeMutableBufferPointer { heap in
+            let base = heap.baseAddress!
+            let n = heap.count
+            let result = base.move()
+            var hole = 0
+            while true {
+                let left = 2 * hole + 1
+                if left >= n { break }
+                let right = left + 1
+                let child = right < n && base[right] < base[left] ? right : left
+                (base + hole).moveInitialize(from: base + child, count: 1)
+                hole = child
+            }
+            while hole > 0 {
+                let parent = (hole - 1) / 2
+                if !(last < base[parent]) { break }
+                (base + hole).moveInitialize(from: base + parent, count: 1)
+                hole = parent
+            }
+            (base + hole).initialize(to: last)
+            return result
+        }
     }
 
     private mutating func siftDown(_ start: Int) {

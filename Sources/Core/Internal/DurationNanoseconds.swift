@@ -6,8 +6,11 @@ extension Duration {
     @inlinable
     package var clampedNanoseconds: Int64 {
         // Durations under about 9 s fit in 64-bit attoseconds: one 64-bit division (a multiply)
-        // instead of `components`' 128-bit ones. Both truncate toward zero.
-        if let small = Int64(exactly: attoseconds) { return small / 1_000_000_000 }
+        // instead of `components`' 128-bit ones. Both truncate toward zero. (`attoseconds` is
+        // macOS 15 / iOS 18; before, `components` does it all.)
+        if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) {
+            if let small = Int64(exactly: attoseconds) { return small / 1_000_000_000 }
+        }
         let (seconds, attoseconds) = components
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? .min : .max }

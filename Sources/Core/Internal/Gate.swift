@@ -18,6 +18,10 @@ final class Gate<Element>: @unchecked Sendable {
     @usableFromInline let downstream: Observer<Element>
     // Touched only under `lock`, never in overlapping accesses: no runtime exclusivity checks.
     @exclusivity(unchecked) @usableFromInline var pending: [Event<Element>] = []
+    // The batch being delivered, touched only by the drainer (bit 0 of `state` held): swapped
+    // with `pending`, so that both buffers keep their capacity and a delivery allocates nothing
+    // (copying `pending` and emptying it made `removeAll(keepingCapacity:)` allocate each time).
+    @exclusivity(unchecked) @usableFromInline var delivering: [Event<Element>] = []
     /// Bit 0: somebody is delivering (the drainer); the rest: `pending.count` × 2. Changed only
     /// under `lock`, except by the lock-free fast path of `send` (0 → 1, then 1 → 0), which
     /// therefore sees every queued event: a queue is never left without a drainer.
@@ -47,11 +51,11 @@ final class Gate<Element>: @unchecked Sendable {
     /// held and the draining bit set by the caller.
     @inlinable func deliverPendingAndUnlock() {
         while !pending.isEmpty {
-            let batch = pending
-            pending.removeAll(keepingCapacity: true)
-            state.subtract(2 * batch.count)
+            swap(&pending, &delivering)
+            state.subtract(2 * delivering.count)
             lock.unlock()
-            for event in batch { downstream.on(event) }
+            for index in delivering.indices { downstream.on(delivering[index]) }
+            delivering.removeAll(keepingCapacity: true)
             lock.lock()
         }
         state.subtract(1)

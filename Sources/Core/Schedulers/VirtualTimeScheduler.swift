@@ -40,6 +40,11 @@ public final class VirtualTimeScheduler: Scheduler {
     @exclusivity(unchecked) private var cancelled = Set<UInt64>()
     @exclusivity(unchecked) private var nowNanos: Int64
 
+    /// What this scheduler's disposables point to: a strong reference costs a disposable less
+    /// than a weak one to the scheduler (about 30 of 130 ns an action, measured), and the
+    /// scheduler clears it when it goes, so a disposable that outlives it does nothing.
+    private let canceller = VirtualActionCanceller()
+
     /// Work runs at most this many actions per `run`/`advance` call before it throws
     /// ``RxError/stepLimitExceeded(steps:now:)``.
     public var stepLimit: Int
@@ -48,7 +53,10 @@ public final class VirtualTimeScheduler: Scheduler {
     public init(initialClock: Duration = .zero, stepLimit: Int = 10_000_000) {
         nowNanos = Self.nanos(initialClock)
         self.stepLimit = stepLimit
+        canceller.scheduler = self
     }
+
+    deinit { canceller.scheduler = nil }
 
     /// The virtual time.
     public var now: Duration { .nanoseconds(nowNanos) }
@@ -98,6 +106,24 @@ public final class VirtualTimeScheduler: Scheduler {
         insert(due: Self.nanos(time), action)
     }
 
+    /// Takes `count` consecutive sequence numbers now, for actions scheduled later with
+    /// ``enqueue(at:sequence:_:)``: they order among others as if scheduled now (same-time
+    /// actions run in sequence order). A chain that schedules each action when the previous one
+    /// runs (a test observable's messages) keeps the heap small and the order unchanged.
+    /// - Returns: the first of them.
+    @usableFromInline
+    package func reserveSequences(_ count: Int) -> UInt64 {
+        let first = sequence &+ 1
+        sequence &+= UInt64(count)
+        return first
+    }
+
+    /// Schedules `action` at `time` with a sequence number from ``reserveSequences(_:)``.
+    @usableFromInline
+    package func enqueue(at time: Duration, sequence reserved: UInt64, _ action: @escaping () -> Void) {
+        heap.insert(Entry(due: Self.nanos(time), sequence: reserved, action: action))
+    }
+
     /// Makes room for `additional` more actions at once (a cold test observable schedules all
     /// its messages as it is subscribed).
     @usableFromInline
@@ -116,7 +142,7 @@ public final class VirtualTimeScheduler: Scheduler {
 
     @inline(__always)
     private func enqueue(at due: Int64, _ action: @escaping () -> Void) -> any Disposable {
-        VirtualActionDisposable(scheduler: self, sequence: insert(due: due, action), due: due)
+        VirtualActionDisposable(canceller: canceller, sequence: insert(due: due, action), due: due)
     }
 
     @inline(__always)
@@ -176,12 +202,20 @@ public final class VirtualTimeScheduler: Scheduler {
         popAndRun(through: limit.map(Self.nanos) ?? .max)
     }
 
+    /// Runs the earliest action due at or before `limit` nanoseconds, if any (a driver's loop
+    /// converts its limit once).
+    package func step(throughNanoseconds limit: Int64) -> Bool {
+        popAndRun(through: limit)
+    }
+
     @inline(__always)
     private func popAndRun(through limit: Int64) -> Bool {
-        while let head = heap.min, head.due <= limit {
-            _ = heap.popMin()
+        // The head's due time is read in place: copying the entry would retain its action only
+        // to release it again.
+        while let due = heap.withMin({ $0.due }), due <= limit {
+            let head = heap.popMin().unsafelyUnwrapped
             if !cancelled.isEmpty && cancelled.remove(head.sequence) != nil { continue }
-            if head.due > nowNanos { nowNanos = head.due }
+            if due > nowNanos { nowNanos = due }
             head.action()
             return true
         }
@@ -222,8 +256,14 @@ public final class VirtualTimeScheduler: Scheduler {
 /// Cancels one action of a ``VirtualTimeScheduler``; a value type, so scheduling allocates
 /// nothing beyond the action itself.
 struct VirtualActionDisposable: Disposable, @unchecked Sendable {
-    weak var scheduler: VirtualTimeScheduler?
+    let canceller: VirtualActionCanceller
     let sequence: UInt64
     let due: Int64
-    func dispose() { scheduler?.cancel(sequence, due: due) }
+    func dispose() { canceller.scheduler?.cancel(sequence, due: due) }
+}
+
+/// The scheduler its disposables cancel in, while it lives (it clears the reference in its
+/// `deinit`; like the scheduler, used from one thread).
+final class VirtualActionCanceller: @unchecked Sendable {
+    unowned(unsafe) var scheduler: VirtualTimeScheduler?
 }

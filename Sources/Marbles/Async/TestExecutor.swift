@@ -32,14 +32,21 @@ final class TestTaskExecutor: @unchecked Sendable {
     private var jobs: [Queued] = []
     private var head = 0
     private var foreignEnqueues = 0
-    private let owner = ManagedAtomic<UInt>(0)
-    // Jobs waiting: lets the scheduler's loop skip the lock between steps when there are none.
-    private let waiting = ManagedAtomic<Int>(0)
+    // The executor's four atomic counters, in one allocation (a test's fixed cost counts
+    // allocations): the owner thread, jobs waiting (lets the scheduler's loop skip the lock
+    // between steps when there are none), main-actor escapes, and whether any job came.
+    private let atomics: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage> = {
+        let words = UnsafeMutablePointer<UnsafeAtomic<Int>.Storage>.allocate(capacity: 4)
+        words.initialize(repeating: UnsafeAtomic<Int>.Storage(0), count: 4)
+        return words
+    }()
+    private var owner: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics) }
+    private var waiting: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + 1) }
     // Emissions through an `TestScheduler.AsyncEmitter` from other threads.
     let foreignEmissionLock = Lock()
     var foreignEmissions = 0
     /// Main-actor jobs sent to the real main queue because the test does not run on the main actor.
-    let mainActorEscapes = ManagedAtomic<Int>(0)
+    var mainActorEscapes: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + 2) }
     /// `MainActor`'s executor on the driving thread.
     private(set) lazy var mainActor = MainActorStandIn(executor: self)
     /// Whether the thread driving the scheduler runs on the main actor (set when it starts
@@ -48,7 +55,10 @@ final class TestTaskExecutor: @unchecked Sendable {
 
     /// Whether any job was ever enqueued: the scheduler then notes the real time at which each
     /// virtual instant starts, the bound a sleep's deadline is read against.
-    let hasSeenJobs = ManagedAtomic<Bool>(false)
+    var hasSeenJobs: Bool {
+        get { UnsafeAtomic<Int>(at: atomics + 3).load(ordering: .relaxed) != 0 }
+        set { UnsafeAtomic<Int>(at: atomics + 3).store(newValue ? 1 : 0, ordering: .relaxed) }
+    }
 
     /// Puts a sleeper's job on virtual time (set by the scheduler): given what the runtime
     /// passed (an exact duration, or the time left to a deadline at real time `real`), wakes it
@@ -67,12 +77,17 @@ final class TestTaskExecutor: @unchecked Sendable {
 
     init() { owner.store(Self.currentThread, ordering: .releasing) }
 
+    deinit {
+        atomics.deinitialize(count: 4)
+        atomics.deallocate()
+    }
+
     /// The calling thread's identity as a number.
-    private static var currentThread: UInt {
+    private static var currentThread: Int {
         #if canImport(Darwin)
-            UInt(bitPattern: pthread_self())
+            Int(bitPattern: UInt(bitPattern: pthread_self()))
         #else
-            UInt(pthread_self())
+            Int(bitPattern: UInt(pthread_self()))
         #endif
     }
 
@@ -89,8 +104,8 @@ final class TestTaskExecutor: @unchecked Sendable {
     func enqueueMainActor(_ job: UnownedJob) { enqueue(Queued(job: job, onMainActor: true), routed: false) }
 
     fileprivate func enqueue(_ queued: Queued, routed: Bool) {
-        if !hasSeenJobs.load(ordering: .relaxed) {
-            hasSeenJobs.store(true, ordering: .relaxed)
+        if !hasSeenJobs {
+            hasSeenJobs = true
             // The first async work: from now on the scheduler notes when each instant begins; for
             // this one, a clock read by the work is later than now.
             if isOwnerThread { firstJob?() }
@@ -105,6 +120,9 @@ final class TestTaskExecutor: @unchecked Sendable {
 
     /// Jobs enqueued from other threads so far.
     var foreignEnqueueCount: Int { lock.withLock { foreignEnqueues } }
+
+    /// Whether any job waits (one atomic load: the driver's loop asks between every two steps).
+    @inline(__always) var hasWaitingJobs: Bool { waiting.load(ordering: .acquiring) > 0 }
 
     /// Runs queued jobs, including those they enqueue, until none is left or `limit` ran.
     /// - Returns: how many ran.

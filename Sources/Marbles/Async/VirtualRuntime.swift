@@ -163,7 +163,7 @@ final class VirtualRuntime {
     /// Read-back only: notes the real time at which the next virtual instant begins, once async
     /// work exists.
     @inline(__always) func noteNextInstant() {
-        guard clocks.mode == .readBack, executor.hasSeenJobs.load(ordering: .relaxed), let next = virtual.nextDueTime else { return }
+        guard clocks.mode == .readBack, executor.hasSeenJobs, let next = virtual.nextDueTime else { return }
         noteInstant(next)
     }
 

@@ -52,10 +52,10 @@ extension TestScheduler {
                 let replay = MessageReplay(messages: messages, receiver: observer)
                 let virtual = scheduler.virtual
                 let now = virtual.now
-                let actions = replay.scheduleAll(on: virtual, inTimeOrder: inTimeOrder) { now + Swift.max($0, .zero) }
+                let actions = replay.scheduleAll(on: virtual, inTimeOrder: inTimeOrder, base: now, clampsNegative: true)
                 return Disposables.create { [self] in
                     subscriptionLogs[index].unsubscribed = scheduler.now
-                    for action in actions[(inTimeOrder ? replay.sent : 0)...] { virtual.cancel(action) }
+                    replay.cancel(on: virtual, actions: actions)
                 }
             }
         }
@@ -71,6 +71,12 @@ final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Elemen
     /// How many messages went out. Touched only by the scheduler's thread, never across an
     /// access: no runtime exclusivity checks.
     @exclusivity(unchecked) @usableFromInline var sent = 0
+    /// In time order: the sequence number reserved for the first message (the n-th has
+    /// `first + n`), and where the messages' times count from.
+    @exclusivity(unchecked) @usableFromInline var first: UInt64 = 0
+    @exclusivity(unchecked) @usableFromInline var base: Duration = .zero
+    @exclusivity(unchecked) @usableFromInline var clampsNegative = false
+    @exclusivity(unchecked) @usableFromInline var stopped = false
 
     @inlinable
     init(messages: [Recorded<Event<Element>>], receiver: Receiver) {
@@ -84,27 +90,64 @@ final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Elemen
         receiver.on(messages[position].value)
     }
 
-    /// Schedules every message at `due(message.time)` and returns the actions' sequence numbers,
-    /// in message order. Actions capture the replay (and a position when out of order), not a
-    /// message: a closure context of fixed layout, which unspecialized code (a cold observable
-    /// returned from an operator's closure) need not look generic metadata up for; and they are
-    /// kept as sequence numbers, not disposables: nothing to allocate or count per message.
+    /// When the message at `position` is due.
     @inlinable
-    func scheduleAll(on virtual: VirtualTimeScheduler, inTimeOrder: Bool, due: (Duration) -> Duration) -> [UInt64] {
+    func due(_ position: Int) -> Duration {
+        let time = messages[position].time
+        return base + (clampsNegative ? Swift.max(time, .zero) : time)
+    }
+
+    /// Schedules the messages at `base` plus their times (negative ones at `base` when
+    /// `clampsNegative`). In time order (the common case) they form a chain: sequence numbers
+    /// for all of them are taken now, so they order among other actions exactly as if all were
+    /// scheduled now, but each is put in the heap only when the one before it runs: the heap
+    /// stays small. Out of order, each is scheduled now; their sequence numbers are returned
+    /// (in time order, none: ``cancel(on:actions:)`` knows the one pending). Actions capture the
+    /// replay (and a position when out of order), not a message: a closure context of fixed
+    /// layout, which unspecialized code need not look generic metadata up for.
+    @inlinable
+    func scheduleAll(on virtual: VirtualTimeScheduler, inTimeOrder: Bool, base: Duration, clampsNegative: Bool) -> [UInt64] {
+        self.base = base
+        self.clampsNegative = clampsNegative
+        guard !messages.isEmpty else { return [] }
+        if inTimeOrder {
+            first = virtual.reserveSequences(messages.count)
+            virtual.enqueue(at: due(0), sequence: first) { [unowned(unsafe) virtual] in self.sendChained(on: virtual) }
+            return []
+        }
         var actions: [UInt64] = []
         actions.reserveCapacity(messages.count)
         virtual.reserve(additional: messages.count)
-        if inTimeOrder {
-            // In time order they run in index order (same-time ones first scheduled, first
-            // run): one closure, shared by all of them, sends the next one.
-            let sendNext = { self.send(self.sent) }
-            for message in messages { actions.append(virtual.enqueue(at: due(message.time), sendNext)) }
-        } else {
-            for position in messages.indices {
-                actions.append(virtual.enqueue(at: due(messages[position].time)) { self.send(position) })
-            }
+        for position in messages.indices {
+            actions.append(virtual.enqueue(at: due(position)) { self.send(position) })
         }
         return actions
+    }
+
+    /// Sends the next message of the chain and schedules the one after it.
+    @inlinable
+    func sendChained(on virtual: VirtualTimeScheduler) {
+        guard !stopped else { return }
+        let position = sent
+        let next = position + 1
+        if next < messages.count {
+            virtual.enqueue(at: due(next), sequence: first &+ UInt64(next)) { [unowned(unsafe) virtual] in
+                self.sendChained(on: virtual)
+            }
+        }
+        send(position)
+    }
+
+    /// Cancels what is still to come: the pending link of a chain, or the scheduled `actions`.
+    @inlinable
+    func cancel(on virtual: VirtualTimeScheduler, actions: [UInt64]) {
+        if actions.isEmpty {
+            guard !stopped, sent < messages.count else { return }
+            stopped = true
+            virtual.cancel(first &+ UInt64(sent))
+        } else {
+            for action in actions { virtual.cancel(action) }
+        }
     }
 }
 
@@ -145,7 +188,7 @@ extension TestScheduler {
         func setUp() {
             let replay = MessageReplay(messages: messages, receiver: subject)
             let origin = self.origin
-            _ = replay.scheduleAll(on: scheduler.virtual, inTimeOrder: areInTimeOrder(messages)) { origin + $0 }
+            _ = replay.scheduleAll(on: scheduler.virtual, inTimeOrder: areInTimeOrder(messages), base: origin, clampsNegative: false)
         }
 
         @inlinable

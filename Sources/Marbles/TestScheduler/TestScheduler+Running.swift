@@ -137,13 +137,16 @@ extension TestScheduler {
         // Built only when the limit is hit: a test's fixed cost should not pay for formatting it.
         var limitText: String { "the test scheduler ran \(virtual.stepLimit) steps and work was still due" }
         let budget = RunawayGuard.Budget(limit: virtual.stepLimit)
+        let limitNanos = limit.map(VirtualTimeScheduler.nanos) ?? .max
         return runtime.routing {
             RunawayGuard.withBudget(budget) { () -> String? in
                 while true {
-                    budget.used += executor.runUntilIdle(limit: virtual.stepLimit - budget.used + 1)
-                    if budget.exhausted { return budget.loopDescription ?? limitText }
+                    if executor.hasWaitingJobs {
+                        budget.used += executor.runUntilIdle(limit: virtual.stepLimit - budget.used + 1)
+                        if budget.exhausted { return budget.loopDescription ?? limitText }
+                    }
                     runtime.noteNextInstant()
-                    guard virtual.step(through: limit) else { break }
+                    guard virtual.step(throughNanoseconds: limitNanos) else { break }
                     budget.used += 1
                     if budget.exhausted { return budget.loopDescription ?? limitText }
                     runtime.testClock?.publish(now)
