@@ -28,10 +28,10 @@ public final class Observer<Element>: ObserverType, Disposable, @unchecked Senda
     // `handler` is immutable; `stopped` is the only state shared between threads (a dispose
     // racing with delivery), and `upstream` guards itself.
     // First stored property: see InlineAtomic.swift.
-    @usableFromInline var stoppedStorage = Bool.AtomicRepresentation(false)
+    @usableFromInline var stoppedStorage = Int.AtomicRepresentation(0)
     @usableFromInline let handler: (Event<Element>) -> Void
     @usableFromInline let upstream = SingleAssignmentDisposable()
-    @inlinable var stopped: UnsafeAtomic<Bool> { inlineAtomic(self, of: Bool.self) }
+    @inlinable var stopped: UnsafeAtomic<Int> { inlineAtomic(self, of: Int.self) }
 
     @inlinable
     init(_ handler: @escaping (Event<Element>) -> Void) {
@@ -41,16 +41,16 @@ public final class Observer<Element>: ObserverType, Disposable, @unchecked Senda
 
     /// Whether the subscription is over: a terminal event went through or it was disposed.
     /// Synchronous producers check this to stop early.
-    @inlinable public var isDisposed: Bool { stopped.load(ordering: .acquiring) }
+    @inlinable public var isDisposed: Bool { stopped.load(ordering: .acquiring) != 0 }
 
     @inlinable
     public func on(_ event: Event<Element>) {
         switch event {
         case .next:
-            if stopped.load(ordering: .acquiring) { return }
+            if stopped.load(ordering: .acquiring) != 0 { return }
             handler(event)
         case .error, .completed:
-            if stopped.exchange(true, ordering: .acquiringAndReleasing) { return }
+            if stopped.exchange(1, ordering: .acquiringAndReleasing) != 0 { return }
             handler(event)
             upstream.dispose()
         }
@@ -61,7 +61,7 @@ public final class Observer<Element>: ObserverType, Disposable, @unchecked Senda
     func setUpstream(_ disposable: any Disposable) { upstream.set(disposable) }
 
     public func dispose() {
-        stopped.store(true, ordering: .releasing)
+        stopped.store(1, ordering: .releasing)
         upstream.dispose()
     }
 }
