@@ -3,13 +3,15 @@ import Testing
 
 @testable import MarblesTesting
 
-/// A test source file in a temporary folder, and the location of its `n`-th `toBe(`.
-struct RecordFixture {
+/// A test source file in a temporary folder, and the location of its `n`-th `toBe(`; the file
+/// goes with the fixture (they were left behind in the temporary folder, one per test run).
+final class RecordFixture {
     let path: String
     init(_ source: String) throws {
         path = NSTemporaryDirectory() + "RecordFixture-\(UUID().uuidString).swift"
         try source.write(toFile: path, atomically: true, encoding: .utf8)
     }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
     var text: String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
 
     /// Where `#line`/`#column` put the `n`-th `toBe(` call: its opening parenthesis.
