@@ -120,3 +120,48 @@ final class Gate<Element>: @unchecked Sendable {
         }
     }
 }
+
+extension Gate {
+    /// Schedules `action` after `delay` and keeps it in `slot`, replacing (and cancelling) the
+    /// timer there, or cancels it at once when `isCurrent` no longer holds; the slot's state is
+    /// guarded by this gate's lock, so a timer costs one lock, not two.
+    @usableFromInline
+    func scheduleTimer(
+        on scheduler: any Scheduler, after delay: Duration, in slot: TimerSlot,
+        isCurrent: () -> Bool, _ action: @escaping () -> Void
+    ) {
+        let scheduled = scheduler.schedule(after: delay, action)
+        lock.lock()
+        guard isCurrent(), !slot.disposed else {
+            lock.unlock()
+            return scheduled.dispose()
+        }
+        let previous = slot.current
+        slot.current = scheduled
+        lock.unlock()
+        previous?.dispose()
+    }
+}
+
+/// One timer at a time for an operator, behind its gate's lock (see
+/// ``Gate/scheduleTimer(on:after:in:isCurrent:_:)``): disposing it cancels the timer and keeps
+/// later ones from being kept.
+@usableFromInline
+final class TimerSlot: Disposable, @unchecked Sendable {
+    @usableFromInline let lock: Lock
+    // Guarded by `lock`, the gate's.
+    @usableFromInline var current: (any Disposable)?
+    @usableFromInline var disposed = false
+
+    @usableFromInline init<Element>(_ gate: Gate<Element>) { lock = gate.lock }
+
+    @usableFromInline func dispose() {
+        lock.lock()
+        guard !disposed else { return lock.unlock() }
+        disposed = true
+        let timer = current
+        current = nil
+        lock.unlock()
+        timer?.dispose()
+    }
+}

@@ -6,7 +6,7 @@ extension ObservableType {
         let source = asObservable()
         return Observable.composite { downstream, resources in
             let gate = Gate(downstream)
-            let timer = SerialDisposable()
+            let timer = TimerSlot(gate)
             resources.insert(timer)
             // Touched only under the gate's lock.
             let pending = SerialState<Element?>(nil)

@@ -13,7 +13,7 @@ extension ObservableType {
             let queue = SerialState(FIFOQueue<(due: Duration, value: Element)>())
             let generation = SerialState(0)
             let sourceDone = SerialState(false)
-            let timer = SerialDisposable()
+            let timer = TimerSlot(gate)
             resources.insert(timer)
 
             func start(after delay: Duration, generation current: Int) {
