@@ -38,16 +38,22 @@ package struct BinaryHeap<Element: Comparable> {
         // Moves, not copies: no reference counting per level (the entries hold closures).
         storage.withUnsafeMutableBufferPointer { heap in
             let base = heap.baseAddress!
-            var child = heap.count - 1
-            let moving = (base + child).move()
-            while child > 0 {
-                let parent = (child - 1) / 2
-                if !(moving < base[parent]) { break }
-                (base + child).moveInitialize(from: base + parent, count: 1)
-                child = parent
-            }
-            (base + child).initialize(to: moving)
+            let hole = heap.count - 1
+            Self.rise((base + hole).move(), from: hole, in: base)
         }
+    }
+
+    /// Fills the hole at `hole` with `moving`, first moving each parent it precedes down a level.
+    @inline(__always)
+    private static func rise(_ moving: Element, from hole: Int, in base: UnsafeMutablePointer<Element>) {
+        var hole = hole
+        while hole > 0 {
+            let parent = (hole - 1) / 2
+            if !(moving < base[parent]) { break }
+            (base + hole).moveInitialize(from: base + parent, count: 1)
+            hole = parent
+        }
+        (base + hole).initialize(to: moving)
     }
 
     /// - Complexity: O(log n)
@@ -71,13 +77,7 @@ package struct BinaryHeap<Element: Comparable> {
                 (base + hole).moveInitialize(from: base + child, count: 1)
                 hole = child
             }
-            while hole > 0 {
-                let parent = (hole - 1) / 2
-                if !(last < base[parent]) { break }
-                (base + hole).moveInitialize(from: base + parent, count: 1)
-                hole = parent
-            }
-            (base + hole).initialize(to: last)
+            Self.rise(last, from: hole, in: base)
             return result
         }
     }
