@@ -101,31 +101,14 @@ final class Gate<Element>: @unchecked Sendable {
         state.add(1)
         deliverPendingAndUnlock()
     }
-
-    /// Schedules a timer outside the lock and keeps it in `slot` unless a newer timer took its
-    /// place meanwhile (`isCurrent` is checked under the lock).
-    @inlinable
-    func scheduleTimer(
-        on scheduler: any Scheduler, after delay: Duration, in slot: SerialDisposable,
-        isCurrent: @escaping () -> Bool, _ action: @escaping () -> Void
-    ) {
-        let scheduled = scheduler.schedule(after: delay, action)
-        lock.lock()
-        if isCurrent() {
-            slot.set(scheduled)
-            lock.unlock()
-        } else {
-            lock.unlock()
-            scheduled.dispose()
-        }
-    }
 }
 
 extension Gate {
-    /// Schedules `action` after `delay` and keeps it in `slot`, replacing (and cancelling) the
-    /// timer there, or cancels it at once when `isCurrent` no longer holds; the slot's state is
+    /// Schedules `action` after `delay` (outside the lock) and keeps it in `slot`, replacing
+    /// (and cancelling) the timer there, or cancels it at once when `isCurrent` (checked under
+    /// the lock) no longer holds: a newer timer took its place meanwhile. The slot's state is
     /// guarded by this gate's lock, so a timer costs one lock, not two.
-    @usableFromInline
+    @inlinable
     func scheduleTimer(
         on scheduler: any Scheduler, after delay: Duration, in slot: TimerSlot,
         isCurrent: () -> Bool, _ action: @escaping () -> Void

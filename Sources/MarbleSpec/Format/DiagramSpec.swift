@@ -253,6 +253,11 @@ public struct DiagramSpec: Sendable {
                 file: file, line: first.line, column: 1, lineText: lines[first.line - 1],
                 message: "'subscriber' and 'connect' lines need an 'operator' line: they subscribe to its output")
         }
+        if let plain = expected, let first = subscribers.first, let named = subscriberExpectations.first(where: { $0.name == first.name }) {
+            throw SpecError(
+                file: file, line: plain.line, column: 1, lineText: lines[plain.line - 1],
+                message: "'expected:' and 'expected \(first.name):' (line \(named.line)) both describe the first subscriber")
+        }
         for expectation in subscriberExpectations where !subscribers.contains(where: { $0.name == expectation.name }) {
             let names = subscribers.map { "'\($0.name)'" }.joined(separator: ", ")
             throw SpecError(

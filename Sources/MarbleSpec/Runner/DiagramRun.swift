@@ -149,39 +149,36 @@ struct DiagramRun {
         let written = spec.inputs + spec.subscribers + spec.subscriberExpectations + [spec.expected, spec.connection].compactMap { $0 }
         let longest = written.map { DiagramRunner.frameLength($0.diagram, parser) }.max() ?? 0
         scheduler.maxFrames = max(longest, 10) + 12
-        var outputs: [SubscriberOutput]
-        if spec.subscribers.isEmpty {
-            let recording = scheduler.record(observable)
-            scheduler.flush()
-            recording.dispose()
-            outputs = [SubscriberOutput(name: "output", events: recording.events, expected: spec.expected)]
-        } else {
-            outputs = try runSubscribers(observable, connect: connection.map { ($0, context.connector) })
-        }
+        let outputs = try runSubscribers(observable, connect: connection.map { ($0, context.connector) })
         try checkSettled(call)
         for output in outputs { try checkEvaluated(output.events, call) }
         return (outputs, effects)
     }
 
-    /// Each `subscriber` line subscribes at its `^` and leaves at its `!`; a connectable
-    /// operator connects at the `connect` line's `^`, after the subscribers of that frame.
+    /// Each `subscriber` line subscribes at its `^` and leaves at its `!` (none: one subscriber,
+    /// `output`, from the start); a connectable operator connects at the `connect` line's `^`,
+    /// after the subscribers of that frame.
     func runSubscribers(
         _ observable: Observable<SpecItem>, connect: ((subscribe: Duration, unsubscribe: Duration?), Connector)?
     ) throws(SpecError) -> [SubscriberOutput] {
         final class Slot { var recording: TestScheduler.Recording<SpecItem>? }
-        var slots: [(SubscriberOutput, Slot)] = []
-        for (index, subscriber) in spec.subscribers.enumerated() {
-            let window = try window(subscriber)
-            let expected = spec.subscriberExpectations.first { $0.name == subscriber.name } ?? (index == 0 ? spec.expected : nil)
-            if index == 0, let plain = spec.expected, let named = spec.subscriberExpectations.first(where: { $0.name == subscriber.name }) {
-                throw error(
-                    line: plain.line, column: 1,
-                    "'expected:' and 'expected \(subscriber.name):' (line \(named.line)) both describe the first subscriber")
+        var planned = [SubscriberOutput(name: "output", events: [], expected: spec.expected)]
+        if !spec.subscribers.isEmpty {
+            planned = []
+            for (index, subscriber) in spec.subscribers.enumerated() {
+                let expected = spec.subscriberExpectations.first { $0.name == subscriber.name } ?? (index == 0 ? spec.expected : nil)
+                planned.append(SubscriberOutput(name: subscriber.name, events: [], window: try window(subscriber), expected: expected))
             }
+        }
+        let slots = planned.map { output -> Slot in
             let slot = Slot()
+            guard let window = output.window else {
+                slot.recording = scheduler.record(observable)
+                return slot
+            }
             _ = scheduler.schedule(after: window.subscribe) { slot.recording = scheduler.record(observable) }
             if let end = window.unsubscribe { _ = scheduler.schedule(after: end) { slot.recording?.dispose() } }
-            slots.append((SubscriberOutput(name: subscriber.name, events: [], window: window, expected: expected), slot))
+            return slot
         }
         if let (window, connector) = connect {
             final class ConnectionSlot { var connection: (any Disposable)? }
@@ -190,7 +187,7 @@ struct DiagramRun {
             if let end = window.unsubscribe { _ = scheduler.schedule(after: end) { slot.connection?.dispose() } }
         }
         scheduler.flush()
-        return slots.map { output, slot in
+        return zip(planned, slots).map { output, slot in
             var output = output
             let start = output.window?.subscribe ?? .zero
             output.events = (slot.recording?.events ?? []).map { Recorded(time: $0.time + start, value: $0.value) }

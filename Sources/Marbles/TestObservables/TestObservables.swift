@@ -28,8 +28,8 @@ extension TestScheduler {
         }
         @usableFromInline var subscriptionLogs: [SubscriptionLog] = []
         @usableFromInline unowned let scheduler: TestScheduler
-        /// Messages in time order fire in index order (each subscription schedules them in that
-        /// order), so the ones already sent need no cancelling.
+        /// Whether the messages are in time order: each subscription then replays them as a chain
+        /// (see ``MessageReplay``).
         @usableFromInline let inTimeOrder: Bool
 
         @inlinable
@@ -49,13 +49,12 @@ extension TestScheduler {
             Observable.create { [self] observer in
                 let index = subscriptionLogs.count
                 subscriptionLogs.append(SubscriptionLog(subscribed: scheduler.now))
-                let replay = MessageReplay(messages: messages, receiver: observer)
                 let virtual = scheduler.virtual
-                let now = virtual.now
-                let actions = replay.scheduleAll(on: virtual, inTimeOrder: inTimeOrder, base: now, clampsNegative: true)
+                let replay = MessageReplay(messages: messages, receiver: observer, base: virtual.now, clampsNegative: true)
+                replay.scheduleAll(on: virtual, inTimeOrder: inTimeOrder)
                 return Disposables.create { [self] in
                     subscriptionLogs[index].unsubscribed = scheduler.now
-                    replay.cancel(on: virtual, actions: actions)
+                    replay.cancel(on: virtual)
                 }
             }
         }
@@ -71,17 +70,23 @@ final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Elemen
     /// How many messages went out. Touched only by the scheduler's thread, never across an
     /// access: no runtime exclusivity checks.
     @exclusivity(unchecked) @usableFromInline var sent = 0
-    /// In time order: the sequence number reserved for the first message (the n-th has
-    /// `first + n`), and where the messages' times count from.
+    /// Where the messages' times count from, and whether negative ones are due at `base`.
+    @usableFromInline let base: Duration
+    @usableFromInline let clampsNegative: Bool
+    /// As a chain (in time order): the sequence number reserved for the first message (the
+    /// n-th has `first + n`); whether it was cancelled.
+    @exclusivity(unchecked) @usableFromInline var chained = false
     @exclusivity(unchecked) @usableFromInline var first: UInt64 = 0
-    @exclusivity(unchecked) @usableFromInline var base: Duration = .zero
-    @exclusivity(unchecked) @usableFromInline var clampsNegative = false
     @exclusivity(unchecked) @usableFromInline var stopped = false
+    /// Out of order: every message's action, scheduled at once.
+    @exclusivity(unchecked) @usableFromInline var scheduled: [UInt64] = []
 
     @inlinable
-    init(messages: [Recorded<Event<Element>>], receiver: Receiver) {
+    init(messages: [Recorded<Event<Element>>], receiver: Receiver, base: Duration, clampsNegative: Bool) {
         self.messages = messages
         self.receiver = receiver
+        self.base = base
+        self.clampsNegative = clampsNegative
     }
 
     @inlinable
@@ -101,27 +106,23 @@ final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Elemen
     /// `clampsNegative`). In time order (the common case) they form a chain: sequence numbers
     /// for all of them are taken now, so they order among other actions exactly as if all were
     /// scheduled now, but each is put in the heap only when the one before it runs: the heap
-    /// stays small. Out of order, each is scheduled now; their sequence numbers are returned
-    /// (in time order, none: ``cancel(on:actions:)`` knows the one pending). Actions capture the
-    /// replay (and a position when out of order), not a message: a closure context of fixed
-    /// layout, which unspecialized code need not look generic metadata up for.
+    /// stays small. Out of order, each is scheduled now. Actions capture the replay (and a
+    /// position when out of order), not a message: a closure context of fixed layout, which
+    /// unspecialized code need not look generic metadata up for.
     @inlinable
-    func scheduleAll(on virtual: VirtualTimeScheduler, inTimeOrder: Bool, base: Duration, clampsNegative: Bool) -> [UInt64] {
-        self.base = base
-        self.clampsNegative = clampsNegative
-        guard !messages.isEmpty else { return [] }
+    func scheduleAll(on virtual: VirtualTimeScheduler, inTimeOrder: Bool) {
+        guard !messages.isEmpty else { return }
         if inTimeOrder {
+            chained = true
             first = virtual.reserveSequences(messages.count)
             virtual.enqueue(at: due(0), sequence: first) { [unowned(unsafe) virtual] in self.sendChained(on: virtual) }
-            return []
+            return
         }
-        var actions: [UInt64] = []
-        actions.reserveCapacity(messages.count)
+        scheduled.reserveCapacity(messages.count)
         virtual.reserve(additional: messages.count)
         for position in messages.indices {
-            actions.append(virtual.enqueue(at: due(position)) { self.send(position) })
+            scheduled.append(virtual.enqueue(at: due(position)) { self.send(position) })
         }
-        return actions
     }
 
     /// Sends the next message of the chain and schedules the one after it.
@@ -138,15 +139,15 @@ final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Elemen
         send(position)
     }
 
-    /// Cancels what is still to come: the pending link of a chain, or the scheduled `actions`.
+    /// Cancels what is still to come: the pending link of a chain, or every scheduled action.
     @inlinable
-    func cancel(on virtual: VirtualTimeScheduler, actions: [UInt64]) {
-        if actions.isEmpty {
+    func cancel(on virtual: VirtualTimeScheduler) {
+        if chained {
             guard !stopped, sent < messages.count else { return }
             stopped = true
             virtual.cancel(first &+ UInt64(sent))
         } else {
-            for action in actions { virtual.cancel(action) }
+            for action in scheduled { virtual.cancel(action) }
         }
     }
 }
@@ -186,9 +187,8 @@ extension TestScheduler {
         /// Schedules every message; the scheduler calls this at the start of its run.
         @inlinable
         func setUp() {
-            let replay = MessageReplay(messages: messages, receiver: subject)
-            let origin = self.origin
-            _ = replay.scheduleAll(on: scheduler.virtual, inTimeOrder: areInTimeOrder(messages), base: origin, clampsNegative: false)
+            let replay = MessageReplay(messages: messages, receiver: subject, base: origin, clampsNegative: false)
+            replay.scheduleAll(on: scheduler.virtual, inTimeOrder: areInTimeOrder(messages))
         }
 
         @inlinable

@@ -68,6 +68,13 @@ struct SubscriberSpecTests {
         #expect(m.inputs[0].subscriptions == [SubscriptionWindow(start: 1, end: 10)])
     }
 
+    @Test("a connect line works without subscriber lines: the one output subscribes at the start")
+    func connectWithoutSubscribers() throws {
+        let m = try model("cold source: --1--2|\noperator: publish\nconnect: -^")
+        #expect(labels(m.output) == ["1", "2", "|"])
+        #expect(frames(m.output) == [3, 6, 7])
+    }
+
     @Test("subscribers at the connect frame subscribe first: a synchronous source reaches them")
     func subscribersBeforeConnect() throws {
         let m = try model("cold source: (12|)\noperator: publish\nconnect: ^\nsubscriber A: ^")
