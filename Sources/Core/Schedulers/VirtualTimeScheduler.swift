@@ -70,7 +70,7 @@ public final class VirtualTimeScheduler: Scheduler {
     /// The due time of the earliest action waiting, skipping cancelled ones.
     public var nextDueTime: Duration? {
         dropCancelledHead()
-        return heap.min.map { .nanoseconds($0.due) }
+        return heap.withMin { .nanoseconds($0.due) }
     }
 
     @inline(__always)
@@ -156,7 +156,8 @@ public final class VirtualTimeScheduler: Scheduler {
     /// heap's head has already run (or was dropped): it needs no mark. Timers replaced after
     /// they fired (`delay`, `debounce`) are disposed that way all the time.
     func cancel(_ sequence: UInt64, due: Int64) {
-        guard let head = heap.min, !Entry.precedes(due, sequence, head.due, head.sequence) else { return }
+        // Waiting unless it sorts before the head (the head itself is waiting too).
+        guard let waiting = heap.withMin({ !Entry.precedes(due, sequence, $0.due, $0.sequence) }), waiting else { return }
         cancel(sequence)
     }
 
@@ -196,14 +197,9 @@ public final class VirtualTimeScheduler: Scheduler {
         popAndRun(through: .max)
     }
 
-    /// Runs the earliest action due at or before `limit` (`nil`: any), if any.
-    /// - Returns: whether an action ran.
-    package func step(through limit: Duration?) -> Bool {
-        popAndRun(through: limit.map(Self.nanos) ?? .max)
-    }
-
     /// Runs the earliest action due at or before `limit` nanoseconds, if any (a driver's loop
     /// converts its limit once).
+    /// - Returns: whether an action ran.
     package func step(throughNanoseconds limit: Int64) -> Bool {
         popAndRun(through: limit)
     }
