@@ -141,7 +141,7 @@ struct HeapEntry: Comparable {
 }
 
 func schedulerBenchmarks() {
-    for n in options.quick ? [1_000, 100_000] : [1_000, 10_000, 100_000, 1_000_000] {
+    for n in options.sizes ?? (options.quick ? [1_000, 100_000] : [1_000, 10_000, 100_000, 1_000_000]) {
         var random = SplitMix(state: 42)
         let dues = (0..<n).map { _ in Int64(random.next() % 1_000_000) }
         // Fewer rounds at 10⁶ (a second each); more at 10³, where a run is microseconds.

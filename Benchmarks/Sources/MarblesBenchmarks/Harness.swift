@@ -11,11 +11,14 @@ struct Options {
     let quick: Bool
     let reps: Int
     let only: Set<String>?
+    /// `--sizes 1000,100000`: the scheduler section's action counts (for profiling one size).
+    let sizes: [Int]?
 
     init(_ arguments: [String]) {
         quick = arguments.contains("--quick")
         reps = Self.value(after: "--reps", in: arguments).flatMap { Int($0) } ?? (quick ? 3 : 9)
         only = Self.value(after: "--only", in: arguments).map { Set($0.split(separator: ",").map(String.init)) }
+        sizes = Self.value(after: "--sizes", in: arguments).map { $0.split(separator: ",").compactMap { Int($0) } }
     }
 
     private static func value(after flag: String, in arguments: [String]) -> String? {

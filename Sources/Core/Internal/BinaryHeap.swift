@@ -45,7 +45,7 @@ package struct BinaryHeap<Element: Comparable> {
 
     /// Fills the hole at `hole` with `moving`, first moving each parent it precedes down a level.
     @inline(__always)
-    private static func rise(_ moving: Element, from hole: Int, in base: UnsafeMutablePointer<Element>) {
+    private static func rise(_ moving: consuming Element, from hole: Int, in base: UnsafeMutablePointer<Element>) {
         var hole = hole
         while hole > 0 {
             let parent = (hole - 1) / 2
@@ -59,15 +59,17 @@ package struct BinaryHeap<Element: Comparable> {
     /// - Complexity: O(log n)
     package mutating func popMin() -> Element? {
         guard !storage.isEmpty else { return nil }
-        let last = storage.removeLast()
-        if storage.isEmpty { return last }
+        var result = storage.removeLast()
+        if storage.isEmpty { return result }
         // Floyd's bottom-up pop: the root's hole goes down to a leaf along the smaller children
         // (one comparison a level instead of two), then the last element rises from there; it
-        // is nearly always a leaf's value, so it rises a level or two at most.
-        return storage.withUnsafeMutableBufferPointer { heap in
+        // is nearly always a leaf's value, so it rises a level or two at most. The last element
+        // and the root trade places by `swap` (no copy: a copy of an entry retains its closure).
+        storage.withUnsafeMutableBufferPointer { heap in
             let base = heap.baseAddress!
             let n = heap.count
-            let result = base.move()
+            swap(&result, &base[0])
+            let last = base.move()
             var hole = 0
             while true {
                 let left = 2 * hole + 1
@@ -78,8 +80,8 @@ package struct BinaryHeap<Element: Comparable> {
                 hole = child
             }
             Self.rise(last, from: hole, in: base)
-            return result
         }
+        return result
     }
 
     private mutating func siftDown(_ start: Int) {

@@ -57,7 +57,7 @@ public final class TestClock: Clock, @unchecked Sendable {
     }
 
     /// Records the virtual time for reads from other threads.
-    func publish(_ now: Duration) { lastNow.store(VirtualTimeScheduler.nanos(now), ordering: .relaxed) }
+    func publish(nanoseconds now: Int64) { lastNow.store(now, ordering: .relaxed) }
 
     /// Virtual now. From another thread this is the time of the last virtual step (and the
     /// access is recorded as an escape).

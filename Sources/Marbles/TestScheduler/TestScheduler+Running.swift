@@ -133,23 +133,29 @@ extension TestScheduler {
     /// same step limit through ``RunawayGuard``.
     /// - Returns: why it stopped early, or `nil` when it ran to the end.
     func drive(until limit: Duration?) -> String? {
+        // Locals, not properties: the loop below runs once per action, and each property read of
+        // a lazy or class-held value is a load and a check it need not repeat.
+        let runtime = self.runtime
+        let executor = runtime.executor
+        let virtual = self.virtual
+        let stepLimit = virtual.stepLimit
         executor.adoptCurrentThread()
         // Built only when the limit is hit: a test's fixed cost should not pay for formatting it.
-        var limitText: String { "the test scheduler ran \(virtual.stepLimit) steps and work was still due" }
-        let budget = RunawayGuard.Budget(limit: virtual.stepLimit)
+        var limitText: String { "the test scheduler ran \(stepLimit) steps and work was still due" }
+        let budget = RunawayGuard.Budget(limit: stepLimit)
         let limitNanos = limit.map(VirtualTimeScheduler.nanos) ?? .max
         return runtime.routing {
             RunawayGuard.withBudget(budget) { () -> String? in
                 while true {
                     if executor.hasWaitingJobs {
-                        budget.used += executor.runUntilIdle(limit: virtual.stepLimit - budget.used + 1)
-                        if budget.exhausted { return budget.loopDescription ?? limitText }
+                        budget.used += executor.runUntilIdle(limit: stepLimit - budget.used + 1)
+                        if budget.used > stepLimit { return budget.loopDescription ?? limitText }
                     }
                     runtime.noteNextInstant()
                     guard virtual.step(throughNanoseconds: limitNanos) else { break }
-                    budget.used += 1
-                    if budget.exhausted { return budget.loopDescription ?? limitText }
-                    runtime.testClock?.publish(now)
+                    budget.used &+= 1
+                    if budget.used > stepLimit { return budget.loopDescription ?? limitText }
+                    if let clock = runtime.testClock { clock.publish(nanoseconds: virtual.nowNanoseconds) }
                 }
                 if let limit { try? virtual.advance(to: limit) }
                 return nil
