@@ -41,7 +41,8 @@ final class DebounceState<Element> {
                 id += 1
                 return id
             }
-            gate.scheduleTimer(on: scheduler, after: dueTime, in: timer, isCurrent: { current == id }) { [self] in fire(current) }
+            let action = { [self] in fire(current) }
+            gate.scheduleTimer(on: scheduler, after: dueTime, in: timer, isCurrent: { current == id }, action)
         case .error(let error):
             gate.locked {
                 pending = nil

@@ -74,7 +74,8 @@ final class DelayState<Element> {
 
     @inlinable
     func start(after delay: Duration, generation current: Int) {
-        gate.scheduleTimer(on: scheduler, after: delay, in: timer, isCurrent: { generation == current }) { [self] in fire() }
+        let action = { [self] in fire() }
+        gate.scheduleTimer(on: scheduler, after: delay, in: timer, isCurrent: { generation == current }, action)
     }
 
     @inlinable
