@@ -1,3 +1,4 @@
+import Foundation
 import MarbleCore
 import Marbles
 
@@ -145,4 +146,43 @@ func higherOrderBenchmarks() {
                 passing { s in s.expect(s.cold(outer).flatMapLatest { _ in s.cold(inner) }).toBe(latest) }
             },
         ])
+}
+
+/// The 10-event test's phases, each added to the one before (`--only test-phases`): where a
+/// small test's fixed cost goes.
+func testPhasesProfile() {
+    let events = Int(ProcessInfo.processInfo.environment["PHASE_EVENTS"] ?? "") ?? 10
+    let input = String(repeating: "a-", count: events) + "|"
+    let expected = String(repeating: "b-", count: events) + "|"
+    let tests = 1_000
+    let collector = MarbleFailure.Collector()
+    compare(
+        "a \(events)-event test, phase by phase", unit: .microseconds(per: tests),
+        [
+            Contender("TestScheduler() and its release") {
+                for _ in 0..<tests { _ = TestScheduler(reporter: collector) }
+            },
+            Contender("+ run { } (empty)") {
+                for _ in 0..<tests { TestScheduler(reporter: collector).run {} }
+            },
+            Contender("+ cold(…)") {
+                for _ in 0..<tests {
+                    let s = TestScheduler(reporter: collector)
+                    s.run { _ = s.cold(input, values: ["a": 1]) }
+                }
+            },
+            Contender("+ expect(cold.map)") {
+                for _ in 0..<tests {
+                    let s = TestScheduler(reporter: collector)
+                    s.run { _ = s.expect(s.cold(input, values: ["a": 1]).map { $0 + 1 }) }
+                }
+            },
+            Contender("+ toBe(…): the whole test") {
+                for _ in 0..<tests {
+                    let s = TestScheduler(reporter: collector)
+                    s.run { s.expect(s.cold(input, values: ["a": 1]).map { $0 + 1 }).toBe(expected, values: ["b": 2]) }
+                }
+            },
+        ])
+    precondition(collector.failures.isEmpty, "\(collector.failures)")
 }

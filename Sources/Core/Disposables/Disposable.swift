@@ -107,9 +107,8 @@ public final class SingleAssignmentDisposable: Disposable, @unchecked Sendable {
 
     public func dispose() {
         guard state.exchange(Self.disposed, ordering: .acquiringAndReleasing) == Self.assigned else { return }
-        let toDispose = current
-        current = nil
-        toDispose?.dispose()
+        // Moved out, not copied: an existential's copy goes through its type's value witnesses.
+        current.take()?.dispose()
     }
 }
 

@@ -9,23 +9,24 @@
 /// A small non-recursive mutex on `pthread_mutex_t`.
 ///
 /// `Synchronization.Mutex` would do, but ThreadSanitizer on Linux cannot see its futex and
-/// reports false races; pthread mutexes are visible to it.
+/// reports false races; pthread mutexes are visible to it. The mutex lives in the object itself
+/// (its first stored property, addressed as InlineAtomic.swift addresses atomics), not in an
+/// allocation of its own: every operator's gate has a lock.
 @usableFromInline
 package final class Lock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    // First stored property; touched only through `mutex`.
+    private var storage = pthread_mutex_t()
+    private var mutex: UnsafeMutablePointer<pthread_mutex_t> {
+        _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: pthread_mutex_t.self)
+    }
 
     @usableFromInline
     package init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
+        assert(checkInlineAtomic(self, &storage))
         pthread_mutex_init(mutex, nil)
     }
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-    }
+    deinit { pthread_mutex_destroy(mutex) }
 
     @usableFromInline @inline(__always) package func lock() { pthread_mutex_lock(mutex) }
     @usableFromInline @inline(__always) package func unlock() { pthread_mutex_unlock(mutex) }

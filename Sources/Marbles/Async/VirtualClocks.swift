@@ -35,8 +35,8 @@ final class VirtualClocks {
     var enabled = true
     private(set) var mode = Mode.unknown
     /// Takes a sleeper that the default executor handed to Dispatch on the driving thread, with
-    /// the time left to its deadline and its clock (set by the scheduler).
-    var onSleep: ((UnownedJob, Duration, Any.Type) -> Void)?
+    /// the time left to its deadline and its clock (set by the runtime, cleared when it goes).
+    unowned(unsafe) var runtime: VirtualRuntime?
 
     init(virtual: VirtualTimeScheduler, startDate: Date?) {
         storage = .allocate(capacity: 1)
@@ -52,7 +52,9 @@ final class VirtualClocks {
                 sleep: { owner, job, remaining, clock in
                     let kind: Any.Type = clock == 2 ? SuspendingClock.self : ContinuousClock.self
                     Unmanaged<VirtualClocks>.fromOpaque(owner)._withUnsafeGuaranteedRef {
-                        $0.onSleep?(unsafeBitCast(job, to: UnownedJob.self), .nanoseconds(remaining), kind)
+                        $0.runtime?.scheduleSleep(
+                            unsafeBitCast(job, to: UnownedJob.self), exact: .nanoseconds(remaining), remaining: .nanoseconds(remaining),
+                            at: .now, clock: kind)
                     }
                 }, owner: nil))
         storage.pointee.owner = Unmanaged.passUnretained(self).toOpaque()

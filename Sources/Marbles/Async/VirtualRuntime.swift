@@ -52,22 +52,18 @@ final class VirtualRuntime {
         self.reporter = reporter
         executor = TestTaskExecutor()
         clocks = VirtualClocks(virtual: virtual, startDate: startDate)
-        // Called per sleep: no reference counting. The executor may outlive this runtime (tasks
-        // keep it), so deinit takes the closures away first.
-        executor.scheduleSleep = { [unowned(unsafe) self] job, exact, remaining, real, clock in
-            scheduleSleep(job, exact: exact, remaining: remaining, at: real, clock: clock)
-        }
-        executor.firstJob = { [unowned(unsafe) self] in noteInstant(virtual.now) }
-        clocks.onSleep = { [unowned(unsafe) self] job, remaining, clock in
-            scheduleSleep(job, exact: remaining, remaining: remaining, at: .now, clock: clock)
-        }
+        // Unowned: the executor may outlive this runtime (tasks keep it), so deinit clears them.
+        executor.runtime = self
+        clocks.runtime = self
     }
 
     deinit {
-        executor.scheduleSleep = nil
-        executor.firstJob = nil
-        clocks.onSleep = nil
+        executor.runtime = nil
+        clocks.runtime = nil
     }
+
+    /// The executor's first job: from now on the scheduler notes when each instant begins.
+    func noteFirstJob() { noteInstant(virtual.now) }
 
     /// Runs `body` (a run's body, or a flush driving virtual time) with the work started on this
     /// thread routed to the executor and the system clocks virtual on it.
