@@ -20,7 +20,9 @@ public final class MarbleExpectation<Element> {
     /// observable over the same window.
     @usableFromInline var window: String?
 
-    @usableFromInline
+    // Inlinable: specialized where `expect` is, the element type's metadata is a constant
+    // there, not a lookup per expectation.
+    @inlinable
     init(scheduler: TestScheduler, origin: Duration, window: String?) {
         self.scheduler = scheduler
         self.origin = origin
