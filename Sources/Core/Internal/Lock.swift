@@ -43,9 +43,10 @@ package final class Lock: @unchecked Sendable {
 ///
 /// Used where the engine hands a user's (non-`Sendable`) closure to another thread and itself
 /// serializes every access to it.
+@usableFromInline
 package struct UncheckedSendable<Value>: @unchecked Sendable {
-    package var value: Value
-    package init(_ value: Value) { self.value = value }
+    @usableFromInline package var value: Value
+    @inlinable package init(_ value: Value) { self.value = value }
 }
 
 /// A value behind its own lock, for state that escaping closures on several threads share.

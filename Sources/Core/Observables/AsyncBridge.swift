@@ -24,6 +24,9 @@ extension Observable {
 extension ObservableType where Element: Sendable {
     /// The stream as an `AsyncThrowingStream`; the subscription starts when the stream is
     /// created and ends when iteration ends or is cancelled. Values are buffered without limit.
+    // Inlinable: specialized for the caller's observable, its subscription runs specialized
+    // code instead of looking generic metadata up on every event.
+    @inlinable
     public var values: AsyncThrowingStream<Element, any Error> {
         let source = asObservable()
         return AsyncThrowingStream { continuation in
