@@ -1,9 +1,10 @@
 /// A first-in, first-out queue on an array with a moving head: O(1) amortized `append` and
-/// `popFirst`, compacted once the consumed prefix is over half the storage. (MarbleCore has no
-/// dependencies, so no `Deque`.)
+/// `popFirst`, compacted once the consumed prefix is over half the storage. (`Deque` would add
+/// swift-collections to what every dependent fetches.) Slots hold optionals so that `popFirst`
+/// moves an element out instead of copying it and leaving the copy behind until compaction.
 @usableFromInline
 package struct FIFOQueue<Element> {
-    @usableFromInline var storage: [Element] = []
+    @usableFromInline var storage: [Element?] = []
     @usableFromInline var head = 0
 
     @inlinable package init() {}
@@ -17,7 +18,7 @@ package struct FIFOQueue<Element> {
 
     @inlinable package mutating func popFirst() -> Element? {
         guard !isEmpty else { return nil }
-        let element = storage[head]
+        let element = storage[head].take()
         head += 1
         if head == storage.count {
             storage.removeAll(keepingCapacity: true)
@@ -27,5 +28,11 @@ package struct FIFOQueue<Element> {
             head = 0
         }
         return element
+    }
+
+    /// The first element, moved out, when it satisfies `isReady` (read in place).
+    @inlinable package mutating func popFirst(where isReady: (Element) -> Bool) -> Element? {
+        guard !isEmpty, storage.withUnsafeBufferPointer({ isReady($0[head].unsafelyUnwrapped) }) else { return nil }
+        return popFirst()
     }
 }

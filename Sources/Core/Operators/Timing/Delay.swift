@@ -82,10 +82,7 @@ final class DelayState<Element> {
     func fire() {
         let next: (Duration, Int)? = gate.locked {
             let now = scheduler.now
-            while let next = queue.first, next.due <= now {
-                gate.emit(.next(next.value))
-                _ = queue.popFirst()
-            }
+            while let next = queue.popFirst(where: { $0.due <= now }) { gate.emit(.next(next.value)) }
             guard let next = queue.first else {
                 if sourceDone { gate.emit(.completed) }
                 return nil
