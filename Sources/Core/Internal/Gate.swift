@@ -119,6 +119,15 @@ extension Gate {
         on scheduler: any Scheduler, after delay: Duration, in slot: TimerSlot,
         isCurrent: () -> Bool, _ action: @escaping () -> Void
     ) {
+        if let virtual = slot.virtual {
+            // Virtual time: the timer is a number in the scheduler's heap, no disposable.
+            var replaced: (sequence: UInt64, due: Int64)? = virtual.enqueue(afterNanoseconds: delay.clampedNanoseconds, action)
+            lock.lock()
+            if isCurrent(), !slot.disposed { swap(&replaced, &slot.virtualTimer) }
+            lock.unlock()
+            if let replaced { virtual.cancel(replaced.sequence, due: replaced.due) }
+            return
+        }
         var scheduled: (any Disposable)? = scheduler.schedule(after: delay, action)
         lock.lock()
         // Swapped, not copied (a copy of an existential disposable goes through its type's
@@ -139,15 +148,24 @@ final class TimerSlot: Disposable, @unchecked Sendable {
     // Guarded by `lock`, the gate's.
     @exclusivity(unchecked) @usableFromInline var current: (any Disposable)?
     @exclusivity(unchecked) @usableFromInline var disposed = false
+    /// The scheduler's virtual clock, when its time is one (``VirtualTimeBacked``, looked up
+    /// once): timers then go into its heap directly, and ``virtualTimer`` holds the current one.
+    @usableFromInline let virtual: VirtualTimeScheduler?
+    @exclusivity(unchecked) @usableFromInline var virtualTimer: (sequence: UInt64, due: Int64)?
 
-    @usableFromInline init<Element>(_ gate: Gate<Element>) { lock = gate.lock }
+    @usableFromInline init<Element>(_ gate: Gate<Element>, on scheduler: any Scheduler) {
+        lock = gate.lock
+        virtual = (scheduler as? any VirtualTimeBacked)?.virtualTimeScheduler
+    }
 
     @usableFromInline func dispose() {
         lock.lock()
         guard !disposed else { return lock.unlock() }
         disposed = true
         let timer = current.take()
+        let virtualTimer = virtualTimer.take()
         lock.unlock()
         timer?.dispose()
+        if let virtualTimer { virtual?.cancel(virtualTimer.sequence, due: virtualTimer.due) }
     }
 }

@@ -152,10 +152,19 @@ public final class VirtualTimeScheduler: Scheduler {
         return sequence
     }
 
+    /// Schedules `action` `delay` nanoseconds from now (a negative delay means now) and returns
+    /// what ``cancel(_:due:)`` takes: for timing operators' timers, which need no disposable.
+    @usableFromInline
+    package func enqueue(afterNanoseconds delay: Int64, _ action: @escaping () -> Void) -> (sequence: UInt64, due: Int64) {
+        let due = nowNanos &+ max(delay, 0)
+        return (insert(due: due, action), due)
+    }
+
     /// Cancels an action known by its sequence number and due time. One that sorts before the
     /// heap's head has already run (or was dropped): it needs no mark. Timers replaced after
     /// they fired (`delay`, `debounce`) are disposed that way all the time.
-    func cancel(_ sequence: UInt64, due: Int64) {
+    @usableFromInline
+    package func cancel(_ sequence: UInt64, due: Int64) {
         // Waiting unless it sorts before the head (the head itself is waiting too).
         guard let waiting = heap.withMin({ !Entry.precedes(due, sequence, $0.due, $0.sequence) }), waiting else { return }
         cancel(sequence)
@@ -247,6 +256,18 @@ public final class VirtualTimeScheduler: Scheduler {
         }
         if target > nowNanos { nowNanos = target }
     }
+}
+
+/// A scheduler whose time is a ``VirtualTimeScheduler``'s (that scheduler, or a test scheduler
+/// on one): timing operators put their timers straight into its heap, known by number, with no
+/// disposable per timer.
+package protocol VirtualTimeBacked: AnyObject {
+    /// The scheduler whose heap and clock this one uses.
+    var virtualTimeScheduler: VirtualTimeScheduler { get }
+}
+
+extension VirtualTimeScheduler: VirtualTimeBacked {
+    package var virtualTimeScheduler: VirtualTimeScheduler { self }
 }
 
 /// Cancels one action of a ``VirtualTimeScheduler``; a value type, so scheduling allocates

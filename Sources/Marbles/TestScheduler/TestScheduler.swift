@@ -199,3 +199,8 @@ struct PendingCheck {
     let isReady: () -> Bool
     let check: () -> Void
 }
+
+extension TestScheduler: VirtualTimeBacked {
+    /// The virtual clock underneath: timing operators schedule their timers on it directly.
+    package var virtualTimeScheduler: VirtualTimeScheduler { virtual }
+}

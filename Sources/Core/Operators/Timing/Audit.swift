@@ -8,7 +8,7 @@ extension ObservableType {
         let source = asObservable()
         return Observable.composite { downstream, resources in
             let gate = Gate(downstream)
-            let timer = TimerSlot(gate)
+            let timer = TimerSlot(gate, on: scheduler)
             resources.insert(timer)
             // A wait is running exactly while a value is held.
             var latest: Element?

@@ -27,7 +27,7 @@ final class DebounceState<Element> {
     @inlinable
     init(gate: Gate<Element>, dueTime: Duration, scheduler: any Scheduler) {
         self.gate = gate
-        self.timer = TimerSlot(gate)
+        self.timer = TimerSlot(gate, on: scheduler)
         self.dueTime = dueTime
         self.scheduler = scheduler
     }

@@ -45,7 +45,7 @@ final class DelayState<Element> {
     @inlinable
     init(gate: Gate<Element>, dueTime: Duration, scheduler: any Scheduler) {
         self.gate = gate
-        self.timer = TimerSlot(gate)
+        self.timer = TimerSlot(gate, on: scheduler)
         self.dueTime = dueTime
         self.scheduler = scheduler
     }

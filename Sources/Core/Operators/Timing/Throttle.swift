@@ -23,7 +23,7 @@ extension ObservableType {
         let source = asObservable()
         return Observable.composite { downstream, resources in
             let gate = Gate(downstream)
-            let timer = TimerSlot(gate)
+            let timer = TimerSlot(gate, on: scheduler)
             resources.insert(timer)
             var throttling = false
             var window = 0

@@ -9,7 +9,7 @@ extension ObservableType {
         let fallback = fallback?.asObservable()
         return Observable.composite { downstream, resources in
             let gate = Gate(downstream)
-            let timer = TimerSlot(gate)
+            let timer = TimerSlot(gate, on: scheduler)
             let sourceSubscription = SerialDisposable()
             resources.insert(timer)
             resources.insert(sourceSubscription)
