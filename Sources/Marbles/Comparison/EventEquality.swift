@@ -7,11 +7,18 @@ extension Event {
     /// them (same type and description), completion with completion.
     @inlinable
     func matches(_ other: Event<Element>, _ equal: (Element, Element) -> Bool) -> Bool {
-        switch (self, other) {
-        case (.next(let a), .next(let b)): return equal(a, b)
-        case (.completed, .completed): return true
-        case (.error(let a), .error(let b)): return errorsMatch(a, b)
-        default: return false
+        // One switch at a time, not over the pair: a tuple of the two events would copy both
+        // (retaining their values) for every comparison.
+        switch self {
+        case .next(let a):
+            guard case .next(let b) = other else { return false }
+            return equal(a, b)
+        case .completed:
+            guard case .completed = other else { return false }
+            return true
+        case .error(let a):
+            guard case .error(let b) = other else { return false }
+            return errorsMatch(a, b)
         }
     }
 }
