@@ -27,11 +27,12 @@ final class TestTaskExecutor: @unchecked Sendable {
     }
 
     // `jobs` and `foreignEnqueues` are guarded by `lock`; the owner thread's identity is an atomic,
-    // read on every sleep and clock use.
+    // read on every sleep and clock use. The other state is the owner thread's. None of it is in
+    // overlapping accesses: the runtime's exclusivity checks (some on every job) are off.
     private let lock = Lock()
-    private var jobs: [Queued] = []
-    private var head = 0
-    private var foreignEnqueues = 0
+    @exclusivity(unchecked) private var jobs: [Queued] = []
+    @exclusivity(unchecked) private var head = 0
+    @exclusivity(unchecked) private var foreignEnqueues = 0
     // The executor's four atomic counters, in one allocation (a test's fixed cost counts
     // allocations): the owner thread, jobs waiting (lets the scheduler's loop skip the lock
     // between steps when there are none), main-actor escapes, and whether any job came.
@@ -44,14 +45,14 @@ final class TestTaskExecutor: @unchecked Sendable {
     private var waiting: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + 1) }
     // Emissions through an `TestScheduler.AsyncEmitter` from other threads.
     let foreignEmissionLock = Lock()
-    var foreignEmissions = 0
+    @exclusivity(unchecked) var foreignEmissions = 0
     /// Main-actor jobs sent to the real main queue because the test does not run on the main actor.
     var mainActorEscapes: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + 2) }
     /// `MainActor`'s executor on the driving thread.
     private(set) lazy var mainActor = MainActorStandIn(executor: self)
     /// Whether the thread driving the scheduler runs on the main actor (set when it starts
     /// driving): main-actor jobs then run in the scheduler's loop.
-    var drivesOnMainActor = false
+    @exclusivity(unchecked) var drivesOnMainActor = false
 
     /// Whether any job was ever enqueued: the scheduler then notes the real time at which each
     /// virtual instant starts, the bound a sleep's deadline is read against.
@@ -66,11 +67,11 @@ final class TestTaskExecutor: @unchecked Sendable {
     unowned(unsafe) var runtime: VirtualRuntime?
     /// Whether to note the real time each job starts at (clocks read back: a sleep's deadline is
     /// bounded by the age of the job that sleeps).
-    var notesJobStarts = false
+    @exclusivity(unchecked) var notesJobStarts = false
     /// The real time the running job started at, when noted.
-    private(set) var currentJobStart: ContinuousClock.Instant?
+    @exclusivity(unchecked) private(set) var currentJobStart: ContinuousClock.Instant?
     /// When exploring schedules: picks which ready job runs next (else the oldest).
-    var chooser: ScheduleChooser?
+    @exclusivity(unchecked) var chooser: ScheduleChooser?
 
     init() { owner.store(Self.currentThread, ordering: .releasing) }
 

@@ -30,10 +30,12 @@ final class VirtualClocks {
     }
 
     private let storage: UnsafeMutablePointer<marbles_virtual_clocks>
+    // `enabled` and `mode` are the scheduler's thread's (read on every step): no runtime
+    // exclusivity checks.
     /// Whether the interposer may be used (tests of the read-back path turn it off before the
     /// first run).
-    var enabled = true
-    private(set) var mode = Mode.unknown
+    @exclusivity(unchecked) var enabled = true
+    @exclusivity(unchecked) private(set) var mode = Mode.unknown
     /// Takes a sleeper that the default executor handed to Dispatch on the driving thread, with
     /// the time left to its deadline and its clock (set by the runtime, cleared when it goes).
     unowned(unsafe) var runtime: VirtualRuntime?

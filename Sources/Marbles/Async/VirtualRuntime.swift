@@ -28,23 +28,26 @@ final class VirtualRuntime {
     private let reporter: any MarbleFailure.Reporter
     private let frame: Duration
 
+    // The state below is confined to the scheduler's thread, never in overlapping accesses:
+    // the runtime's exclusivity checks (some on every step of every test) are off.
+
     /// The scheduler's `clock`, once made.
-    var testClock: TestClock?
+    @exclusivity(unchecked) var testClock: TestClock?
     /// The async expectations of the current run.
-    var runs: [AsyncRun] = []
+    @exclusivity(unchecked) var runs: [AsyncRun] = []
 
     /// Read-back only: the latest virtual instants run and the real time each began at, noted
     /// once async work exists (oldest first).
-    private var recentInstants: [SleepDeadline.Instant] = []
+    @exclusivity(unchecked) private var recentInstants: [SleepDeadline.Instant] = []
     /// How many instants back a read-back sleep's deadline may have been computed.
     static let instantsKept = 4
     /// Sleeps whose duration could not be told from their deadline, with the virtual time they
     /// started at; reported when the run ends.
-    private var ambiguousSleeps: [(start: Duration, sleep: SleepDeadline)] = []
+    @exclusivity(unchecked) private var ambiguousSleeps: [(start: Duration, sleep: SleepDeadline)] = []
     /// Exploring schedules: the wake-ups due at each instant not yet run, oldest first.
-    private var pendingWakes: [Duration: [() -> Void]] = [:]
-    private var reportedMainActorEscapes = 0
-    private var reportedEscapes = 0
+    @exclusivity(unchecked) private var pendingWakes: [Duration: [() -> Void]] = [:]
+    @exclusivity(unchecked) private var reportedMainActorEscapes = 0
+    @exclusivity(unchecked) private var reportedEscapes = 0
 
     init(virtual: VirtualTimeScheduler, frame: Duration, reporter: any MarbleFailure.Reporter, startDate: Date?) {
         self.virtual = virtual
@@ -117,7 +120,7 @@ final class VirtualRuntime {
 
     /// Instants at which an async expectation's `!` will cancel its consumer, with how many
     /// cancels are still to run there.
-    private var heldWakes: [Duration: Int] = [:]
+    @exclusivity(unchecked) private var heldWakes: [Duration: Int] = [:]
 
     /// Notes that a cancel will run at `instant`: wake-ups due then wait for it.
     func holdWakes(at instant: Duration) { heldWakes[instant, default: 0] += 1 }

@@ -39,9 +39,11 @@
 public final class TestScheduler: Scheduler {
     /// The virtual time of one frame (`-`).
     public let frame: Duration
+    // The variables below are the test's thread's, never in overlapping accesses: the
+    // runtime's exclusivity checks (some on every flush) are off for them.
     /// When set, a flush runs only up to this many frames past the time of the flush; work
     /// due later stays queued. `nil` runs until no work is left (or the step limit).
-    public var maxFrames: Int?
+    @exclusivity(unchecked) public var maxFrames: Int?
     /// Who hears about this scheduler's expectations beyond its reporter (given at init).
     package let listener: TestScheduler.Listener
     var onExpectationChecked: ((ExpectationOutcome) -> Void)? { listener.expectationChecked }
@@ -65,9 +67,9 @@ public final class TestScheduler: Scheduler {
     /// Expectations whose `toBe` was called and that have not been checked yet.
     @exclusivity(unchecked) var checks: [PendingCheck] = []
     /// Why the latest flush stopped early (runaway work at the step limit), if it did.
-    package internal(set) var runawayReason: String?
+    @exclusivity(unchecked) package internal(set) var runawayReason: String?
     /// A runaway loop found while subscribing outside a flush (``record(_:)``), reported by the next flush.
-    var pendingRunaway: String?
+    @exclusivity(unchecked) var pendingRunaway: String?
     /// Subscriptions the harness made (expectations, recordings, inner timelines); `run`
     /// disposes them when it ends, then checks that every test observable was unsubscribed.
     @exclusivity(unchecked) @usableFromInline var harnessSubscriptions: [any Disposable] = []
@@ -76,7 +78,7 @@ public final class TestScheduler: Scheduler {
         []
     /// Open subscriptions the test expected to stay open (a subscription diagram without `!`
     /// that matched): not leaks. By the observable's identity and the subscription's time.
-    var expectedOpen: Set<OpenSubscription> = []
+    @exclusivity(unchecked) var expectedOpen: Set<OpenSubscription> = []
 
     /// The executor, clocks, sleeps and escape reports of the async code under test.
     lazy var runtime = VirtualRuntime(virtual: virtual, frame: frame, reporter: reporter, startDate: startDate)
