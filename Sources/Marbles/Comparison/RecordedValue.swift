@@ -150,9 +150,14 @@ func eventListsMatch(
 
 /// Test observables expose their messages in erased form, so that an expected diagram can
 /// use them as values for inner observables.
-package protocol TestObservableMessages {
+@usableFromInline
+package protocol TestObservableMessages: AnyObject {
+    /// Hot or cold.
+    var kind: MarbleDiagram.Kind { get }
     /// The diagram's messages, erased.
     var erasedMessages: [Recorded<Event<RecordedValue>>] { get }
+    /// Its subscriptions so far (for the leak check at the end of a run).
+    var subscriptionLogs: [SubscriptionLog] { get }
 }
 
 extension RecordedValue {

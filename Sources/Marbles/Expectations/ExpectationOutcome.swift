@@ -4,16 +4,13 @@
     /// A test observable made before the expectation.
     public struct Input {
         /// Hot or cold.
-        public var kind: MarbleDiagram.Kind
+        public var kind: MarbleDiagram.Kind { source.kind }
         /// Its messages, erased; times relative to its creation (hot: to its `^`).
-        public var messages: [Recorded<Event<RecordedValue>>] { erase() }
+        public var messages: [Recorded<Event<RecordedValue>>] { source.erasedMessages }
         // Erased when asked for: most runs never look.
-        let erase: () -> [Recorded<Event<RecordedValue>>]
+        let source: any TestObservableMessages
 
-        @usableFromInline init(kind: MarbleDiagram.Kind, erase: @escaping () -> [Recorded<Event<RecordedValue>>]) {
-            self.kind = kind
-            self.erase = erase
-        }
+        init(_ source: any TestObservableMessages) { self.source = source }
     }
 
     /// The `toBe` call site.

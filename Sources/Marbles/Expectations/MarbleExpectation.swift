@@ -154,7 +154,7 @@ public final class MarbleExpectation<Element> {
                 return
             }
         }
-        let inputs = scheduler.createdInputs
+        let inputs = scheduler.testObservables
         scheduler.register(at: location) { [self, unowned scheduler] in
             // Passing typed means passing the general comparison (both ask `Event.matches` with
             // the same value equality); a failure to explain, or a run whose outcome is
@@ -190,7 +190,7 @@ public final class MarbleExpectation<Element> {
             }
             scheduler.onExpectationChecked?(
                 ExpectationOutcome(
-                    location: location, testName: scheduler.testName, inputs: inputs, expected: expected, actual: actual,
+                    location: location, testName: scheduler.testName, inputs: inputs.map(ExpectationOutcome.Input.init), expected: expected, actual: actual,
                     mismatches: comparison.mismatches, frame: scheduler.frame))
         }
     }
@@ -249,14 +249,14 @@ public final class MarbleExpectation<Element> {
     ) where O.Element == Element {
         let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
         let reference = scheduler.expect(other, unsubscribe: window, at: location)
-        let inputs = scheduler.createdInputs
+        let inputs = scheduler.testObservables
         scheduler.register(at: location) { [self, unowned scheduler] in
             let comparison = MarbleComparison(expected: reference.actual, actual: actual, frame: scheduler.frame)
             if !comparison.matches { scheduler.report(comparison.message(headline: "timelines differ"), at: location) }
             // The reference's timeline stands as the expected one (a diagram spec shows both).
             scheduler.onExpectationChecked?(
                 ExpectationOutcome(
-                    location: location, testName: scheduler.testName, inputs: inputs, expected: reference.actual, actual: actual,
+                    location: location, testName: scheduler.testName, inputs: inputs.map(ExpectationOutcome.Input.init), expected: reference.actual, actual: actual,
                     mismatches: comparison.mismatches, frame: scheduler.frame))
         }
     }

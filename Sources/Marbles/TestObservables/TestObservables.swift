@@ -26,8 +26,10 @@ extension TestScheduler {
             }
             set { subscriptionLogs = newValue }
         }
-        @usableFromInline var subscriptionLogs: [SubscriptionLog] = []
+        @usableFromInline package var subscriptionLogs: [SubscriptionLog] = []
         @usableFromInline unowned let scheduler: TestScheduler
+        /// Cold.
+        @usableFromInline package var kind: MarbleDiagram.Kind { .cold }
         /// Whether the messages are in time order: each subscription then replays them as a chain
         /// (see ``MessageReplay``).
         @usableFromInline let inTimeOrder: Bool
@@ -172,10 +174,12 @@ extension TestScheduler {
             }
             set { subscriptionLogs = newValue }
         }
-        @usableFromInline var subscriptionLogs: [SubscriptionLog] = []
+        @usableFromInline package var subscriptionLogs: [SubscriptionLog] = []
         @usableFromInline let subject = PublishSubject<Element>()
         @usableFromInline let origin: Duration
         @usableFromInline unowned let scheduler: TestScheduler
+        /// Hot.
+        @usableFromInline package var kind: MarbleDiagram.Kind { .hot }
 
         @inlinable
         init(messages: [Recorded<Event<Element>>], scheduler: TestScheduler) {

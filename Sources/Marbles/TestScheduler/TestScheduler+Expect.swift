@@ -26,11 +26,12 @@ extension TestScheduler {
         let source = observable.asObservable()
         let subscription = SingleAssignmentDisposable()
         harnessSubscriptions.append(subscription)
-        virtual.schedule(at: now + subscribeAt) {
+        // `enqueue`: the harness never cancels these, so no disposable for each.
+        _ = virtual.enqueue(at: now + subscribeAt) {
             subscription.set(source.subscribe { event in expectation.record(event) })
         }
         if let unsubscribeAt {
-            virtual.schedule(at: now + unsubscribeAt) { subscription.dispose() }
+            _ = virtual.enqueue(at: now + unsubscribeAt) { subscription.dispose() }
         }
         return expectation
     }

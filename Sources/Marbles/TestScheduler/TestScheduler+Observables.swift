@@ -43,9 +43,7 @@ extension TestScheduler {
     @inlinable
     public func cold<Value>(messages: [Recorded<Event<Value>>]) -> TestScheduler.ColdObservable<Value> {
         let cold = TestScheduler.ColdObservable(messages: messages, scheduler: self)
-        createdInputs.append(ExpectationOutcome.Input(kind: .cold) { cold.erasedMessages })
-        testObservables.append(
-            (UInt(bitPattern: ObjectIdentifier(cold)), { [unowned self] in name(.cold, cold.erasedMessages) }, { cold.subscriptionLogs }))
+        testObservables.append(cold)
         return cold
     }
 
@@ -54,9 +52,7 @@ extension TestScheduler {
     public func hot<Value>(messages: [Recorded<Event<Value>>]) -> TestScheduler.HotObservable<Value> {
         let hot = TestScheduler.HotObservable(messages: messages, scheduler: self)
         hotToSetUp.append(hot.setUp)
-        createdInputs.append(ExpectationOutcome.Input(kind: .hot) { hot.erasedMessages })
-        testObservables.append(
-            (UInt(bitPattern: ObjectIdentifier(hot)), { [unowned self] in name(.hot, hot.erasedMessages) }, { hot.subscriptionLogs }))
+        testObservables.append(hot)
         return hot
     }
 

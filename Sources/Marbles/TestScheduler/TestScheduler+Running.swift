@@ -42,9 +42,10 @@ extension TestScheduler {
         for subscription in subscriptions { subscription.dispose() }
         var leaks: [String] = []
         for observable in testObservables {
-            for log in observable.logs() where log.unsubscribed == nil {
-                if expectedOpen.contains(OpenSubscription(owner: observable.id, subscribed: log.subscribed)) { continue }
-                leaks.append("\(observable.name()) subscribed at \(frameText(log.subscribed, frame: frame))")
+            for log in observable.subscriptionLogs where log.unsubscribed == nil {
+                let owner = UInt(bitPattern: ObjectIdentifier(observable))
+                if expectedOpen.contains(OpenSubscription(owner: owner, subscribed: log.subscribed)) { continue }
+                leaks.append("\(name(observable.kind, observable.erasedMessages)) subscribed at \(frameText(log.subscribed, frame: frame))")
             }
         }
         guard !leaks.isEmpty else { return }
@@ -84,8 +85,15 @@ extension TestScheduler {
                 """, at: location)
         }
         runtime.finish(at: location, cutShort: maxFrames != nil)
-        let ready = checks.filter { $0.isReady() }
-        checks.removeAll { $0.isReady() }
+        // Usually every check is ready: then the list is taken whole, with no filtered copy.
+        let ready: [PendingCheck]
+        if checks.allSatisfy({ $0.isReady() }) {
+            ready = checks
+            checks = []
+        } else {
+            ready = checks.filter { $0.isReady() }
+            checks.removeAll { $0.isReady() }
+        }
         for check in ready { check.check() }
     }
 

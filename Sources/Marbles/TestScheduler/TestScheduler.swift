@@ -62,8 +62,11 @@ public final class TestScheduler: Scheduler {
     // The lists below are used from the test's thread only, and every loop over one works on a
     // copy: the runtime's exclusivity checks (a few percent of a small test) are off for them.
     @exclusivity(unchecked) @usableFromInline var hotToSetUp: [() -> Void] = []
-    /// Test observables made so far, erased, for ``ExpectationOutcome/inputs``.
-    @exclusivity(unchecked) @usableFromInline var createdInputs: [ExpectationOutcome.Input] = []
+    /// Test observables made so far, in creation order: what ``ExpectationOutcome/inputs``
+    /// lists, and what the leak check reads when a run ends.
+    @exclusivity(unchecked) @usableFromInline var testObservables: [any TestObservableMessages] = []
+    /// ``testObservables`` as an outcome lists them.
+    var createdInputs: [ExpectationOutcome.Input] { testObservables.map(ExpectationOutcome.Input.init) }
     /// Expectations whose `toBe` was called and that have not been checked yet.
     @exclusivity(unchecked) var checks: [PendingCheck] = []
     /// Why the latest flush stopped early (runaway work at the step limit), if it did.
@@ -73,9 +76,6 @@ public final class TestScheduler: Scheduler {
     /// Subscriptions the harness made (expectations, recordings, inner timelines); `run`
     /// disposes them when it ends, then checks that every test observable was unsubscribed.
     @exclusivity(unchecked) @usableFromInline var harnessSubscriptions: [any Disposable] = []
-    /// Each test observable, as a failure names it, with its subscription log.
-    @exclusivity(unchecked) @usableFromInline var testObservables: [(id: UInt, name: () -> String, logs: () -> [SubscriptionLog])] =
-        []
     /// Open subscriptions the test expected to stay open (a subscription diagram without `!`
     /// that matched): not leaks. By the observable's identity and the subscription's time.
     @exclusivity(unchecked) var expectedOpen: Set<OpenSubscription> = []
