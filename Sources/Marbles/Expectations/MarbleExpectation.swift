@@ -190,7 +190,8 @@ public final class MarbleExpectation<Element> {
             }
             scheduler.onExpectationChecked?(
                 ExpectationOutcome(
-                    location: location, testName: scheduler.testName, inputs: inputs.map(ExpectationOutcome.Input.init), expected: expected, actual: actual,
+                    location: location, testName: scheduler.testName, inputs: inputs.map(ExpectationOutcome.Input.init), expected: expected,
+                    actual: actual,
                     mismatches: comparison.mismatches, frame: scheduler.frame))
         }
     }
@@ -256,7 +257,8 @@ public final class MarbleExpectation<Element> {
             // The reference's timeline stands as the expected one (a diagram spec shows both).
             scheduler.onExpectationChecked?(
                 ExpectationOutcome(
-                    location: location, testName: scheduler.testName, inputs: inputs.map(ExpectationOutcome.Input.init), expected: reference.actual, actual: actual,
+                    location: location, testName: scheduler.testName, inputs: inputs.map(ExpectationOutcome.Input.init),
+                    expected: reference.actual, actual: actual,
                     mismatches: comparison.mismatches, frame: scheduler.frame))
         }
     }
