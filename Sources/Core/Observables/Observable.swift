@@ -24,8 +24,10 @@ public final class Observable<Element>: ObservableType, @unchecked Sendable {
     // happens downstream while it is still inside `subscribe`.
     @usableFromInline let producer: (Observer<Element>) -> Void
 
+    /// An observable from a producer that links its resources into the observer itself
+    /// (`setUpstream`) before producing (for this package's own sources).
     @inlinable
-    init(producer: @escaping (Observer<Element>) -> Void) {
+    package init(producer: @escaping (Observer<Element>) -> Void) {
         self.producer = producer
     }
 

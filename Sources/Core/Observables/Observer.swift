@@ -58,7 +58,7 @@ public final class Observer<Element>: ObserverType, Disposable, @unchecked Senda
 
     /// Links the resources this subscription holds; set once, before or while producing.
     @inlinable
-    func setUpstream(_ disposable: any Disposable) { upstream.set(disposable) }
+    package func setUpstream(_ disposable: any Disposable) { upstream.set(disposable) }
 
     public func dispose() {
         stopped.store(1, ordering: .releasing)

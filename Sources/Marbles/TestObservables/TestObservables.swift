@@ -48,18 +48,47 @@ extension TestScheduler {
 
         @inlinable
         public func asObservable() -> Observable<Element> {
-            Observable.create { [self] observer in
-                let index = subscriptionLogs.count
-                subscriptionLogs.append(SubscriptionLog(subscribed: scheduler.now))
+            Observable(producer: { [self] observer in
                 let virtual = scheduler.virtual
-                let replay = MessageReplay(messages: messages, receiver: observer, on: virtual, base: virtual.now, clampsNegative: true)
-                replay.scheduleAll(inTimeOrder: inTimeOrder)
-                return Disposables.create { [self] in
-                    subscriptionLogs[index].unsubscribed = scheduler.now
-                    replay.cancel(on: virtual)
-                }
-            }
+                let subscription = ColdSubscription(
+                    of: self, logIndex: subscriptionLogs.count, on: virtual,
+                    replay: MessageReplay(messages: messages, receiver: observer, on: virtual, base: virtual.now, clampsNegative: true))
+                subscriptionLogs.append(SubscriptionLog(subscribed: scheduler.now))
+                observer.setUpstream(subscription)
+                if !subscription.isDisposed { subscription.replay.scheduleAll(inTimeOrder: inTimeOrder) }
+            })
         }
+    }
+}
+
+/// One subscription of a cold test observable: its replay, and its entry in the observable's
+/// subscription log, closed when it is disposed. One object, where `Observable.create` and
+/// `Disposables.create` made three (a resources holder, a closure context, the disposable).
+@usableFromInline
+final class ColdSubscription<Element>: Disposable, @unchecked Sendable {
+    @usableFromInline let observable: TestScheduler.ColdObservable<Element>
+    @usableFromInline let logIndex: Int
+    @usableFromInline let virtual: VirtualTimeScheduler
+    @usableFromInline let replay: MessageReplay<Element, Observer<Element>>
+    // The test scheduler's thread's, as the observable's log is.
+    @usableFromInline var isDisposed = false
+
+    @inlinable
+    init(
+        of observable: TestScheduler.ColdObservable<Element>, logIndex: Int, on virtual: VirtualTimeScheduler,
+        replay: MessageReplay<Element, Observer<Element>>
+    ) {
+        self.observable = observable
+        self.logIndex = logIndex
+        self.virtual = virtual
+        self.replay = replay
+    }
+
+    @usableFromInline func dispose() {
+        guard !isDisposed else { return }
+        isDisposed = true
+        observable.subscriptionLogs[logIndex].unsubscribed = observable.scheduler.now
+        replay.cancel(on: virtual)
     }
 }
 
