@@ -169,3 +169,22 @@ final class TimerSlot: Disposable, @unchecked Sendable {
         if let virtualTimer { virtual?.cancel(virtualTimer.sequence, due: virtualTimer.due) }
     }
 }
+
+/// What a timing operator's subscription holds whatever its state: the gate to its downstream,
+/// its one timer, the operator's delay and scheduler. An operator keeps its state in a subclass,
+/// one object, so that a timer's closure captures that one reference (`delay`, `debounce`).
+@usableFromInline
+class TimedOperatorState<Element> {
+    @usableFromInline let gate: Gate<Element>
+    @usableFromInline let timer: TimerSlot
+    @usableFromInline let dueTime: Duration
+    @usableFromInline let scheduler: any Scheduler
+
+    @inlinable
+    init(_ downstream: Observer<Element>, dueTime: Duration, scheduler: any Scheduler) {
+        gate = Gate(downstream)
+        timer = TimerSlot(gate, on: scheduler)
+        self.dueTime = dueTime
+        self.scheduler = scheduler
+    }
+}

@@ -5,7 +5,7 @@ extension ObservableType {
     public func debounce(_ dueTime: Duration, scheduler: any Scheduler) -> Observable<Element> {
         let source = asObservable()
         return Observable.composite { downstream, resources in
-            let state = DebounceState(gate: Gate(downstream), dueTime: dueTime, scheduler: scheduler)
+            let state = DebounceState(downstream, dueTime: dueTime, scheduler: scheduler)
             resources.insert(state.timer)
             resources.insert(source.subscribe(state.on))
         }
@@ -15,22 +15,10 @@ extension ObservableType {
 /// One subscription of ``ObservableType/debounce(_:scheduler:)``, in one object: a timer's
 /// closure captures it and the value's number, not each piece of state.
 @usableFromInline
-final class DebounceState<Element> {
-    @usableFromInline let gate: Gate<Element>
-    @usableFromInline let timer: TimerSlot
-    @usableFromInline let dueTime: Duration
-    @usableFromInline let scheduler: any Scheduler
+final class DebounceState<Element>: TimedOperatorState<Element> {
     // Touched only under the gate's lock: the value waiting, and its number.
     @exclusivity(unchecked) @usableFromInline var pending: Element?
     @exclusivity(unchecked) @usableFromInline var id = 0
-
-    @inlinable
-    init(gate: Gate<Element>, dueTime: Duration, scheduler: any Scheduler) {
-        self.gate = gate
-        self.timer = TimerSlot(gate, on: scheduler)
-        self.dueTime = dueTime
-        self.scheduler = scheduler
-    }
 
     @inlinable
     func on(_ event: Event<Element>) {
