@@ -16,34 +16,43 @@
 /// try scheduler.advance(by: .seconds(5))   // fired == [.seconds(2)]
 /// ```
 public final class VirtualTimeScheduler: Scheduler {
+    @usableFromInline
     struct Entry: Comparable {
-        let due: Int64  // nanoseconds since the epoch
-        let sequence: UInt64
-        let action: () -> Void
+        @usableFromInline let due: Int64  // nanoseconds since the epoch
+        @usableFromInline let sequence: UInt64
+        @usableFromInline let action: () -> Void
 
-        @inline(__always)
+        @inlinable
+        init(due: Int64, sequence: UInt64, action: consuming @escaping () -> Void) {
+            self.due = due
+            self.sequence = sequence
+            self.action = action
+        }
+
+        @inlinable @inline(__always)
         static func < (a: Entry, b: Entry) -> Bool { precedes(a.due, a.sequence, b.due, b.sequence) }
 
         /// The heap's order: due time, then sequence number.
-        @inline(__always)
+        @inlinable @inline(__always)
         static func precedes(_ aDue: Int64, _ aSequence: UInt64, _ bDue: Int64, _ bSequence: UInt64) -> Bool {
             aDue < bDue || (aDue == bDue && aSequence < bSequence)
         }
+        @usableFromInline
         static func == (a: Entry, b: Entry) -> Bool { a.sequence == b.sequence }
     }
 
     // The scheduler is confined to one thread, and no access to these overlaps another (no
     // action runs inside a heap operation): the runtime's exclusivity checks, about 10% of a
     // step, are off for them.
-    @exclusivity(unchecked) private var heap = BinaryHeap<Entry>()
-    @exclusivity(unchecked) private var sequence: UInt64 = 0
+    @exclusivity(unchecked) @usableFromInline var heap = BinaryHeap<Entry>()
+    @exclusivity(unchecked) @usableFromInline var sequence: UInt64 = 0
     @exclusivity(unchecked) private var cancelled = Set<UInt64>()
-    @exclusivity(unchecked) private var nowNanos: Int64
+    @exclusivity(unchecked) @usableFromInline var nowNanos: Int64
 
     /// What this scheduler's disposables point to: a strong reference costs a disposable less
     /// than a weak one to the scheduler (about 30 of 130 ns an action, measured), and the
     /// scheduler clears it when it goes, so a disposable that outlives it does nothing.
-    private let canceller = VirtualActionCanceller()
+    @usableFromInline let canceller = VirtualActionCanceller()
 
     /// Work runs at most this many actions per `run`/`advance` call before it throws
     /// ``RxError/stepLimitExceeded(steps:now:)``.
@@ -73,17 +82,21 @@ public final class VirtualTimeScheduler: Scheduler {
         return heap.withMin { .nanoseconds($0.due) }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func nanos(_ duration: Duration) -> Int64 { duration.clampedNanoseconds }
 
+    // The three `schedule` methods are inlinable, down to the heap's insert: a caller who drops
+    // the disposable (most do) does not pay for it, and the action moves into the heap without
+    // a retain. Measured: 10³ actions went from 1.24× to 0.93–0.95× swift-collections' `Heap`.
+
     /// - Complexity: O(log n)
-    @discardableResult
+    @inlinable @discardableResult
     public func schedule(_ action: @escaping () -> Void) -> any Disposable {
         enqueue(at: nowNanos, action)
     }
 
     /// - Complexity: O(log n)
-    @discardableResult
+    @inlinable @discardableResult
     public func schedule(after delay: Duration, _ action: @escaping () -> Void) -> any Disposable {
         enqueue(at: nowNanos &+ max(Self.nanos(delay), 0), action)
     }
@@ -93,7 +106,7 @@ public final class VirtualTimeScheduler: Scheduler {
     /// this); `now` never moves backwards.
     ///
     /// - Complexity: O(log n)
-    @discardableResult
+    @inlinable @discardableResult
     public func schedule(at time: Duration, _ action: @escaping () -> Void) -> any Disposable {
         enqueue(at: Self.nanos(time), action)
     }
@@ -140,13 +153,13 @@ public final class VirtualTimeScheduler: Scheduler {
         withExtendedLifetime(dropped) {}
     }
 
-    @inline(__always)
-    private func enqueue(at due: Int64, _ action: @escaping () -> Void) -> any Disposable {
+    @inlinable @inline(__always)
+    func enqueue(at due: Int64, _ action: @escaping () -> Void) -> any Disposable {
         VirtualActionDisposable(canceller: canceller, sequence: insert(due: due, action), due: due)
     }
 
-    @inline(__always)
-    private func insert(due: Int64, _ action: @escaping () -> Void) -> UInt64 {
+    @inlinable @inline(__always)
+    func insert(due: Int64, _ action: consuming @escaping () -> Void) -> UInt64 {
         sequence &+= 1
         heap.insert(Entry(due: due, sequence: sequence, action: action))
         return sequence
@@ -218,14 +231,19 @@ public final class VirtualTimeScheduler: Scheduler {
         // The head's due time is read in place: copying the entry would retain its action only
         // to release it again.
         while let due = heap.withMin({ $0.due }), due <= limit {
-            let head = heap.popMin().unsafelyUnwrapped
+            guard let head = heap.popMin() else { break }
             if !cancelled.isEmpty && cancelled.remove(head.sequence) != nil { continue }
             if due > nowNanos { nowNanos = due }
-            head.action()
+            Self.run(head)
             return true
         }
         return false
     }
+
+    /// Calls the action of an entry it owns: called on a borrowed entry, the action was retained
+    /// for the call and released after it.
+    @inline(__always)
+    private static func run(_ entry: consuming Entry) { entry.action() }
 
     /// Runs every action until none is left, including those scheduled meanwhile.
     /// - Throws: ``RxError/stepLimitExceeded(steps:now:)`` after `stepLimit` actions.
@@ -272,15 +290,26 @@ extension VirtualTimeScheduler: VirtualTimeBacked {
 
 /// Cancels one action of a ``VirtualTimeScheduler``; a value type, so scheduling allocates
 /// nothing beyond the action itself.
+@usableFromInline
 struct VirtualActionDisposable: Disposable, @unchecked Sendable {
-    let canceller: VirtualActionCanceller
-    let sequence: UInt64
-    let due: Int64
+    @usableFromInline let canceller: VirtualActionCanceller
+    @usableFromInline let sequence: UInt64
+    @usableFromInline let due: Int64
+
+    @inlinable
+    init(canceller: VirtualActionCanceller, sequence: UInt64, due: Int64) {
+        self.canceller = canceller
+        self.sequence = sequence
+        self.due = due
+    }
+
+    @usableFromInline
     func dispose() { canceller.scheduler?.cancel(sequence, due: due) }
 }
 
 /// The scheduler its disposables cancel in, while it lives (it clears the reference in its
 /// `deinit`; like the scheduler, used from one thread).
+@usableFromInline
 final class VirtualActionCanceller: @unchecked Sendable {
     unowned(unsafe) var scheduler: VirtualTimeScheduler?
 }

@@ -147,12 +147,12 @@ public final class TestScheduler: Scheduler {
 
     /// Schedules `action` now, after what is already due now.
     /// - Complexity: O(log n)
-    @discardableResult
+    @inlinable @discardableResult
     public func schedule(_ action: @escaping () -> Void) -> any Disposable { virtual.schedule(action) }
 
     /// Schedules `action` `delay` from now.
     /// - Complexity: O(log n)
-    @discardableResult
+    @inlinable @discardableResult
     public func schedule(after delay: Duration, _ action: @escaping () -> Void) -> any Disposable {
         virtual.schedule(after: delay, action)
     }
