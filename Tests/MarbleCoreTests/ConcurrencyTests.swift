@@ -125,7 +125,7 @@ struct ConcurrencyTests {
         #expect(try Observable<Int>.empty().blocking(timeout: .seconds(1)).first() == nil)
     }
 
-    @Test("values bridges to an AsyncThrowingStream, and from(async:) back")
+    @Test("values bridges to an async sequence, and from(async:) back")
     func asyncBridges() async throws {
         var collected: [Int] = []
         for try await value in Observable.from([1, 2, 3]).values { collected.append(value) }

@@ -22,23 +22,188 @@ extension Observable {
 }
 
 extension ObservableType where Element: Sendable {
-    /// The stream as an `AsyncThrowingStream`; the subscription starts when the stream is
-    /// created and ends when iteration ends or is cancelled. Values are buffered without limit.
+    /// The stream as an async sequence: the subscription starts when the sequence is created,
+    /// values arriving before they are asked for are buffered without limit, and the
+    /// subscription ends when the stream ends, the iterating task is cancelled, or the sequence
+    /// and its iterators are gone. Its error is thrown by `next()` after the values before it.
     // Inlinable: specialized for the caller's observable, its subscription runs specialized
     // code instead of looking generic metadata up on every event.
     @inlinable
-    public var values: AsyncThrowingStream<Element, any Error> {
-        let source = asObservable()
-        return AsyncThrowingStream { continuation in
-            let subscription = source.subscribe { event in
-                switch event {
-                case .next(let value): continuation.yield(value)
-                case .error(let error): continuation.finish(throwing: error)
-                case .completed: continuation.finish()
+    public var values: ObservableValues<Element> { ObservableValues(asObservable()) }
+}
+
+/// An observable's events as an `AsyncSequence` (``ObservableType/values``), with
+/// `AsyncThrowingStream`'s behaviour: the subscription starts when the sequence is made, values
+/// are buffered without limit until asked for, one task iterates at a time, and cancelling that
+/// task ends the subscription (`next()` then returns what was buffered, then `nil`).
+///
+/// Its own type rather than an `AsyncThrowingStream` (what it was before): specialized where
+/// it is used, it looks up no generic metadata per element, and takes two objects per
+/// subscription instead of the stream's storage, context and termination closure. A short
+/// async marble test (`make bench`, section async) went from 9.6 to 7.5 µs.
+///
+/// ```swift
+/// for try await query in searchField.text.values { … }
+/// ```
+public struct ObservableValues<Element: Sendable>: AsyncSequence, Sendable {
+    public typealias Failure = any Error
+
+    @usableFromInline let consumer: Consumer
+
+    @inlinable
+    init(_ source: Observable<Element>) { consumer = Consumer(source) }
+
+    @inlinable
+    public func makeAsyncIterator() -> Iterator { Iterator(consumer: consumer) }
+
+    /// Iterates an ``ObservableValues``; iterators of one sequence share its buffer.
+    public struct Iterator: AsyncIteratorProtocol {
+        public typealias Failure = any Error
+
+        @usableFromInline let consumer: Consumer
+
+        @inlinable
+        init(consumer: Consumer) { self.consumer = consumer }
+
+        /// The next value, `nil` once the stream completed or the task was cancelled, or the
+        /// stream's error (once; `nil` after it).
+        @inlinable
+        public mutating func next() async throws -> Element? { try await consumer.buffer.next() }
+    }
+
+    /// The consumer's side: when the sequence and its iterators are gone, the subscription ends
+    /// (the subscription itself keeps only the buffer).
+    @usableFromInline
+    final class Consumer: Sendable {
+        @usableFromInline let buffer: Buffer
+
+        @inlinable
+        init(_ source: Observable<Element>) {
+            buffer = Buffer()
+            buffer.subscribe(to: source)
+        }
+
+        deinit { buffer.cancel() }
+    }
+
+    /// The values not yet taken, the end, and the task waiting for either; behind a lock (the
+    /// observable may emit on any thread).
+    @usableFromInline
+    final class Buffer: @unchecked Sendable {
+        @usableFromInline enum End {
+            case completed
+            case failed(any Error)
+            /// The error was thrown, or the consumer cancelled: `nil` from now on.
+            case over
+        }
+
+        @usableFromInline let lock = Lock()
+        @usableFromInline var queue = FIFOQueue<Element>()
+        @usableFromInline var end: End?
+        @usableFromInline var waiter: UnsafeContinuation<Element?, any Error>?
+        @usableFromInline var subscription: (any Disposable)?
+
+        @inlinable
+        init() {}
+
+        @inlinable
+        func subscribe(to source: Observable<Element>) {
+            let subscription = source.subscribe { [self] event in receive(event) }
+            lock.lock()
+            // Ended already (a synchronous source): the subscription is over, nothing to keep.
+            if end == nil { self.subscription = subscription }
+            lock.unlock()
+        }
+
+        @inlinable
+        func receive(_ event: Event<Element>) {
+            lock.lock()
+            guard end == nil else { return lock.unlock() }
+            switch event {
+            case .next(let value):
+                if let waiter {
+                    self.waiter = nil
+                    lock.unlock()
+                    waiter.resume(returning: value)
+                } else {
+                    queue.append(value)
+                    lock.unlock()
                 }
+                return
+            case .error(let error): end = .failed(error)
+            case .completed: end = .completed
             }
-            let boxed = UncheckedSendable(subscription)
-            continuation.onTermination = { _ in boxed.value.dispose() }
+            // Ended: the subscription (and the observer that holds this buffer) goes.
+            let subscription = self.subscription
+            self.subscription = nil
+            let waiter = self.waiter
+            self.waiter = nil
+            let error = waiter == nil ? nil : takeError()
+            lock.unlock()
+            if let waiter {
+                if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
+            }
+            withExtendedLifetime(subscription) {}
+        }
+
+        /// Once the buffer is empty and the stream ended: its error the first time it is asked
+        /// for, else `nil` (the end is `nil` from then on). Under the lock.
+        @inlinable
+        func takeError() -> (any Error)? {
+            guard case .failed(let error) = end else { return nil }
+            end = .over
+            return error
+        }
+
+        @inlinable
+        func next() async throws -> Element? {
+            lock.lock()
+            if let value = queue.popFirst() {
+                lock.unlock()
+                return value
+            }
+            if end != nil {
+                let error = takeError()
+                lock.unlock()
+                if let error { throw error }
+                return nil
+            }
+            lock.unlock()
+            return try await withTaskCancellationHandler {
+                try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Element?, any Error>) in
+                    lock.lock()
+                    if let value = queue.popFirst() {
+                        lock.unlock()
+                        continuation.resume(returning: value)
+                    } else if end != nil {
+                        let error = takeError()
+                        lock.unlock()
+                        if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: nil) }
+                    } else if waiter != nil {
+                        lock.unlock()
+                        preconditionFailure("ObservableValues: next() awaited by two tasks at once; one task iterates at a time")
+                    } else {
+                        waiter = continuation
+                        lock.unlock()
+                    }
+                }
+            } onCancel: {
+                cancel()
+            }
+        }
+
+        /// Ends the subscription; what was buffered can still be taken, then `nil`.
+        @usableFromInline
+        func cancel() {
+            lock.lock()
+            if end == nil { end = .over }
+            let subscription = self.subscription
+            self.subscription = nil
+            let waiter = self.waiter
+            self.waiter = nil
+            lock.unlock()
+            subscription?.dispose()
+            waiter?.resume(returning: nil)
         }
     }
 }

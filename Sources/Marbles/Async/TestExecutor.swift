@@ -33,19 +33,20 @@ final class TestTaskExecutor: @unchecked Sendable {
     @exclusivity(unchecked) private var jobs: [Queued] = []
     @exclusivity(unchecked) private var head = 0
     @exclusivity(unchecked) private var foreignEnqueues = 0
-    // The executor's four atomic counters, in one allocation (a test's fixed cost counts
+    // The executor's five atomic counters, in one allocation (a test's fixed cost counts
     // allocations): the owner thread, jobs waiting (lets the scheduler's loop skip the lock
-    // between steps when there are none), main-actor escapes, and whether any job came.
+    // between steps when there are none), main-actor escapes, whether any job came, and
+    // emissions from other threads.
+    private static let atomicCount = 5
     private let atomics: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage> = {
-        let words = UnsafeMutablePointer<UnsafeAtomic<Int>.Storage>.allocate(capacity: 4)
-        words.initialize(repeating: UnsafeAtomic<Int>.Storage(0), count: 4)
+        let words = UnsafeMutablePointer<UnsafeAtomic<Int>.Storage>.allocate(capacity: atomicCount)
+        words.initialize(repeating: UnsafeAtomic<Int>.Storage(0), count: atomicCount)
         return words
     }()
     private var owner: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics) }
     private var waiting: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + 1) }
-    // Emissions through an `TestScheduler.AsyncEmitter` from other threads.
-    let foreignEmissionLock = Lock()
-    @exclusivity(unchecked) var foreignEmissions = 0
+    /// Emissions through a `TestScheduler.AsyncEmitter` from other threads.
+    var foreignEmissions: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + 4) }
     /// Main-actor jobs sent to the real main queue because the test does not run on the main actor.
     var mainActorEscapes: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + 2) }
     /// `MainActor`'s executor on the driving thread.
@@ -76,7 +77,7 @@ final class TestTaskExecutor: @unchecked Sendable {
     init() { owner.store(Self.currentThread, ordering: .releasing) }
 
     deinit {
-        atomics.deinitialize(count: 4)
+        atomics.deinitialize(count: Self.atomicCount)
         atomics.deallocate()
     }
 
