@@ -158,7 +158,7 @@ public struct ObservableValues<Element: Sendable>: AsyncSequence, Sendable {
         @inlinable
         func next() async throws -> Element? {
             lock.lock()
-            if let value = queue.popFirst() {
+            if !queue.isEmpty, let value = queue.popFirst() {
                 lock.unlock()
                 return value
             }
@@ -172,7 +172,7 @@ public struct ObservableValues<Element: Sendable>: AsyncSequence, Sendable {
             return try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Element?, any Error>) in
                     lock.lock()
-                    if let value = queue.popFirst() {
+                    if !queue.isEmpty, let value = queue.popFirst() {
                         lock.unlock()
                         continuation.resume(returning: value)
                     } else if end != nil {

@@ -22,11 +22,26 @@ extension TestScheduler {
 }
 
 /// What an async expectation's task does: run the work, record what it produces.
+///
+/// Inlinable with the `expect` overloads that make it: specialized where the test is, its
+/// recording appends typed events without generic metadata lookups.
+@usableFromInline
 struct AsyncWork<Element> {
-    let expectation: MarbleExpectation<Element>
-    let run: AsyncRun
-    let work: (_ record: @escaping (Event<Element>) -> Void) async throws -> Void
+    @usableFromInline let expectation: MarbleExpectation<Element>
+    @usableFromInline let run: AsyncRun
+    @usableFromInline let work: (_ record: @escaping (Event<Element>) -> Void) async throws -> Void
 
+    @inlinable
+    init(
+        expectation: MarbleExpectation<Element>, run: AsyncRun,
+        work: @escaping (_ record: @escaping (Event<Element>) -> Void) async throws -> Void
+    ) {
+        self.expectation = expectation
+        self.run = run
+        self.work = work
+    }
+
+    @inlinable
     func perform() async {
         let record = { (event: Event<Element>) in
             // After the cancel, what the sequence does at that same instant (values a cancelled
@@ -50,15 +65,16 @@ struct AsyncWork<Element> {
 }
 
 /// One async expectation's task and state, touched only on the scheduler's thread.
+@usableFromInline
 final class AsyncRun {
     let location: MarbleFailure.Location
     var task: Task<Void, Never>?
-    var finished = false
-    var cancelled = false
+    @usableFromInline var finished = false
+    @usableFromInline var cancelled = false
     /// The virtual time of the unsubscription's `!`, once it cancelled the task.
-    var cancelledAt: Duration?
+    @usableFromInline var cancelledAt: Duration?
     var started = false
-    init(location: MarbleFailure.Location) { self.location = location }
+    @usableFromInline init(location: MarbleFailure.Location) { self.location = location }
 }
 
 extension TestScheduler {
@@ -142,20 +158,31 @@ extension TestScheduler {
     }
 
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-    @usableFromInline
+    @inlinable
     func startAsync<Element>(
         unsubscribe: String?, location: MarbleFailure.Location,
         _ work: @escaping (_ record: @escaping (Event<Element>) -> Void) async throws -> Void
     ) -> MarbleExpectation<Element> {
         let expectation = MarbleExpectation<Element>(scheduler: self, origin: now, window: unsubscribe)
-        let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
         let run = AsyncRun(location: location)
-        runtime.runs.append(run)
         let state = UncheckedSendable(AsyncWork(expectation: expectation, run: run, work: work))
+        startTask(run, unsubscribe: unsubscribe, location: location) { await state.value.perform() }
+        return expectation
+    }
+
+    /// Starts `run`'s task at the subscription diagram's `^` and cancels it at its `!`.
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    @usableFromInline
+    func startTask(
+        _ run: AsyncRun, unsubscribe: String?, location: MarbleFailure.Location,
+        _ operation: @escaping @Sendable () async -> Void
+    ) {
+        let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
+        runtime.runs.append(run)
         virtual.schedule(at: now + subscribeAt) { [executor] in
             guard !run.cancelled else { return }
             run.started = true
-            run.task = Task(executorPreference: executor) { await state.value.perform() }
+            run.task = Task(executorPreference: executor, operation: operation)
         }
         if let unsubscribeAt {
             // At the `!` instant, as swift-async-algorithms' validation harness: the inputs due
@@ -175,7 +202,6 @@ extension TestScheduler {
                 }
             }
         }
-        return expectation
     }
 }
 
