@@ -54,5 +54,12 @@ public struct MarbleError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Whether the events' times never decrease (recordings and parsed diagrams usually are).
 @inlinable
 func areInTimeOrder<Element>(_ events: [Recorded<Event<Element>>]) -> Bool {
-    zip(events, events.dropFirst()).allSatisfy { $0.time <= $1.time }
+    // By index, reading the times in place: pairs from `zip` copied every event (a retain and a
+    // release of its value each), a few percent of a 1,000-event test.
+    var index = 1
+    while index < events.count {
+        if events[index].time < events[index - 1].time { return false }
+        index += 1
+    }
+    return true
 }
