@@ -26,6 +26,20 @@ final class TestTaskExecutor: @unchecked Sendable {
         var onMainActor: Bool
     }
 
+    // The executor's five atomic counters, in the object itself (a test's fixed cost counts
+    // allocations): the owner thread, jobs waiting (lets the scheduler's loop skip the lock
+    // between steps when there are none), main-actor escapes, whether any job came, and
+    // emissions from other threads. The first stored property of this root class, addressed
+    // as swift-atomics' `ManagedAtomic` addresses its own storage (never read as a property).
+    private var atomicStorage:
+        (
+            UnsafeAtomic<Int>.Storage, UnsafeAtomic<Int>.Storage, UnsafeAtomic<Int>.Storage, UnsafeAtomic<Int>.Storage,
+            UnsafeAtomic<Int>.Storage
+        ) = (.init(0), .init(0), .init(0), .init(0), .init(0))
+    private var atomics: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage> {
+        _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self)
+    }
+
     // `jobs` and `foreignEnqueues` are guarded by `lock`; the owner thread's identity is an atomic,
     // read on every sleep and clock use. The other state is the owner thread's. None of it is in
     // overlapping accesses: the runtime's exclusivity checks (some on every job) are off.
@@ -33,16 +47,6 @@ final class TestTaskExecutor: @unchecked Sendable {
     @exclusivity(unchecked) private var jobs: [Queued] = []
     @exclusivity(unchecked) private var head = 0
     @exclusivity(unchecked) private var foreignEnqueues = 0
-    // The executor's five atomic counters, in one allocation (a test's fixed cost counts
-    // allocations): the owner thread, jobs waiting (lets the scheduler's loop skip the lock
-    // between steps when there are none), main-actor escapes, whether any job came, and
-    // emissions from other threads.
-    private static let atomicCount = 5
-    private let atomics: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage> = {
-        let words = UnsafeMutablePointer<UnsafeAtomic<Int>.Storage>.allocate(capacity: atomicCount)
-        words.initialize(repeating: UnsafeAtomic<Int>.Storage(0), count: atomicCount)
-        return words
-    }()
     private var owner: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics) }
     private var waiting: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + 1) }
     /// Emissions through a `TestScheduler.AsyncEmitter` from other threads.
@@ -74,11 +78,9 @@ final class TestTaskExecutor: @unchecked Sendable {
     /// When exploring schedules: picks which ready job runs next (else the oldest).
     @exclusivity(unchecked) var chooser: ScheduleChooser?
 
-    init() { owner.store(Self.currentThread, ordering: .releasing) }
-
-    deinit {
-        atomics.deinitialize(count: Self.atomicCount)
-        atomics.deallocate()
+    init() {
+        assert(UnsafeMutableRawPointer(atomics) == withUnsafeMutablePointer(to: &atomicStorage) { UnsafeMutableRawPointer($0) })
+        owner.store(Self.currentThread, ordering: .releasing)
     }
 
     /// The calling thread's identity as a number.

@@ -29,7 +29,12 @@ final class VirtualClocks {
         case readBack
     }
 
-    private let storage: UnsafeMutablePointer<marbles_virtual_clocks>
+    // What the C interposer reads, in the object itself (an allocation a test fewer): the
+    // first stored property of this root class, only ever used through `storage`.
+    private var inlineStorage: marbles_virtual_clocks
+    private var storage: UnsafeMutablePointer<marbles_virtual_clocks> {
+        _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: marbles_virtual_clocks.self)
+    }
     // `enabled` and `mode` are the scheduler's thread's (read on every step): no runtime
     // exclusivity checks.
     /// Whether the interposer may be used (tests of the read-back path turn it off before the
@@ -41,28 +46,25 @@ final class VirtualClocks {
     unowned(unsafe) var runtime: VirtualRuntime?
 
     init(virtual: VirtualTimeScheduler, startDate: Date?) {
-        storage = .allocate(capacity: 1)
-        storage.initialize(
-            to: marbles_virtual_clocks(
-                bases_set: false, has_start_date: startDate != nil,
-                start_date_ns: startDate.map { Int64(($0.timeIntervalSince1970 * 1e9).rounded()) } ?? 0, origin_ns: 0,
-                realtime_base_ns: 0, monotonic_base_ns: 0, boottime_base_ns: 0,
-                now_ns: { context in
-                    Unmanaged<VirtualTimeScheduler>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.nowNanoseconds }
-                },
-                context: Unmanaged.passUnretained(virtual).toOpaque(), reads: 0,
-                sleep: { owner, job, remaining, clock in
-                    let kind: Any.Type = clock == 2 ? SuspendingClock.self : ContinuousClock.self
-                    Unmanaged<VirtualClocks>.fromOpaque(owner)._withUnsafeGuaranteedRef {
-                        $0.runtime?.scheduleSleep(
-                            unsafeBitCast(job, to: UnownedJob.self), exact: .nanoseconds(remaining), remaining: .nanoseconds(remaining),
-                            at: .now, clock: kind)
-                    }
-                }, owner: nil))
+        inlineStorage = marbles_virtual_clocks(
+            bases_set: false, has_start_date: startDate != nil,
+            start_date_ns: startDate.map { Int64(($0.timeIntervalSince1970 * 1e9).rounded()) } ?? 0, origin_ns: 0,
+            realtime_base_ns: 0, monotonic_base_ns: 0, boottime_base_ns: 0,
+            now_ns: { context in
+                Unmanaged<VirtualTimeScheduler>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.nowNanoseconds }
+            },
+            context: Unmanaged.passUnretained(virtual).toOpaque(), reads: 0,
+            sleep: { owner, job, remaining, clock in
+                let kind: Any.Type = clock == 2 ? SuspendingClock.self : ContinuousClock.self
+                Unmanaged<VirtualClocks>.fromOpaque(owner)._withUnsafeGuaranteedRef {
+                    $0.runtime?.scheduleSleep(
+                        unsafeBitCast(job, to: UnownedJob.self), exact: .nanoseconds(remaining), remaining: .nanoseconds(remaining),
+                        at: .now, clock: kind)
+                }
+            }, owner: nil)
+        assert(UnsafeMutableRawPointer(storage) == withUnsafeMutablePointer(to: &inlineStorage) { UnsafeMutableRawPointer($0) })
         storage.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
     }
-
-    deinit { storage.deallocate() }
 
     /// Runs `body` with this thread's clocks virtual (when they can be); the first call decides
     /// which (the bases are taken at the first virtual reading).
