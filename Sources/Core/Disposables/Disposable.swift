@@ -43,7 +43,7 @@ public final class AnonymousDisposable: Disposable, @unchecked Sendable {
     /// Creates a disposable that runs `action` once when disposed.
     public init(_ action: @escaping () -> Void) {
         self.action = action
-        assert(checkInlineAtomic(self, &disposedStorage))
+        assert(isFirstStoredProperty(of: self, &disposedStorage))
     }
 
     /// Whether `dispose()` has been called.
@@ -63,7 +63,7 @@ public final class BooleanDisposable: Disposable, @unchecked Sendable {
     private var disposedStorage = Bool.AtomicRepresentation(false)
     private var disposed: UnsafeAtomic<Bool> { inlineAtomic(self, of: Bool.self) }
     /// Creates an undisposed flag.
-    public init() { assert(checkInlineAtomic(self, &disposedStorage)) }
+    public init() { assert(isFirstStoredProperty(of: self, &disposedStorage)) }
     /// Whether `dispose()` has been called.
     public var isDisposed: Bool { disposed.load(ordering: .acquiring) }
     public func dispose() { disposed.store(true, ordering: .releasing) }
@@ -84,7 +84,7 @@ public final class SingleAssignmentDisposable: Disposable, @unchecked Sendable {
     @exclusivity(unchecked) private var current: (any Disposable)?
 
     /// Creates an empty holder.
-    public init() { assert(checkInlineAtomic(self, &stateStorage)) }
+    public init() { assert(isFirstStoredProperty(of: self, &stateStorage)) }
 
     /// Whether `dispose()` has been called.
     public var isDisposed: Bool { state.load(ordering: .acquiring) == Self.disposed }

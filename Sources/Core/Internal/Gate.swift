@@ -29,7 +29,7 @@ final class Gate<Element>: @unchecked Sendable {
 
     @usableFromInline init(_ downstream: Observer<Element>) {
         self.downstream = downstream
-        assert(checkInlineAtomic(self, &stateStorage))
+        assert(isFirstStoredProperty(of: self, &stateStorage))
     }
 
     /// Runs `body` under the lock, then delivers what it emitted.

@@ -7,19 +7,28 @@ public import Atomics
 // subscription. So an object that needs one keeps the storage as its first stored property, and
 // addresses it the way `ManagedAtomic` addresses its own: at the start of the object's stored
 // properties (`_getUnsafePointerToStoredProperties`). The storage must stay the first stored
-// property of a root class; `checkInlineAtomic` asserts it in debug builds.
+// property of a root class; `isFirstStoredProperty` asserts it in debug builds.
+
+/// `object`'s first stored property as a pointer to `T`: state an object keeps inline and hands
+/// out by address (an atomic here, `Lock`'s mutex, the test executor's atomics and the virtual
+/// clocks' C struct in Marbles). It must be the first stored property of a root class, and is
+/// then used only through this pointer; ``isFirstStoredProperty(of:_:)`` asserts the layout.
+@inlinable @inline(__always)
+package func firstStoredProperty<T>(of object: AnyObject, as _: T.Type) -> UnsafeMutablePointer<T> {
+    _getUnsafePointerToStoredProperties(object).assumingMemoryBound(to: T.self)
+}
+
+/// Whether `storage` (an object's inline state, passed `&self.storage`) is where
+/// ``firstStoredProperty(of:as:)`` looks: the object's first stored property.
+@inlinable
+package func isFirstStoredProperty<Storage>(of object: AnyObject, _ storage: UnsafeMutablePointer<Storage>) -> Bool {
+    UnsafeMutableRawPointer(storage) == _getUnsafePointerToStoredProperties(object)
+}
 
 /// The atomic stored as the first stored property of `object`.
 @inlinable @inline(__always)
 func inlineAtomic<Value: AtomicValue>(_ object: AnyObject, of _: Value.Type) -> UnsafeAtomic<Value> {
-    UnsafeAtomic(at: _getUnsafePointerToStoredProperties(object).assumingMemoryBound(to: Value.AtomicRepresentation.self))
-}
-
-/// Whether `storage` (an object's atomic storage, passed `&self.storage`) is where
-/// ``inlineAtomic(_:of:)`` looks: the object's first stored property.
-@inlinable
-func checkInlineAtomic<Storage>(_ object: AnyObject, _ storage: UnsafeMutablePointer<Storage>) -> Bool {
-    UnsafeMutableRawPointer(storage) == _getUnsafePointerToStoredProperties(object)
+    UnsafeAtomic(at: firstStoredProperty(of: object, as: Value.AtomicRepresentation.self))
 }
 
 extension UnsafeAtomic where Value == Int {

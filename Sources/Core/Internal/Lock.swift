@@ -17,12 +17,12 @@ package final class Lock: @unchecked Sendable {
     // First stored property; touched only through `mutex`.
     private var storage = pthread_mutex_t()
     private var mutex: UnsafeMutablePointer<pthread_mutex_t> {
-        _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: pthread_mutex_t.self)
+        firstStoredProperty(of: self, as: pthread_mutex_t.self)
     }
 
     @usableFromInline
     package init() {
-        assert(checkInlineAtomic(self, &storage))
+        assert(isFirstStoredProperty(of: self, &storage))
         pthread_mutex_init(mutex, nil)
     }
 

@@ -26,7 +26,7 @@ public final class MainScheduler: Scheduler, @unchecked Sendable {
     private init(inline: Bool) {
         self.inline = inline
         _ = Self.markMain
-        assert(checkInlineAtomic(self, &waitingStorage))
+        assert(isFirstStoredProperty(of: self, &waitingStorage))
     }
 
     /// Whether the caller is running on the main queue.

@@ -30,14 +30,14 @@ final class TestTaskExecutor: @unchecked Sendable {
     // allocations): the owner thread, jobs waiting (lets the scheduler's loop skip the lock
     // between steps when there are none), main-actor escapes, whether any job came, and
     // emissions from other threads. The first stored property of this root class, addressed
-    // as swift-atomics' `ManagedAtomic` addresses its own storage (never read as a property).
+    // as MarbleCore's `Lock` and inline atomics are (`firstStoredProperty`).
     private var atomicStorage:
         (
             UnsafeAtomic<Int>.Storage, UnsafeAtomic<Int>.Storage, UnsafeAtomic<Int>.Storage, UnsafeAtomic<Int>.Storage,
             UnsafeAtomic<Int>.Storage
         ) = (.init(0), .init(0), .init(0), .init(0), .init(0))
     private var atomics: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage> {
-        _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self)
+        firstStoredProperty(of: self, as: UnsafeAtomic<Int>.Storage.self)
     }
 
     // `jobs` and `foreignEnqueues` are guarded by `lock`; the owner thread's identity is an atomic,
@@ -79,7 +79,7 @@ final class TestTaskExecutor: @unchecked Sendable {
     @exclusivity(unchecked) var chooser: ScheduleChooser?
 
     init() {
-        assert(UnsafeMutableRawPointer(atomics) == withUnsafeMutablePointer(to: &atomicStorage) { UnsafeMutableRawPointer($0) })
+        assert(isFirstStoredProperty(of: self, &atomicStorage))
         owner.store(Self.currentThread, ordering: .releasing)
     }
 

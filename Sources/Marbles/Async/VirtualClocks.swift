@@ -33,7 +33,7 @@ final class VirtualClocks {
     // first stored property of this root class, only ever used through `storage`.
     private var inlineStorage: marbles_virtual_clocks
     private var storage: UnsafeMutablePointer<marbles_virtual_clocks> {
-        _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: marbles_virtual_clocks.self)
+        firstStoredProperty(of: self, as: marbles_virtual_clocks.self)
     }
     // `enabled` and `mode` are the scheduler's thread's (read on every step): no runtime
     // exclusivity checks.
@@ -62,7 +62,7 @@ final class VirtualClocks {
                         at: .now, clock: kind)
                 }
             }, owner: nil)
-        assert(UnsafeMutableRawPointer(storage) == withUnsafeMutablePointer(to: &inlineStorage) { UnsafeMutableRawPointer($0) })
+        assert(isFirstStoredProperty(of: self, &inlineStorage))
         storage.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
     }
 
