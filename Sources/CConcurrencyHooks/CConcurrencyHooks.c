@@ -78,8 +78,17 @@ static __attribute__((swiftcall)) void marbles_main_hook(Job *job, global_origin
 // a driving thread, the test scheduler's stand-in, which runs main-actor jobs in the scheduler's
 // loop when the test runs on the main actor (Swift 6.3 enqueues main-actor jobs through the
 // main executor's own `enqueue`, so this is where they can be caught).
+// The stand-in is made the first time a route needs it: most tests never ask.
 static __attribute__((swiftcall)) executor_ref marbles_get_main_hook(get_main_original original) {
-    if (current_driver != NULL && current_main_standin.identity != NULL) return current_main_standin;
+    void *driver = current_driver;
+    if (driver != NULL) {
+        if (current_main_standin.identity == NULL) {
+            marbles_executor_ref made = callbacks.main_standin(driver);
+            current_main_standin.identity = made.identity;
+            current_main_standin.witness = made.witness;
+        }
+        return current_main_standin;
+    }
     return previous_get_main != NULL ? previous_get_main(original) : original();
 }
 

@@ -150,6 +150,23 @@ func higherOrderBenchmarks() {
 
 /// The 10-event test's phases, each added to the one before (`--only test-phases`): where a
 /// small test's fixed cost goes.
+/// The 10-event cold test alone, for profiling (`--only small-test-loop`).
+func smallTestProfile() {
+    let input = String(repeating: "a-", count: 10) + "|"
+    let expected = String(repeating: "b-", count: 10) + "|"
+    let tests = Int(ProcessInfo.processInfo.environment["PROFILE_TESTS"] ?? "") ?? 300_000
+    for _ in 0..<tests {
+        passing { scheduler in
+            scheduler.expect(scheduler.cold(input, values: ["a": 1]).map { $0 + 1 }).toBe(expected, values: ["b": 2])
+        }
+    }
+}
+
+func emptyRunProfile() {
+    let tests = Int(ProcessInfo.processInfo.environment["PROFILE_TESTS"] ?? "") ?? 2_000_000
+    for _ in 0..<tests { passing { _ in } }
+}
+
 func testPhasesProfile() {
     let events = Int(ProcessInfo.processInfo.environment["PHASE_EVENTS"] ?? "") ?? 10
     let input = String(repeating: "a-", count: events) + "|"

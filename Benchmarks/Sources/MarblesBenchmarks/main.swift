@@ -3,7 +3,7 @@ import Foundation
 // The side-by-side benchmarks: `swift run -c release MarblesBenchmarks [--quick] [--reps N]
 // [--only chain,subject,scheduler,parser,printer,small-test,marble-test,render,combine,async,clock,explore,shrink]`;
 // marble-test's parts run alone as cold-test, hot-test, higher-order and timing-test; task-sleep, async-test
-// (the short async marble test alone) and test-phases are for profiling.
+// (the short async marble test alone), test-phases and small-test-loop (the 10-event test alone) are for profiling.
 // `make bench` runs all of them; `make bench-debug` the scheduler and test sections in a debug build.
 
 #if DEBUG
@@ -21,7 +21,7 @@ let sections: [(String, () -> Void)] = [
 let parts: [(String, () -> Void)] = [
     ("cold-test", { coldTestBenchmark(events: 1_000) }), ("hot-test", hotTestBenchmark), ("higher-order", higherOrderBenchmarks),
     ("timing-test", timingTestBenchmark), ("task-sleep", taskSleepProfile), ("async-test", asyncTestProfile),
-    ("test-phases", testPhasesProfile),
+    ("test-phases", testPhasesProfile), ("small-test-loop", smallTestProfile), ("empty-run-loop", emptyRunProfile),
 ]
 if let only = options.only, let unknown = only.first(where: { name in !(sections + parts).contains { $0.0 == name } }) {
     say("unknown section '\(unknown)'; sections: \((sections + parts).map(\.0).joined(separator: ", "))")

@@ -17,12 +17,23 @@ typedef void (*marbles_capture_delayed_fn)(
 /// takes the usual path to the main queue).
 typedef void (*marbles_main_escape_fn)(void *_Nonnull driver);
 
+/// A serial executor reference as the runtime passes it: the object and its witness table.
+typedef struct {
+    void *_Nullable identity;
+    void *_Nullable witness;
+} marbles_executor_ref;
+
+/// Makes the driver's stand-in for `MainActor`'s executor (asked once per route, the first time
+/// the runtime asks for the main executor on the driving thread).
+typedef marbles_executor_ref (*marbles_main_standin_fn)(void *_Nonnull driver);
+
 /// The callbacks the hooks route to.
 typedef struct {
     marbles_capture_fn _Nonnull global;
     marbles_capture_fn _Nonnull main;
     marbles_capture_delayed_fn _Nonnull delayed;
     marbles_main_escape_fn _Nonnull main_escape;
+    marbles_main_standin_fn _Nonnull main_standin;
 } marbles_hook_callbacks;
 
 /// Installs the Swift runtime's hooks once per process (global enqueue, main-executor enqueue,
@@ -34,7 +45,8 @@ bool marbles_enqueue_hook_install(marbles_hook_callbacks callbacks);
 int marbles_enqueue_hooks_installed(void);
 
 /// Where the calling thread's work goes: `driver` gets its jobs (NULL: the runtime, as usual),
-/// and `MainActor`'s executor is the serial executor `main_identity`/`main_witness` (NULL: the real one).
+/// and `MainActor`'s executor is the serial executor `main_identity`/`main_witness` (NULL with a
+/// driver: the driver's stand-in, made by the `main_standin` callback when first asked for).
 typedef struct {
     void *_Nullable driver;
     void *_Nullable main_identity;

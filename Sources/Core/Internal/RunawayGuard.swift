@@ -12,12 +12,11 @@
 /// schedulers, production code) `spend` always succeeds and costs one thread-local read.
 @usableFromInline
 package enum RunawayGuard {
-    /// Steps allowed and spent on one thread's run.
-    package final class Budget {
+    /// Steps allowed and spent on one thread's run. A value on the stack of the driver that
+    /// installs it (the thread-local points at it): a run's budget costs no allocation.
+    package struct Budget {
         package let limit: Int
-        // Read and written only by the thread the budget is installed on, never across an
-        // access: the runtime's exclusivity checks (a few percent of a small test) are off.
-        @exclusivity(unchecked) package var used = 0
+        package var used = 0
         /// Set by the operator that ran out, naming the loop.
         package var loopDescription: String?
         package init(limit: Int) { self.limit = limit }
@@ -30,12 +29,16 @@ package enum RunawayGuard {
         return key
     }()
 
-    /// Runs `body` with `budget` installed on this thread (restoring the previous one after).
-    package static func withBudget<T>(_ budget: Budget, _ body: () throws -> T) rethrows -> T {
-        let previous = pthread_getspecific(key)
-        pthread_setspecific(key, Unmanaged.passUnretained(budget).toOpaque())
-        defer { pthread_setspecific(key, previous) }
-        return try body()
+    /// Runs `body` with `budget` installed on this thread (restoring the previous one after);
+    /// `body` spends from it through the pointer it is given, operators through ``spend(_:)``.
+    /// Only this thread touches the budget while `body` runs.
+    package static func withBudget<T>(_ budget: inout Budget, _ body: (UnsafeMutablePointer<Budget>) throws -> T) rethrows -> T {
+        try withUnsafeMutablePointer(to: &budget) { pointer in
+            let previous = pthread_getspecific(key)
+            pthread_setspecific(key, pointer)
+            defer { pthread_setspecific(key, previous) }
+            return try body(pointer)
+        }
     }
 
     /// Whether a budget is installed on this thread.
@@ -46,11 +49,12 @@ package enum RunawayGuard {
     @usableFromInline
     package static func spend(_ loop: @autoclosure () -> String) -> Bool {
         guard let raw = pthread_getspecific(key) else { return true }
-        let budget = Unmanaged<Budget>.fromOpaque(raw).takeUnretainedValue()
-        budget.used += 1
-        if budget.exhausted {
-            if budget.loopDescription == nil {
-                budget.loopDescription = "\(loop()) looped synchronously \(budget.limit) times inside one step of the test scheduler"
+        let budget = raw.assumingMemoryBound(to: Budget.self)
+        budget.pointee.used += 1
+        if budget.pointee.exhausted {
+            if budget.pointee.loopDescription == nil {
+                budget.pointee.loopDescription =
+                    "\(loop()) looped synchronously \(budget.pointee.limit) times inside one step of the test scheduler"
             }
             return false
         }

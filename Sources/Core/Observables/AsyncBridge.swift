@@ -69,7 +69,7 @@ public struct ObservableValues<Element: Sendable>: AsyncSequence, Sendable {
         /// The next value, `nil` once the stream completed or the task was cancelled, or the
         /// stream's error (once; `nil` after it).
         @inlinable
-        public mutating func next() async throws -> Element? { try await consumer.buffer.next() }
+        public mutating func next() async throws -> Element? { try await consumer.next() }
     }
 
     /// The consumer's side: when the sequence and its iterators are gone, the subscription ends
@@ -77,10 +77,16 @@ public struct ObservableValues<Element: Sendable>: AsyncSequence, Sendable {
     @usableFromInline
     final class Consumer: Sendable {
         @usableFromInline let buffer: Buffer
+        /// `buffer.next()`, made where `Element` is known: an iterator called through its
+        /// protocol (by the standard library's `map`, which runs unspecialized) reaches
+        /// specialized code in one call instead of running the buffer generically.
+        @usableFromInline let next: @Sendable () async throws -> Element?
 
         @inlinable
         init(_ source: Observable<Element>) {
-            buffer = Buffer()
+            let buffer = Buffer()
+            self.buffer = buffer
+            next = { try await buffer.next() }
             buffer.subscribe(to: source)
         }
 

@@ -20,17 +20,17 @@ enum GlobalEnqueueHook {
     /// platforms); without it unstructured tasks escape to the global pool and the scheduler
     /// reports them.
     static let isAvailable: Bool = marbles_enqueue_hook_install(
-        marbles_hook_callbacks(global: captureJob, main: captureMainJob, delayed: captureSleep, main_escape: noteMainEscape))
+        marbles_hook_callbacks(
+            global: captureJob, main: captureMainJob, delayed: captureSleep, main_escape: noteMainEscape, main_standin: makeMainStandIn))
 
     /// Runs `body` with jobs enqueued on this thread routed to `executor`, and `MainActor`'s
-    /// executor on this thread being `executor`'s main-actor stand-in.
+    /// executor on this thread being `executor`'s main-actor stand-in (made when the runtime
+    /// first asks for it).
     static func routing<T>(to executor: TestTaskExecutor, _ body: () throws -> T) rethrows -> T {
         guard isAvailable else { return try body() }
         executor.drivesOnMainActor = MainActorStandIn.isOnMainActor
-        let standIn = unsafeBitCast(
-            executor.mainActor.asUnownedSerialExecutor(), to: (UnsafeMutableRawPointer, UnsafeMutableRawPointer).self)
         let previous = marbles_enqueue_hook_set_route(
-            marbles_route(driver: Unmanaged.passUnretained(executor).toOpaque(), main_identity: standIn.0, main_witness: standIn.1))
+            marbles_route(driver: Unmanaged.passUnretained(executor).toOpaque(), main_identity: nil, main_witness: nil))
         defer { marbles_enqueue_hook_set_route(previous) }
         return try body()
     }
@@ -48,6 +48,13 @@ private let captureJob: @convention(c) (UnsafeMutableRawPointer, UnsafeMutableRa
 /// The main-executor hook's callback (the driving thread is the main thread).
 private let captureMainJob: @convention(c) (UnsafeMutableRawPointer, UnsafeMutableRawPointer) -> Void = { driver, job in
     executor(driver).enqueueMainActor(unsafeBitCast(job, to: UnownedJob.self))
+}
+
+/// The get-main-executor hook's callback: the driver's main-actor stand-in (on the driving thread).
+private let makeMainStandIn: @convention(c) (UnsafeMutableRawPointer) -> marbles_executor_ref = { driver in
+    let standIn = unsafeBitCast(
+        executor(driver).mainActor.asUnownedSerialExecutor(), to: (UnsafeMutableRawPointer, UnsafeMutableRawPointer).self)
+    return marbles_executor_ref(identity: standIn.0, witness: standIn.1)
 }
 
 /// The delay and deadline hooks' callback.

@@ -26,24 +26,26 @@ final class TestTaskExecutor: @unchecked Sendable {
         var onMainActor: Bool
     }
 
-    // The executor's five atomic counters, in the object itself (a test's fixed cost counts
-    // allocations): the owner thread, jobs waiting (lets the scheduler's loop skip the lock
-    // between steps when there are none), main-actor escapes, whether any job came, and
-    // emissions from other threads. The first stored property of this root class, addressed
-    // as MarbleCore's `Lock` and inline atomics are (`firstStoredProperty`).
-    private var atomicStorage:
+    // The executor's five atomic counters and its mutex, in the object itself (a test's fixed
+    // cost counts allocations): the owner thread, jobs waiting (lets the scheduler's loop skip
+    // the lock between steps when there are none), main-actor escapes, whether any job came,
+    // emissions from other threads; then the mutex. The first stored property of this root
+    // class, addressed as MarbleCore's `Lock` and inline atomics are (`firstStoredProperty`).
+    private var inlineStorage:
         (
             UnsafeAtomic<Int>.Storage, UnsafeAtomic<Int>.Storage, UnsafeAtomic<Int>.Storage, UnsafeAtomic<Int>.Storage,
-            UnsafeAtomic<Int>.Storage
-        ) = (.init(0), .init(0), .init(0), .init(0), .init(0))
+            UnsafeAtomic<Int>.Storage, pthread_mutex_t
+        ) = (.init(0), .init(0), .init(0), .init(0), .init(0), pthread_mutex_t())
     private var atomics: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage> {
         firstStoredProperty(of: self, as: UnsafeAtomic<Int>.Storage.self)
     }
+    private var mutex: UnsafeMutablePointer<pthread_mutex_t> {
+        UnsafeMutableRawPointer(atomics + 5).assumingMemoryBound(to: pthread_mutex_t.self)
+    }
 
-    // `jobs` and `foreignEnqueues` are guarded by `lock`; the owner thread's identity is an atomic,
-    // read on every sleep and clock use. The other state is the owner thread's. None of it is in
-    // overlapping accesses: the runtime's exclusivity checks (some on every job) are off.
-    private let lock = Lock()
+    // `jobs` and `foreignEnqueues` are guarded by the mutex; the owner thread's identity is an
+    // atomic, read on every sleep and clock use. The other state is the owner thread's. None of
+    // it is in overlapping accesses: the runtime's exclusivity checks (some on every job) are off.
     @exclusivity(unchecked) private var jobs: [Queued] = []
     @exclusivity(unchecked) private var head = 0
     @exclusivity(unchecked) private var foreignEnqueues = 0
@@ -79,8 +81,20 @@ final class TestTaskExecutor: @unchecked Sendable {
     @exclusivity(unchecked) var chooser: ScheduleChooser?
 
     init() {
-        assert(isFirstStoredProperty(of: self, &atomicStorage))
+        assert(isFirstStoredProperty(of: self, &inlineStorage))
+        assert(isAt(mutex, &inlineStorage.5))
+        pthread_mutex_init(mutex, nil)
         owner.store(Self.currentThread, ordering: .releasing)
+    }
+
+    deinit { pthread_mutex_destroy(mutex) }
+
+    private func isAt<T>(_ pointer: UnsafeMutablePointer<T>, _ property: UnsafeMutablePointer<T>) -> Bool { pointer == property }
+
+    private func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
     }
 
     /// The calling thread's identity as a number.
@@ -111,7 +125,7 @@ final class TestTaskExecutor: @unchecked Sendable {
             // this one, a clock read by the work is later than now.
             if isOwnerThread { runtime?.noteFirstJob() }
         }
-        lock.withLock {
+        withLock {
             if !routed, owner.load(ordering: .acquiring) != Self.currentThread { foreignEnqueues += 1 }
             if let chooser, isOwnerThread { chooser.readyLog.append(unsafeBitCast(queued.job, to: UnsafeMutableRawPointer.self)) }
             jobs.append(queued)
@@ -120,7 +134,7 @@ final class TestTaskExecutor: @unchecked Sendable {
     }
 
     /// Jobs enqueued from other threads so far.
-    var foreignEnqueueCount: Int { lock.withLock { foreignEnqueues } }
+    var foreignEnqueueCount: Int { withLock { foreignEnqueues } }
 
     /// Whether any job waits (one atomic load: the driver's loop asks between every two steps).
     @inline(__always) var hasWaitingJobs: Bool { waiting.load(ordering: .acquiring) > 0 }
@@ -147,7 +161,7 @@ final class TestTaskExecutor: @unchecked Sendable {
     }
 
     private func next() -> Queued? {
-        lock.withLock {
+        withLock {
             guard head < jobs.count else {
                 if head > 0 {
                     jobs.removeAll(keepingCapacity: true)
@@ -219,7 +233,7 @@ extension TestTaskExecutor: TaskExecutor {
         /// A sleep this executor cannot put on virtual time (from another thread, on a clock with
         /// other durations) goes where it would have gone without us.
         private func forward(_ job: UnownedJob, _ enqueue: (any SchedulingExecutor) -> Void) {
-            lock.withLock { foreignEnqueues += 1 }
+            withLock { foreignEnqueues += 1 }
             if let platform = Task.defaultExecutor as? any SchedulingExecutor {
                 enqueue(platform)
             } else {

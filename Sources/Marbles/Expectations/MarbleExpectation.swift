@@ -268,6 +268,25 @@ public final class MarbleExpectation<Element> {
     }
 }
 
+extension MarbleExpectation where Element: Equatable {
+    /// ``MarbleExpectation/toBe(_:values:error:areEqual:fileID:filePath:line:column:)`` for
+    /// `Equatable` elements, which the compiler picks for them: the same expectation, with `==`
+    /// known where the test is compiled instead of found at run time (a dynamic cast and a
+    /// closure made per `toBe`).
+    @_documentation(visibility: internal)
+    @inlinable
+    public func toBe(
+        _ diagram: String, values: [String: Element] = [:], error: any Error = MarbleError.boxed,
+        areEqual: ((Element, Element) -> Bool)? = nil,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) {
+        check(
+            diagram, values: values, error: error, areEqual: areEqual,
+            at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column),
+            typed: typedExpectation(diagram, values, error, areEqual ?? { $0 == $1 }))
+    }
+}
+
 /// An expected diagram read with its own value type, and the check that a typed recording
 /// is exactly it.
 @usableFromInline

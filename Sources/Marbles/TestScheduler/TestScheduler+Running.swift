@@ -129,8 +129,8 @@ extension TestScheduler {
     /// stops there and the next flush reports it. Inside a flush the flush's budget applies.
     func underStepLimit<T>(_ body: () -> T) -> T {
         if RunawayGuard.isInstalled { return body() }
-        let budget = RunawayGuard.Budget(limit: virtual.stepLimit)
-        let result = RunawayGuard.withBudget(budget, body)
+        var budget = RunawayGuard.Budget(limit: virtual.stepLimit)
+        let result = RunawayGuard.withBudget(&budget) { _ in body() }
         if budget.exhausted, pendingRunaway == nil { pendingRunaway = budget.loopDescription }
         return result
     }
@@ -150,19 +150,19 @@ extension TestScheduler {
         executor.adoptCurrentThread()
         // Built only when the limit is hit: a test's fixed cost should not pay for formatting it.
         var limitText: String { "the test scheduler ran \(stepLimit) steps and work was still due" }
-        let budget = RunawayGuard.Budget(limit: stepLimit)
+        var budget = RunawayGuard.Budget(limit: stepLimit)
         let limitNanos = limit.map(VirtualTimeScheduler.nanos) ?? .max
         return runtime.routing {
-            RunawayGuard.withBudget(budget) { () -> String? in
+            RunawayGuard.withBudget(&budget) { budget -> String? in
                 while true {
                     if executor.hasWaitingJobs {
-                        budget.used += executor.runUntilIdle(limit: stepLimit - budget.used + 1)
-                        if budget.used > stepLimit { return budget.loopDescription ?? limitText }
+                        budget.pointee.used += executor.runUntilIdle(limit: stepLimit - budget.pointee.used + 1)
+                        if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
                     }
                     runtime.noteNextInstant()
                     guard virtual.step(throughNanoseconds: limitNanos) else { break }
-                    budget.used &+= 1
-                    if budget.used > stepLimit { return budget.loopDescription ?? limitText }
+                    budget.pointee.used &+= 1
+                    if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
                     if let clock = runtime.testClock { clock.publish(nanoseconds: virtual.nowNanoseconds) }
                 }
                 if let limit { try? virtual.advance(to: limit) }

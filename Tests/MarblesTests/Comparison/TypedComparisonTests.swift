@@ -8,6 +8,19 @@ private struct Plain: CustomStringConvertible {
     var description: String { "\(value)" }
 }
 
+/// Equal by `key` alone, whatever `note` says: `==` and the descriptions disagree.
+private struct Keyed: Equatable, CustomStringConvertible {
+    var key: Int
+    var note: String
+    var description: String { "\(key)/\(note)" }
+    static func == (a: Keyed, b: Keyed) -> Bool { a.key == b.key }
+}
+
+/// `toBe` called where the element type is not known to be Equatable (a generic helper).
+private func expectUnconstrained<T>(_ expectation: MarbleExpectation<T>, _ diagram: String, values: [String: T]) {
+    expectation.toBe(diagram, values: values)
+}
+
 private struct Failure: Error, CustomStringConvertible {
     var text: String
     var description: String { text }
@@ -54,6 +67,30 @@ struct TypedComparisonTests {
         #expect(
             reports("-a-b-|", "-b-b-|", typed: true, areEqual: sameParity)
                 == reports("-a-b-|", "-b-b-|", typed: false, areEqual: sameParity))
+    }
+
+    @Test("Equatable values compare with ==, whether the call site knows them to be Equatable or not")
+    func equatableUsesEquality() {
+        for generic in [false, true] {
+            let reporter = MarbleFailure.Collector()
+            let scheduler = TestScheduler(reporter: reporter)
+            scheduler.run {
+                let source = scheduler.cold("-a-b-|", values: ["a": Keyed(key: 1, note: "x"), "b": Keyed(key: 2, note: "y")])
+                // Same keys, other notes: equal by ==, though their descriptions differ.
+                let same = ["a": Keyed(key: 1, note: "other"), "b": Keyed(key: 2, note: "other")]
+                // Same notes, another key: unequal by ==, though one description part matches.
+                let other = ["a": Keyed(key: 1, note: "x"), "b": Keyed(key: 3, note: "y")]
+                if generic {
+                    expectUnconstrained(scheduler.expect(source), "-a-b-|", values: same)
+                    expectUnconstrained(scheduler.expect(source), "-a-b-|", values: other)
+                } else {
+                    scheduler.expect(source).toBe("-a-b-|", values: same)
+                    scheduler.expect(source).toBe("-a-b-|", values: other)
+                }
+            }
+            #expect(reporter.failures.count == 1, "generic: \(generic)")
+            #expect(reporter.failures.first?.message.contains("3/y") == true, "generic: \(generic)")
+        }
     }
 
     @Test("recorded events read the same whether recorded typed or erased")
