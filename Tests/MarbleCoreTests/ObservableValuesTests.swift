@@ -43,6 +43,21 @@ struct ObservableValuesConcurrencyTests {
         #expect(tracked.counts.disposed == 1)
     }
 
+    @Test("through the standard library's operators (which call the iterator generically): values, error, then nil")
+    func throughStandardLibraryOperators() async throws {
+        let subject = PublishSubject<Int>()
+        let values = subject.values
+        subject.onNext(1)
+        subject.onNext(2)
+        subject.onNext(3)
+        subject.onError(TestError())
+        var iterator = values.map { $0 * 10 }.filter { $0 != 20 }.makeAsyncIterator()
+        #expect(try await iterator.next() == 10)
+        #expect(try await iterator.next() == 30)
+        await #expect(throws: TestError.self) { _ = try await iterator.next() }
+        #expect(try await iterator.next() == nil)
+    }
+
     @Test("an error is thrown after the values before it, once; next() then returns nil")
     func errorAfterValues() async throws {
         let subject = PublishSubject<Int>()

@@ -39,6 +39,8 @@ package struct BinaryHeap<Element: Comparable> {
     /// - Complexity: O(log n)
     @inlinable
     package mutating func insert(_ element: consuming Element) {
+        // Room for a few at once: growing from empty reallocated at the second action of a test.
+        if storage.capacity == 0 { storage.reserveCapacity(8) }
         storage.append(element)
         // A hole moves up: each level moves one parent down, and the element is written once.
         // Moves, not copies: no reference counting per level (the entries hold closures).

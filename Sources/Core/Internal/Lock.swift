@@ -39,6 +39,37 @@ package final class Lock: @unchecked Sendable {
     }
 }
 
+/// A mutex kept as an object's first stored property (``firstStoredProperty(of:as:)``): what a
+/// ``Lock`` does, without an object of its own, for state made once per subscription. The owner
+/// stores a `Storage` first, makes this from itself, calls `initialize()` in its init and
+/// `destroy()` in its deinit. Usable from inlinable code (the storage does not name the C type).
+@usableFromInline
+package struct InlineMutex {
+    /// Room for a `pthread_mutex_t` on every platform (40 bytes on Linux, 64 on Darwin).
+    @usableFromInline
+    package struct Storage {
+        @usableFromInline var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        @inlinable package init() {}
+    }
+
+    @usableFromInline let mutex: UnsafeMutableRawPointer
+
+    /// The mutex stored first in `owner`.
+    @inlinable @inline(__always)
+    package init(in owner: AnyObject) { mutex = UnsafeMutableRawPointer(firstStoredProperty(of: owner, as: Storage.self)) }
+
+    @usableFromInline package func initialize() {
+        assert(MemoryLayout<pthread_mutex_t>.size <= MemoryLayout<Storage>.size)
+        assert(MemoryLayout<pthread_mutex_t>.alignment <= MemoryLayout<Storage>.alignment)
+        pthread_mutex_init(mutex.assumingMemoryBound(to: pthread_mutex_t.self), nil)
+    }
+    @usableFromInline package func destroy() { pthread_mutex_destroy(mutex.assumingMemoryBound(to: pthread_mutex_t.self)) }
+    @usableFromInline @inline(__always) package func lock() { pthread_mutex_lock(mutex.assumingMemoryBound(to: pthread_mutex_t.self)) }
+    @usableFromInline @inline(__always) package func unlock() {
+        pthread_mutex_unlock(mutex.assumingMemoryBound(to: pthread_mutex_t.self))
+    }
+}
+
 /// Lets a value that the surrounding code protects by other means cross an isolation boundary.
 ///
 /// Used where the engine hands a user's (non-`Sendable`) closure to another thread and itself

@@ -56,7 +56,8 @@ public final class VirtualTimeScheduler: Scheduler {
 
     /// Work runs at most this many actions per `run`/`advance` call before it throws
     /// ``RxError/stepLimitExceeded(steps:now:)``.
-    public var stepLimit: Int
+    // Confined to the scheduler's thread like the state above: no runtime exclusivity checks.
+    @exclusivity(unchecked) public var stepLimit: Int
 
     /// Creates a scheduler at `initialClock` with the given step limit.
     public init(initialClock: Duration = .zero, stepLimit: Int = 10_000_000) {

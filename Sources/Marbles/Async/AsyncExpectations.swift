@@ -64,16 +64,17 @@ struct AsyncWork<Element> {
     }
 }
 
-/// One async expectation's task and state, touched only on the scheduler's thread.
+/// One async expectation's task and state, touched only on the scheduler's thread, never in
+/// overlapping accesses: no runtime exclusivity checks.
 @usableFromInline
 final class AsyncRun {
     let location: MarbleFailure.Location
-    var task: Task<Void, Never>?
-    @usableFromInline var finished = false
-    @usableFromInline var cancelled = false
+    @exclusivity(unchecked) var task: Task<Void, Never>?
+    @exclusivity(unchecked) @usableFromInline var finished = false
+    @exclusivity(unchecked) @usableFromInline var cancelled = false
     /// The virtual time of the unsubscription's `!`, once it cancelled the task.
-    @usableFromInline var cancelledAt: Duration?
-    var started = false
+    @exclusivity(unchecked) @usableFromInline var cancelledAt: Duration?
+    @exclusivity(unchecked) var started = false
     @usableFromInline init(location: MarbleFailure.Location) { self.location = location }
 }
 
@@ -110,18 +111,21 @@ extension TestScheduler {
     ) -> MarbleExpectation<S.Element> {
         let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
         let box = UncheckedSendable(sequence)
-        return startAsync(unsubscribe: unsubscribe, location: location) { [weak self] record in
+        // Unowned, not weak: the task's jobs run only while this scheduler drives, and a weak
+        // reference would give the scheduler a side table, which puts every retain and release
+        // of it on the runtime's slow path for the rest of the test (5% of a short async test).
+        return startAsync(unsubscribe: unsubscribe, location: location) { [unowned self] record in
             var iterator = box.value.makeAsyncIterator()
             while let element = try await iterator.next() { record(.next(element)) }
             // The iterator contract: once `next()` returned nil it keeps returning nil. Asked once
             // more (as swift-async-algorithms' validation harness does), a broken sequence shows.
             do {
                 if let extra = try await iterator.next() {
-                    self?.report("the sequence produced \(extra) past its end (next() returned nil, then a value)", at: location)
+                    report("the sequence produced \(extra) past its end (next() returned nil, then a value)", at: location)
                 }
             } catch {
                 if !Task.isCancelled {
-                    self?.report("the sequence threw \(error) past its end (next() returned nil, then threw)", at: location)
+                    report("the sequence threw \(error) past its end (next() returned nil, then threw)", at: location)
                 }
             }
         }

@@ -128,6 +128,8 @@ final class TestTaskExecutor: @unchecked Sendable {
         withLock {
             if !routed, owner.load(ordering: .acquiring) != Self.currentThread { foreignEnqueues += 1 }
             if let chooser, isOwnerThread { chooser.readyLog.append(unsafeBitCast(queued.job, to: UnsafeMutableRawPointer.self)) }
+            // Room for a few at once: growing from empty reallocated three times in a short async test.
+            if jobs.capacity == 0 { jobs.reserveCapacity(16) }
             jobs.append(queued)
             waiting.wrappingIncrement(by: 1, ordering: .releasing)
         }

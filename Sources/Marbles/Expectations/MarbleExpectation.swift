@@ -18,7 +18,7 @@ public final class MarbleExpectation<Element> {
     @exclusivity(unchecked) @usableFromInline var erased: [Recorded<Event<RecordedValue>>] = []
     /// The subscription diagram the expectation was made with: `toBeLike` watches the other
     /// observable over the same window.
-    @usableFromInline var window: String?
+    @exclusivity(unchecked) @usableFromInline var window: String?
 
     // Inlinable: specialized where `expect` is, the element type's metadata is a constant
     // there, not a lookup per expectation.

@@ -26,7 +26,8 @@ extension TestScheduler {
             }
             set { subscriptionLogs = newValue }
         }
-        @usableFromInline package var subscriptionLogs: [SubscriptionLog] = []
+        // The scheduler's thread's, never in overlapping accesses: no runtime exclusivity checks.
+        @exclusivity(unchecked) @usableFromInline package var subscriptionLogs: [SubscriptionLog] = []
         @usableFromInline unowned let scheduler: TestScheduler
         /// Cold.
         @usableFromInline package var kind: MarbleDiagram.Kind { .cold }
@@ -70,8 +71,8 @@ final class ColdSubscription<Element>: Disposable, @unchecked Sendable {
     @usableFromInline let logIndex: Int
     @usableFromInline let virtual: VirtualTimeScheduler
     @usableFromInline let replay: MessageReplay<Element, Observer<Element>>
-    // The test scheduler's thread's, as the observable's log is.
-    @usableFromInline var isDisposed = false
+    // The test scheduler's thread's, as the observable's log is: no runtime exclusivity checks.
+    @exclusivity(unchecked) @usableFromInline var isDisposed = false
 
     @inlinable
     init(
@@ -203,7 +204,8 @@ extension TestScheduler {
             }
             set { subscriptionLogs = newValue }
         }
-        @usableFromInline package var subscriptionLogs: [SubscriptionLog] = []
+        // The scheduler's thread's, never in overlapping accesses: no runtime exclusivity checks.
+        @exclusivity(unchecked) @usableFromInline package var subscriptionLogs: [SubscriptionLog] = []
         @usableFromInline let subject = PublishSubject<Element>()
         @usableFromInline let origin: Duration
         @usableFromInline unowned let scheduler: TestScheduler
