@@ -79,10 +79,9 @@ public final class MarbleExpectation<Element> {
         areEqual: ((Element, Element) -> Bool)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) {
-        check(
-            diagram, values: values, error: error, areEqual: areEqual,
-            at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column),
-            typed: typedExpectation(diagram, values, error, areEqual))
+        expectDiagram(
+            diagram, values: values, error: error, areEqual: areEqual, typedEquality: areEqual,
+            at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// Expects the `diagram`, with values of any type: a ``ValueMatcher`` matches by predicate,
@@ -108,8 +107,19 @@ public final class MarbleExpectation<Element> {
 
     /// `toBe` at a location made at run time (a fixture file in this package's own tests).
     package func toBe(_ diagram: String, values: [String: Element] = [:], at location: MarbleFailure.Location) {
-        let error = MarbleError.boxed
-        check(diagram, values: values, error: error, areEqual: nil, at: location, typed: typedExpectation(diagram, values, error, nil))
+        expectDiagram(diagram, values: values, error: MarbleError.boxed, areEqual: nil, typedEquality: nil, at: location)
+    }
+
+    /// What every `toBe` with `Element` values does: registers the check, typed when
+    /// `typedEquality` (or `==`, found at run time when it is `nil`) can compare the values.
+    @inlinable
+    func expectDiagram(
+        _ diagram: String, values: [String: Element], error: any Error, areEqual: ((Element, Element) -> Bool)?,
+        typedEquality: ((Element, Element) -> Bool)?, at location: MarbleFailure.Location
+    ) {
+        check(
+            diagram, values: values, error: error, areEqual: areEqual, at: location,
+            typed: typedExpectation(diagram, values, error, typedEquality))
     }
 
     /// The typed comparison, when the recording holds `Element`s (not an observable of
@@ -280,10 +290,9 @@ extension MarbleExpectation where Element: Equatable {
         areEqual: ((Element, Element) -> Bool)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) {
-        check(
-            diagram, values: values, error: error, areEqual: areEqual,
-            at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column),
-            typed: typedExpectation(diagram, values, error, areEqual ?? { $0 == $1 }))
+        expectDiagram(
+            diagram, values: values, error: error, areEqual: areEqual, typedEquality: areEqual ?? { $0 == $1 },
+            at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 }
 
