@@ -39,10 +39,10 @@ package final class Lock: @unchecked Sendable {
     }
 }
 
-/// A mutex kept as an object's first stored property (``firstStoredProperty(of:as:)``): what a
-/// ``Lock`` does, without an object of its own, for state made once per subscription. The owner
-/// stores a `Storage` first, makes this from itself, calls `initialize()` in its init and
-/// `destroy()` in its deinit. Usable from inlinable code (the storage does not name the C type).
+/// A mutex kept in its owner's object (as its first stored property, ``firstStoredProperty(of:as:)``,
+/// or at a known place after it): what a ``Lock`` does, without an object of its own. The owner
+/// stores a `Storage`, makes this from it, calls `initialize()` in its init and `destroy()` in
+/// its deinit. Usable from inlinable code (the storage does not name the C type).
 @usableFromInline
 package struct InlineMutex {
     /// Room for a `pthread_mutex_t` on every platform (40 bytes on Linux, 64 on Darwin).
@@ -56,7 +56,11 @@ package struct InlineMutex {
 
     /// The mutex stored first in `owner`.
     @inlinable @inline(__always)
-    package init(in owner: AnyObject) { mutex = UnsafeMutableRawPointer(firstStoredProperty(of: owner, as: Storage.self)) }
+    package init(in owner: AnyObject) { self.init(at: firstStoredProperty(of: owner, as: Storage.self)) }
+
+    /// The mutex stored at `storage` (in an object whose first stored property is other state).
+    @inlinable @inline(__always)
+    package init(at storage: UnsafeMutablePointer<Storage>) { mutex = UnsafeMutableRawPointer(storage) }
 
     @usableFromInline package func initialize() {
         assert(MemoryLayout<pthread_mutex_t>.size <= MemoryLayout<Storage>.size)

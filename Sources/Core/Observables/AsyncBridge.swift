@@ -40,7 +40,7 @@ extension ObservableType where Element: Sendable {
 /// Its own type rather than an `AsyncThrowingStream` (what it was before): specialized where
 /// it is used, it looks up no generic metadata per element, and a subscription is a consumer
 /// and a buffer instead of the stream's storage, context and termination closure. A short
-/// async marble test (`make bench`, section async) went from 9.7 to 7.2 µs.
+/// async marble test (`make bench`, section async) went from 9.7 to 7.2 µs with it (5.5 µs now).
 ///
 /// ```swift
 /// let queries = PublishSubject<String>()
@@ -114,7 +114,7 @@ public struct ObservableValues<Element: Sendable>: AsyncSequence, Sendable {
         @usableFromInline var mutexStorage = InlineMutex.Storage()
         @inlinable var lock: InlineMutex { InlineMutex(in: self) }
         // Touched only under the mutex, never in overlapping accesses: no runtime exclusivity
-        // checks (a thread-local lookup each, 2% of a short async test).
+        // checks (a thread-local lookup each; with the async run's state, 7% of a short async test).
         @exclusivity(unchecked) @usableFromInline var queue = FIFOQueue<Element>()
         @exclusivity(unchecked) @usableFromInline var end: End?
         @exclusivity(unchecked) @usableFromInline var waiter: UnsafeContinuation<Element?, any Error>?

@@ -34,14 +34,15 @@ final class TestTaskExecutor: @unchecked Sendable {
     private var inlineStorage:
         (
             UnsafeAtomic<Int>.Storage, UnsafeAtomic<Int>.Storage, UnsafeAtomic<Int>.Storage, UnsafeAtomic<Int>.Storage,
-            UnsafeAtomic<Int>.Storage, pthread_mutex_t
-        ) = (.init(0), .init(0), .init(0), .init(0), .init(0), pthread_mutex_t())
+            UnsafeAtomic<Int>.Storage, InlineMutex.Storage
+        ) = (.init(0), .init(0), .init(0), .init(0), .init(0), InlineMutex.Storage())
     private var atomics: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage> {
         firstStoredProperty(of: self, as: UnsafeAtomic<Int>.Storage.self)
     }
-    private var mutex: UnsafeMutablePointer<pthread_mutex_t> {
-        UnsafeMutableRawPointer(atomics + 5).assumingMemoryBound(to: pthread_mutex_t.self)
+    private var mutexStorage: UnsafeMutablePointer<InlineMutex.Storage> {
+        UnsafeMutableRawPointer(atomics + 5).assumingMemoryBound(to: InlineMutex.Storage.self)
     }
+    private var mutex: InlineMutex { InlineMutex(at: mutexStorage) }
 
     // `jobs` and `foreignEnqueues` are guarded by the mutex; the owner thread's identity is an
     // atomic, read on every sleep and clock use. The other state is the owner thread's. None of
@@ -82,18 +83,18 @@ final class TestTaskExecutor: @unchecked Sendable {
 
     init() {
         assert(isFirstStoredProperty(of: self, &inlineStorage))
-        assert(isAt(mutex, &inlineStorage.5))
-        pthread_mutex_init(mutex, nil)
+        assert(isAt(mutexStorage, &inlineStorage.5))
+        mutex.initialize()
         owner.store(Self.currentThread, ordering: .releasing)
     }
 
-    deinit { pthread_mutex_destroy(mutex) }
+    deinit { mutex.destroy() }
 
     private func isAt<T>(_ pointer: UnsafeMutablePointer<T>, _ property: UnsafeMutablePointer<T>) -> Bool { pointer == property }
 
     private func withLock<R>(_ body: () throws -> R) rethrows -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        mutex.lock()
+        defer { mutex.unlock() }
         return try body()
     }
 
