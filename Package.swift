@@ -54,20 +54,30 @@ let package = Package(
     targets: [
         // Engine: swift-atomics only.
         .target(
-            name: "MarbleCore", dependencies: [.product(name: "Atomics", package: "swift-atomics")], path: "Sources/Core",
-            swiftSettings: strict),
+            name: "MarbleCore", dependencies: [.product(name: "Atomics", package: "swift-atomics")], path: "Sources/Core"),
 
-        // Marble language, TestScheduler, recordings and comparison; no test-framework import.
-        // The Swift runtime's global-enqueue hook, for async tests of code that starts `Task { }`.
+        // Virtual time for async code, in one room (Sources/VirtualTime): the async runtime (drive
+        // loop, executor, main-actor stand-in, clocks, sleep table, exploration hook-in) and the C
+        // it needs. CRuntimeHooks: the Swift runtime's enqueue hooks and the per-thread route.
+        // CClockInterposer: this executable's clock_gettime and dispatch_after_f (Linux), linked
+        // only into test executables, through MarblesTesting.
         .target(
-            name: "CConcurrencyHooks", path: "Sources/CConcurrencyHooks",
+            name: "CRuntimeHooks", path: "Sources/VirtualTime/RuntimeHooks",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(
-            name: "Marbles", dependencies: ["MarbleCore", "CConcurrencyHooks", .product(name: "Atomics", package: "swift-atomics")],
-            swiftSettings: strict),
+            name: "CClockInterposer", dependencies: ["CRuntimeHooks"], path: "Sources/VirtualTime/ClockInterposer",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(
+            name: "MarblesRuntime",
+            dependencies: ["MarbleCore", "CRuntimeHooks", .product(name: "Atomics", package: "swift-atomics")],
+            path: "Sources/VirtualTime/Runtime"),
 
-        // Assertions reported through Swift Testing or XCTest.
-        .target(name: "MarblesTesting", dependencies: ["Marbles"], swiftSettings: strict),
+        // Marble language, TestScheduler, recordings and comparison; no test-framework import.
+        .target(name: "Marbles", dependencies: ["MarbleCore", "MarblesRuntime", .product(name: "Atomics", package: "swift-atomics")]),
+
+        // Assertions reported through Swift Testing or XCTest; links the clock interposer into
+        // the test executables that use it.
+        .target(name: "MarblesTesting", dependencies: ["Marbles", "CClockInterposer"]),
 
         // Marble tests for Combine publishers: TestScheduler as a Combine scheduler, test publishers, bridges.
         .target(
@@ -78,27 +88,24 @@ let package = Package(
                 // DispatchQueue, RunLoop and OperationQueue as schedulers, with their time types.
                 .product(name: "OpenCombineDispatch", package: "OpenCombine", condition: openCombine),
                 .product(name: "OpenCombineFoundation", package: "OpenCombine", condition: openCombine),
-            ],
-            swiftSettings: strict),
+            ]),
 
         // The diagram spec format: parse, write, operator registry, runner, diagram model. No Cairo.
-        .target(name: "MarbleSpec", dependencies: ["MarbleCore", "Marbles"], swiftSettings: strict),
+        .target(name: "MarbleSpec", dependencies: ["MarbleCore", "Marbles"]),
 
         // Rendering: layout (pure Swift) and Cairo drawing.
         .systemLibrary(
             name: "CCairo", pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev", "libpango1.0-dev"]), .brew(["cairo", "pango"])]),
-        .target(name: "MarbleRender", dependencies: ["MarbleCore", "Marbles", "MarbleSpec", "CCairo"], swiftSettings: strict),
+        .target(name: "MarbleRender", dependencies: ["MarbleCore", "Marbles", "MarbleSpec", "CCairo"]),
 
         // The CLI's commands, exit codes and file I/O, as a library tested without a process.
         .target(
-            name: "MarblegenCommands", dependencies: ["MarbleRender", "MarbleSpec", .product(name: "Atomics", package: "swift-atomics")],
-            swiftSettings: strict),
+            name: "MarblegenCommands", dependencies: ["MarbleRender", "MarbleSpec", .product(name: "Atomics", package: "swift-atomics")]),
         // The CLI: argument parsing over MarblegenCommands.
         .executableTarget(
             name: "marblegen",
-            dependencies: ["MarblegenCommands", argumentParser],
-            swiftSettings: strict),
+            dependencies: ["MarblegenCommands", argumentParser]),
 
         // The live playground (`marbleplay`): server logic in a library so tests can run it in process.
         .target(
@@ -108,12 +115,10 @@ let package = Package(
                 .product(name: "FlyingFox", package: "FlyingFox", condition: .when(traits: ["Tools"])),
             ],
             // The page and the gallery's specs are data: bundled beside marbleplay.
-            resources: [.copy("Resources/playground.html"), .copy("Resources/gallery")],
-            swiftSettings: strict),
+            resources: [.copy("Resources/playground.html"), .copy("Resources/gallery")]),
         .executableTarget(
             name: "marbleplay",
-            dependencies: ["MarblePlayground", argumentParser],
-            swiftSettings: strict),
+            dependencies: ["MarblePlayground", argumentParser]),
 
         // The stress program (`make stress`): thread-crossing operators, grammar checked by atomics.
         // `swift package marblegen …` for users who depend on Marbles.
@@ -126,38 +131,40 @@ let package = Package(
 
         .executableTarget(
             name: "MarblesStress",
-            dependencies: ["MarbleCore", .product(name: "Atomics", package: "swift-atomics"), argumentParser],
-            swiftSettings: strict),
+            dependencies: ["MarbleCore", .product(name: "Atomics", package: "swift-atomics"), argumentParser]),
 
         // Tests, one target per module, and helpers they share.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "MarbleCoreTests",
-            dependencies: ["MarbleCore", "Marbles", "MarblesTesting", "TestSupport", .product(name: "Atomics", package: "swift-atomics")],
-            swiftSettings: strict),
+            dependencies: ["MarbleCore", "Marbles", "MarblesTesting", "TestSupport", .product(name: "Atomics", package: "swift-atomics")]),
         .testTarget(
-            name: "MarblesTests", dependencies: ["Marbles", "MarblesTesting", "TestSupport"], swiftSettings: strict),
+            name: "MarblesTests", dependencies: ["Marbles", "MarblesTesting", "TestSupport"]),
         .testTarget(
-            name: "MarblesTestingTests", dependencies: ["MarblesTesting"], swiftSettings: strict),
+            name: "MarblesTestingTests", dependencies: ["MarblesTesting"]),
         .testTarget(
             name: "MarblesAsyncTests",
-            dependencies: ["MarblesTesting", .product(name: "AsyncAlgorithms", package: "swift-async-algorithms")],
-            swiftSettings: strict),
+            dependencies: ["MarblesTesting", "MarblesRuntime", .product(name: "AsyncAlgorithms", package: "swift-async-algorithms")]),
         .testTarget(
-            name: "MarbleSpecTests", dependencies: ["MarbleSpec", "MarblesTesting", "TestSupport"], swiftSettings: strict),
+            name: "MarbleSpecTests", dependencies: ["MarbleSpec", "MarblesTesting", "TestSupport"]),
         .testTarget(
-            name: "MarblesCombineTests", dependencies: ["MarblesCombine", "MarblesTesting"], swiftSettings: strict),
+            name: "MarblesCombineTests", dependencies: ["MarblesCombine", "MarblesTesting"]),
         // Imports Testing, XCTest and Foundation beside ours: no public name may clash.
-        .testTarget(name: "NameClashTests", dependencies: ["MarblesTesting", "MarbleRender"], swiftSettings: strict),
+        .testTarget(name: "NameClashTests", dependencies: ["MarblesTesting", "MarbleRender"]),
         // Imports Observation, Combine (OpenCombine) and combine-schedulers beside ours.
         .testTarget(
             name: "NameClashCombineTests",
-            dependencies: ["MarblesTesting", "MarblesCombine", .product(name: "CombineSchedulers", package: "combine-schedulers")],
-            swiftSettings: strict),
-        .testTarget(name: "MarblePlaygroundTests", dependencies: ["MarblePlayground", "TestSupport"], swiftSettings: strict),
+            dependencies: ["MarblesTesting", "MarblesCombine", .product(name: "CombineSchedulers", package: "combine-schedulers")]),
+        .testTarget(name: "MarblePlaygroundTests", dependencies: ["MarblePlayground", "TestSupport"]),
         .testTarget(
-            name: "MarbleRenderTests", dependencies: ["MarbleRender", "MarblesTesting", "TestSupport"], swiftSettings: strict),
+            name: "MarbleRenderTests", dependencies: ["MarbleRender", "MarblesTesting", "TestSupport"]),
         .testTarget(
-            name: "MarblegenCommandsTests", dependencies: ["MarblegenCommands", "MarblesTesting", "TestSupport"], swiftSettings: strict),
+            name: "MarblegenCommandsTests", dependencies: ["MarblegenCommands", "MarblesTesting", "TestSupport"]),
     ]
 )
+
+// One place for every Swift target's settings.
+let cTargets: Set = ["CRuntimeHooks", "CClockInterposer"]
+for target in package.targets where target.type != .system && target.type != .plugin && !cTargets.contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + strict
+}

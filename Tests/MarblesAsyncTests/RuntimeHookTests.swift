@@ -4,6 +4,7 @@ import MarblesTesting
 import Testing
 
 @testable import Marbles
+@testable import MarblesRuntime
 
 /// Holds the jobs of tasks that prefer it instead of running them, so a test can hand a job to
 /// the runtime's delay and deadline entry points itself.
@@ -48,8 +49,8 @@ struct RuntimeHookTests {
             // From a task, as the runtime's sleeps are: the deadline's slack is the job's running time.
             Task {
                 RuntimeHooks.enqueueGlobal(delayed, afterNanoseconds: 3_000_000)
-                RuntimeHooks.enqueueGlobal(continuous, deadlineAfterNanoseconds: 5_000_000, clock: 1)
-                RuntimeHooks.enqueueGlobal(suspending, deadlineAfterNanoseconds: 8_000_000, clock: 2)
+                RuntimeHooks.enqueueGlobal(continuous, deadlineAfterNanoseconds: 5_000_000, clock: .continuous)
+                RuntimeHooks.enqueueGlobal(suspending, deadlineAfterNanoseconds: 8_000_000, clock: .suspending)
             }
         }
     }

@@ -3,6 +3,7 @@ import MarblesTesting
 import Testing
 
 @testable import Marbles
+@testable import MarblesRuntime
 
 /// Two searches whose responses arrive at the same instant; the buggy one shows whichever
 /// response lands last, the fixed one only the latest search's.

@@ -4,6 +4,7 @@ import MarblesTesting
 import Testing
 
 @testable import Marbles
+@testable import MarblesRuntime
 
 /// `Task.sleep` and the system clocks' sleeps, in code that was never given a clock, run on
 /// the test scheduler's virtual time.

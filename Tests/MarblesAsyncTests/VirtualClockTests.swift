@@ -6,6 +6,7 @@ import MarblesTesting
 import Testing
 
 @testable import Marbles
+@testable import MarblesRuntime
 
 /// Code that reads the system clocks (`ContinuousClock.now`, `SuspendingClock.now`, `Date()`)
 /// inside a run reads virtual time, and every `Task.sleep` lasts exactly what it asked for,
@@ -190,7 +191,7 @@ struct VirtualClockTests {
     @Test("the clock interposer chains to ThreadSanitizer's interceptor when it is linked, else to libc's clock_gettime")
     func chainsToTheNextDefinition() {
         let tsan = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
-        let next = RuntimeHooks.clockGettimeNext
+        let next = ClockInterposer.next
         if tsan {
             #expect(next.contains("interceptor_clock_gettime"), "\(next)")
         } else {

@@ -194,6 +194,36 @@ struct LeakCheckTests {
         #expect(message.hasPrefix("1 subscription is still open after the run"), "\(message)")
     }
 
+    @Test("expect(subscriptions:) given the observable excuses only that observable's open subscription")
+    func expectedOpenGivenTheObservable() {
+        let reporter = MarbleFailure.Collector()
+        let scheduler = TestScheduler(reporter: reporter)
+        scheduler.run {
+            let kept = scheduler.hot("--1-2-")
+            let leaked = scheduler.hot("--1-2-")
+            scheduler.expect(kept.share(resetOnRefCountZero: false), unsubscribe: "^--!").toBe("--1")
+            scheduler.expect(Self.leaky(leaked.asObservable()), unsubscribe: "^--!").toBe("--1")
+            scheduler.expect(subscriptions: kept).toBe("^")
+        }
+        let message = reporter.failures.map(\.message).joined()
+        #expect(message.hasPrefix("1 subscription is still open after the run"), "\(message)")
+        #expect(message.contains("hot(\"--1-2\")"), "\(message)")
+    }
+
+    @Test("expect(subscriptions:) given a cold observable compares its log")
+    func subscriptionsOfColdObservable() {
+        let reporter = MarbleFailure.Collector()
+        let scheduler = TestScheduler(reporter: reporter)
+        scheduler.run {
+            let source = scheduler.cold("--a--|")
+            scheduler.expect(source.map { $0 }).toBe("--a--|")
+            scheduler.expect(subscriptions: source).toBe("^----!")
+            scheduler.expect(subscriptions: source).toBe("^---!")
+        }
+        #expect(reporter.failures.count == 1)
+        #expect(reporter.failures.first?.message.contains("subscription") == true)
+    }
+
     @Test("a subscription the test drops without disposing is reported too")
     func droppedSubscription() {
         let reporter = MarbleFailure.Collector()

@@ -182,7 +182,7 @@ extension TestScheduler {
         _ operation: @escaping @Sendable () async -> Void
     ) {
         let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
-        runtime.runs.append(run)
+        asyncRuns.append(run)
         virtual.schedule(at: now + subscribeAt) { [executor] in
             guard !run.cancelled else { return }
             run.started = true
@@ -207,9 +207,4 @@ extension TestScheduler {
             }
         }
     }
-}
-
-extension TestTaskExecutor {
-    func noteForeignEmission() { foreignEmissions.wrappingIncrement(by: 1, ordering: .relaxed) }
-    var foreignEmissionCount: Int { foreignEmissions.load(ordering: .relaxed) }
 }

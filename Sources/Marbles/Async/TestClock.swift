@@ -1,4 +1,5 @@
-internal import Atomics
+import MarbleCore
+import MarblesRuntime
 
 #if canImport(Glibc)
     import Glibc
@@ -28,9 +29,12 @@ extension TestClock {
 /// virtual time reaches the deadline. Sleepers wake in (deadline, registration) order, each
 /// one's work running to completion before the next wakes.
 ///
-/// Use it from the test's structured tasks (those `expect` starts, their task-group children
-/// and `async let`s). A sleep from another thread (an unstructured `Task { }`, which runs on
-/// the global pool) is refused with `CancellationError` and fails the test with an explanation.
+/// Use it from the code the scheduler runs: the test's structured tasks (those `expect` starts,
+/// their task-group children and `async let`s), and `Task { }`/`Task.detached` started inside
+/// `scheduler.run { }` or from that code, which run on the scheduler's executor too. A sleep
+/// from another thread (work on a `DispatchQueue`, an actor with an executor of its own, a task
+/// started outside the run) is refused with `CancellationError`, and the test fails saying that
+/// work escaped the scheduler.
 public final class TestClock: Clock, @unchecked Sendable {
     /// Instants are virtual offsets from the scheduler's start.
     /// Durations are Swift's.
@@ -43,21 +47,19 @@ public final class TestClock: Clock, @unchecked Sendable {
     // The scheduler is touched only from its own thread (checked); sleepers and the escape
     // log are guarded by `lock`, since cancellation handlers run on any thread.
     private weak var scheduler: TestScheduler?
+    private let runtime: VirtualRuntime
     private let executor: TestTaskExecutor
     private let lock = Lock()
     private var sleepers: [UInt64: Sleeper] = [:]
     private var cancelledEarly: Set<UInt64> = []
     private var nextID: UInt64 = 0
     private var foreignSleeps = 0
-    private let lastNow = ManagedAtomic<Int64>(0)
 
     init(scheduler: TestScheduler) {
         self.scheduler = scheduler
+        self.runtime = scheduler.runtime
         self.executor = scheduler.executor
     }
-
-    /// Records the virtual time for reads from other threads.
-    func publish(nanoseconds now: Int64) { lastNow.store(now, ordering: .relaxed) }
 
     /// Virtual now. From another thread this is the time of the last virtual step (and the
     /// access is recorded as an escape).
@@ -66,7 +68,7 @@ public final class TestClock: Clock, @unchecked Sendable {
             return TestClock.Instant(offset: scheduler.now)
         }
         lock.withLock { foreignSleeps += 1 }
-        return TestClock.Instant(offset: .nanoseconds(lastNow.load(ordering: .relaxed)))
+        return TestClock.Instant(offset: .nanoseconds(runtime.publishedNow.load(ordering: .relaxed)))
     }
 
     /// One nanosecond: virtual time is exact.
@@ -100,7 +102,7 @@ public final class TestClock: Clock, @unchecked Sendable {
                 }
                 // Due now or earlier still goes through the queue, so wake order stays
                 // (deadline, registration).
-                scheduler.runtime.scheduleWake(at: max(deadline.offset, scheduler.now)) { [self] in wake(id, with: nil) }
+                runtime.scheduleWake(at: max(deadline.offset, scheduler.now)) { [self] in wake(id, with: nil) }
             }
         } onCancel: {
             let parked: Sleeper? = lock.withLock {

@@ -5,10 +5,13 @@ extension TestScheduler {
         private unowned let scheduler: TestScheduler
         private let origin: Duration
         private let logs: () -> [SubscriptionLog]
+        /// The observable whose log this is, when the test passed it (else found by its log).
+        private weak var owner: AnyObject?
 
-        init(scheduler: TestScheduler, origin: Duration, logs: @escaping () -> [SubscriptionLog]) {
+        init(scheduler: TestScheduler, origin: Duration, owner: AnyObject?, logs: @escaping () -> [SubscriptionLog]) {
             self.scheduler = scheduler
             self.origin = origin
+            self.owner = owner
             self.logs = logs
         }
 
@@ -41,17 +44,20 @@ extension TestScheduler {
                 return
             }
             scheduler.register(at: location) { [self, unowned scheduler] in
-                _ = takeLogsRead()
+                scheduler.logsRead = nil
                 let raw = logs()
-                let owner = takeLogsRead()
+                let read = scheduler.logsRead.map { UInt(bitPattern: $0) }
                 let actual = raw.map {
                     SubscriptionLog(subscribed: $0.subscribed - origin, unsubscribed: $0.unsubscribed.map { $0 - origin })
                 }
                 let comparison = SubscriptionComparison(expected: expected, actual: actual, frame: scheduler.frame)
-                if comparison.matches, let owner {
+                if comparison.matches {
                     // The diagram drew these as open: the test expects them to outlive the run.
-                    for log in raw where log.unsubscribed == nil {
-                        scheduler.expectedOpen.insert(OpenSubscription(owner: owner, subscribed: log.subscribed))
+                    let owners = owner.map { [UInt(bitPattern: ObjectIdentifier($0))] } ?? read.map { [$0] } ?? scheduler.owners(of: raw)
+                    for owner in owners {
+                        for log in raw where log.unsubscribed == nil {
+                            scheduler.expectedOpen.insert(OpenSubscription(owner: owner, subscribed: log.subscribed))
+                        }
                     }
                 }
                 if !comparison.matches {

@@ -1,3 +1,5 @@
+import MarblesRuntime
+
 /// Picks the order of the work that is ready at one virtual instant, for one schedule of a
 /// ``ScheduleExploration``: from a choice sequence whose zeros mean first in, first out, so a
 /// sequence of zeros is the FIFO schedule and shrinking toward zeros shrinks toward it.
@@ -13,7 +15,7 @@
 /// where the running job's priority drops).
 ///
 /// Used on the scheduler's thread only.
-final class ScheduleChooser {
+final class ScheduleChooser: ScheduleChoosing {
     /// A decision that left FIFO order, in the user's terms.
     struct Deviation: Equatable, Sendable {
         /// The virtual time it was made at.
@@ -64,6 +66,8 @@ final class ScheduleChooser {
     var used: [UInt64] { choices.used }
 
     /// Which of `ready` jobs (oldest first) runs next.
+    func noteReady(_ job: UnownedJob) { readyLog.append(unsafeBitCast(job, to: UnsafeMutableRawPointer.self)) }
+
     func pickJob(among ready: ArraySlice<TestTaskExecutor.Queued>) -> Int {
         let pick: Int
         switch strategy {

@@ -1,17 +1,3 @@
-internal import CConcurrencyHooks
-
-/// Notes on this thread whose subscription log is being read, so that a subscription
-/// expectation knows which observable its diagram describes (see `TestScheduler.checkReleased`).
-@usableFromInline func noteLogsRead(_ owner: AnyObject) {
-    marbles_note_logs_read(UnsafeRawPointer(bitPattern: UInt(bitPattern: ObjectIdentifier(owner))))
-}
-
-/// The identity (`ObjectIdentifier`'s bits) of the observable whose log this thread read last,
-/// if any, forgotten as it is taken.
-func takeLogsRead() -> UInt? {
-    marbles_take_logs_read().map { UInt(bitPattern: $0) }
-}
-
 extension TestScheduler {
     /// A cold test observable: every subscription replays the diagram relative to its own
     /// subscription time. Frame-0 messages are scheduled too, not sent inside `subscribe`.
@@ -19,9 +5,13 @@ extension TestScheduler {
         /// The diagram's messages, relative to a subscription.
         public let messages: [Recorded<Event<Element>>]
         /// One entry per subscription, in subscription order, in the scheduler's absolute time.
+        ///
+        /// Reading it inside `expect(subscriptions:)`'s argument tells that expectation whose log
+        /// it compares (the scheduler notes the reader); `expect(subscriptions: observable)` says
+        /// so directly.
         public internal(set) var subscriptions: [SubscriptionLog] {
             get {
-                noteLogsRead(self)
+                scheduler.logsRead = ObjectIdentifier(self)
                 return subscriptionLogs
             }
             set { subscriptionLogs = newValue }
@@ -197,9 +187,13 @@ extension TestScheduler {
         /// The diagram's messages, relative to `^`.
         public let messages: [Recorded<Event<Element>>]
         /// One entry per subscription, in subscription order, in the scheduler's absolute time.
+        ///
+        /// Reading it inside `expect(subscriptions:)`'s argument tells that expectation whose log
+        /// it compares (the scheduler notes the reader); `expect(subscriptions: observable)` says
+        /// so directly.
         public internal(set) var subscriptions: [SubscriptionLog] {
             get {
-                noteLogsRead(self)
+                scheduler.logsRead = ObjectIdentifier(self)
                 return subscriptionLogs
             }
             set { subscriptionLogs = newValue }

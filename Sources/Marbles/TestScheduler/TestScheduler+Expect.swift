@@ -72,8 +72,30 @@ extension TestScheduler {
 
     /// Compares subscription logs with diagrams when the run ends. The logs are read then, not
     /// now: pass the test observable's `subscriptions` directly.
+    ///
+    /// Passing the observable itself (`expect(subscriptions: input)`) reads the
+    /// same; a diagram without `!` that matches then marks exactly that observable's subscription
+    /// as expected to stay open, where this form marks every test observable with the same log.
     public func expect(subscriptions: @autoclosure @escaping () -> [SubscriptionLog]) -> TestScheduler.SubscriptionExpectation {
-        TestScheduler.SubscriptionExpectation(scheduler: self, origin: now, logs: subscriptions)
+        TestScheduler.SubscriptionExpectation(scheduler: self, origin: now, owner: nil, logs: subscriptions)
+    }
+
+    /// Compares the subscriptions of a cold test observable with diagrams when the run ends:
+    /// `scheduler.expect(subscriptions: input).toBe("^---!")`.
+    public func expect<Element>(subscriptions observable: ColdObservable<Element>) -> TestScheduler.SubscriptionExpectation {
+        TestScheduler.SubscriptionExpectation(scheduler: self, origin: now, owner: observable) { observable.subscriptionLogs }
+    }
+
+    /// Compares the subscriptions of a hot test observable with diagrams when the run ends:
+    /// `scheduler.expect(subscriptions: input).toBe("^---!")`.
+    public func expect<Element>(subscriptions observable: HotObservable<Element>) -> TestScheduler.SubscriptionExpectation {
+        TestScheduler.SubscriptionExpectation(scheduler: self, origin: now, owner: observable) { observable.subscriptionLogs }
+    }
+
+    /// The test observables whose subscription log is `logs` (by identity's bits): whose log a
+    /// subscription expectation given only the log compared.
+    func owners(of logs: [SubscriptionLog]) -> [UInt] {
+        testObservables.filter { $0.subscriptionLogs == logs }.map { UInt(bitPattern: ObjectIdentifier($0)) }
     }
 
     /// Subscribes to `observable` now and records its events, for custom checks after a flush.

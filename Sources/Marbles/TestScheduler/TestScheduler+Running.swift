@@ -84,7 +84,7 @@ extension TestScheduler {
                 \(dropped > 0 ? " (\(dropped) expectation(s) of this run were not checked)" : "")
                 """, at: location)
         }
-        runtime.finish(at: location, cutShort: maxFrames != nil)
+        finishAsync(at: location, cutShort: maxFrames != nil)
         // Usually every check is ready: then the list is taken whole, with no filtered copy.
         let ready: [PendingCheck]
         if checks.allSatisfy({ $0.isReady() }) {
@@ -135,39 +135,7 @@ extension TestScheduler {
         return result
     }
 
-    /// Runs virtual time and the executor's jobs in turn: all jobs until idle, then the next
-    /// virtual action, so each wake-up runs to completion before the next one. Synchronous
-    /// loops inside one action (a `retry` of a source that fails at once) count against the
-    /// same step limit through ``RunawayGuard``.
+    /// Runs virtual time and the async runtime's jobs until `limit` (see ``VirtualRuntime/drive(until:)``).
     /// - Returns: why it stopped early, or `nil` when it ran to the end.
-    func drive(until limit: Duration?) -> String? {
-        // Locals, not properties: the loop below runs once per action, and each property read of
-        // a lazy or class-held value is a load and a check it need not repeat.
-        let runtime = self.runtime
-        let executor = runtime.executor
-        let virtual = self.virtual
-        let stepLimit = virtual.stepLimit
-        executor.adoptCurrentThread()
-        // Built only when the limit is hit: a test's fixed cost should not pay for formatting it.
-        var limitText: String { "the test scheduler ran \(stepLimit) steps and work was still due" }
-        var budget = RunawayGuard.Budget(limit: stepLimit)
-        let limitNanos = limit.map(VirtualTimeScheduler.nanos) ?? .max
-        return runtime.routing {
-            RunawayGuard.withBudget(&budget) { budget -> String? in
-                while true {
-                    if executor.hasWaitingJobs {
-                        budget.pointee.used += executor.runUntilIdle(limit: stepLimit - budget.pointee.used + 1)
-                        if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
-                    }
-                    runtime.noteNextInstant()
-                    guard virtual.step(throughNanoseconds: limitNanos) else { break }
-                    budget.pointee.used &+= 1
-                    if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
-                    if let clock = runtime.testClock { clock.publish(nanoseconds: virtual.nowNanoseconds) }
-                }
-                if let limit { try? virtual.advance(to: limit) }
-                return nil
-            }
-        }
-    }
+    func drive(until limit: Duration?) -> String? { runtime.drive(until: limit) }
 }

@@ -1,3 +1,5 @@
+package import MarblesRuntime
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -80,12 +82,22 @@ public final class TestScheduler: Scheduler {
     /// that matched): not leaks. By the observable's identity and the subscription's time.
     @exclusivity(unchecked) var expectedOpen: Set<OpenSubscription> = []
 
-    /// The executor, clocks, sleeps and escape reports of the async code under test.
-    lazy var runtime = VirtualRuntime(virtual: virtual, frame: frame, reporter: reporter, startDate: startDate)
+    /// The async runtime (MarblesRuntime): the executor, clocks, sleeps and drive loop of the
+    /// async code under test. The one seam between synchronous virtual time and async code.
+    package private(set) lazy var runtime = VirtualRuntime(virtual: virtual, startDate: startDate)
     /// The executor the async code under test runs on.
-    var executor: TestTaskExecutor { runtime.executor }
+    package var executor: TestTaskExecutor { runtime.executor }
     /// The system clocks as the code under test reads them while this scheduler drives.
-    var clocks: VirtualClocks { runtime.clocks }
+    package var clocks: VirtualClocks { runtime.clocks }
+    /// The async expectations of the current run.
+    var asyncRuns: [AsyncRun] = []
+    /// The scheduler's `clock`, once made.
+    var testClock: TestClock?
+    /// The test observable whose `subscriptions` was read last (a subscription expectation given
+    /// the log learns whose it is).
+    @usableFromInline var logsRead: ObjectIdentifier?
+    /// Escaped work already reported (counts only grow; each flush reports what is new).
+    var reportedEscapes = 0
 
     /// Creates a scheduler reporting to `reporter`. `MarblesTesting` adds `TestScheduler()`,
     /// which reports to the running test.
@@ -134,9 +146,10 @@ public final class TestScheduler: Scheduler {
     /// A `Clock` on this scheduler's virtual time, for async code under test: its
     /// `sleep(until:)` parks until virtual time reaches the deadline.
     public var clock: TestClock {
-        if let clock = runtime.testClock { return clock }
+        if let clock = testClock { return clock }
         let clock = TestClock(scheduler: self)
-        runtime.testClock = clock
+        testClock = clock
+        runtime.publishesNow = true
         return clock
     }
 

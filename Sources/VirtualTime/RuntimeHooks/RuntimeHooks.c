@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "CConcurrencyHooks.h"
+#include "CRuntimeHooks.h"
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -38,12 +38,15 @@ static global_hook previous_global;
 static global_hook previous_main;
 static delay_hook previous_delay;
 static deadline_hook previous_deadline;
-static marbles_hook_callbacks callbacks;
-static marbles_hook_callbacks pending_callbacks;
+static marbles_runtime_callbacks callbacks;
+static marbles_runtime_callbacks pending_callbacks;
 static int installed;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+// The calling thread's route (marbles_route_set): its driver, its main-actor stand-in, its clocks.
 static __thread void *current_driver;
 static __thread executor_ref current_main_standin;
+static __thread marbles_virtual_clocks *current_clocks;
+static atomic_bool interposer_registered;
 
 // Every global enqueue in the process comes here: a thread-local read, then either the test
 // scheduler driving this thread or the usual path.
@@ -96,7 +99,7 @@ static __attribute__((swiftcall)) void marbles_delay_hook(unsigned long long del
     void *driver = current_driver;
     if (driver != NULL) {
         long long ns = delay > (unsigned long long)INT64_MAX ? INT64_MAX : (long long)delay;
-        callbacks.delayed(driver, job, ns, false, 0);
+        callbacks.delayed(driver, job, ns, false, marbles_clock_continuous);
     } else if (previous_delay != NULL) {
         previous_delay(delay, job, original);
     } else {
@@ -114,7 +117,7 @@ static __attribute__((swiftcall)) void marbles_deadline_hook(
         __int128 remaining = ((__int128)sec - now_sec) * 1000000000 + ((__int128)nsec - now_nsec);
         if (remaining > INT64_MAX) remaining = INT64_MAX;
         if (remaining < INT64_MIN) remaining = INT64_MIN;
-        callbacks.delayed(driver, job, (long long)remaining, true, clock);
+        callbacks.delayed(driver, job, (long long)remaining, true, (marbles_clock_kind)clock);
     } else if (previous_deadline != NULL) {
         previous_deadline(sec, nsec, tsec, tnsec, clock, job, original);
     } else {
@@ -155,37 +158,34 @@ static void install(void) {
     }
 }
 
-bool marbles_enqueue_hook_install(marbles_hook_callbacks given) {
+bool marbles_runtime_hooks_install(marbles_runtime_callbacks given) {
     pending_callbacks = given;
     pthread_once(&once, install);
     return (installed & 1) != 0;
 }
 
-int marbles_enqueue_hooks_installed(void) { return installed; }
+int marbles_runtime_hooks_installed(void) { return installed; }
 
-marbles_route marbles_enqueue_hook_set_route(marbles_route route) {
-    marbles_route previous = {current_driver, current_main_standin.identity, current_main_standin.witness};
+marbles_route marbles_route_set(marbles_route route) {
+    marbles_route previous = {current_driver, current_main_standin.identity, current_main_standin.witness, current_clocks};
     current_driver = route.driver;
     current_main_standin.identity = route.main_identity;
     current_main_standin.witness = route.main_witness;
+    current_clocks = route.clocks;
     return previous;
 }
 
+marbles_virtual_clocks *marbles_route_clocks(void) { return current_clocks; }
+
+void marbles_clock_interposer_register(void) { atomic_store(&interposer_registered, true); }
+
+bool marbles_clock_interposer_registered(void) { return atomic_load(&interposer_registered); }
+
 void marbles_enqueue_on_real_main(void *job) {
-    marbles_route saved = marbles_enqueue_hook_set_route((marbles_route){NULL, NULL, NULL});
+    marbles_route saved = marbles_route_set((marbles_route){NULL, NULL, NULL, NULL});
     executor_ref main = swift_task_getMainExecutor();
-    marbles_enqueue_hook_set_route(saved);
+    marbles_route_set(saved);
     swift_task_enqueue((Job *)job, main);
-}
-
-static __thread const void *last_logs_read;
-
-void marbles_note_logs_read(const void *owner) { last_logs_read = owner; }
-
-const void *marbles_take_logs_read(void) {
-    const void *owner = last_logs_read;
-    last_logs_read = NULL;
-    return owner;
 }
 
 bool marbles_is_main_thread(void) {
@@ -208,11 +208,11 @@ void marbles_enqueue_global_with_delay(unsigned long long delay_ns, void *job) {
     swift_task_enqueueGlobalWithDelay(delay_ns, (Job *)job);
 }
 
-void marbles_enqueue_global_with_deadline_after(long long delay_ns, int clock, void *job) {
+void marbles_enqueue_global_with_deadline_after(long long delay_ns, marbles_clock_kind clock, void *job) {
     long long sec = 0, nsec = 0;
-    swift_get_time(&sec, &nsec, clock);
+    swift_get_time(&sec, &nsec, (int)clock);
     long long total = nsec + delay_ns;
-    swift_task_enqueueGlobalWithDeadline(sec + total / 1000000000, total % 1000000000, 0, 0, clock, (Job *)job);
+    swift_task_enqueueGlobalWithDeadline(sec + total / 1000000000, total % 1000000000, 0, 0, (int)clock, (Job *)job);
 }
 
 // A stand-in for a hook another library installed before ours: it counts, then takes the usual path.

@@ -1,4 +1,4 @@
-internal import CConcurrencyHooks
+internal import CRuntimeHooks
 import Dispatch
 
 /// `MainActor`'s executor as seen from a thread that drives a test scheduler.
@@ -11,16 +11,16 @@ import Dispatch
 /// checks (`MainActor.assumeIsolated`, `@MainActor` closures called synchronously) pass there.
 /// Otherwise jobs go to the real main queue and the scheduler fails the test, saying to mark it
 /// `@MainActor`.
-final class MainActorStandIn: SerialExecutor, @unchecked Sendable {
+package final class MainActorStandIn: SerialExecutor, @unchecked Sendable {
     private unowned let executor: TestTaskExecutor
 
     init(executor: TestTaskExecutor) { self.executor = executor }
 
     @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, *)
-    func enqueue(_ job: consuming ExecutorJob) { enqueue(UnownedJob(job)) }
+    package func enqueue(_ job: consuming ExecutorJob) { enqueue(UnownedJob(job)) }
 
     // What the runtime calls before `ExecutorJob` (macOS 14 / iOS 17).
-    func enqueue(_ unowned: UnownedJob) {
+    package func enqueue(_ unowned: UnownedJob) {
         if executor.drivesOnMainActor {
             executor.enqueueMainActor(unowned)
         } else {
@@ -29,19 +29,19 @@ final class MainActorStandIn: SerialExecutor, @unchecked Sendable {
         }
     }
 
-    func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
+    package func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
 
     /// Whether the caller is where main-actor work runs while the scheduler drives.
     private var isIsolating: Bool { executor.drivesOnMainActor && executor.isOwnerThread }
 
-    func checkIsolated() {
+    package func checkIsolated() {
         precondition(
             isIsolating,
             "Incorrect actor executor assumption: expected the main actor (on the test scheduler's thread, in a test that runs on the main actor)"
         )
     }
 
-    func isIsolatingCurrentContext() -> Bool? { isIsolating }
+    package func isIsolatingCurrentContext() -> Bool? { isIsolating }
 
     /// Whether the caller runs on the main actor: on the main thread, or inside the main queue
     /// (where Swift Testing runs `@MainActor` tests on Linux, on a thread that drains it).

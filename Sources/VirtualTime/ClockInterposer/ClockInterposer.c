@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
-#include "CConcurrencyHooks.h"
+#include "CClockInterposer.h"
+#include "CRuntimeHooks.h"
 
 #if defined(__linux__)
 #include <dlfcn.h>
@@ -25,7 +26,6 @@
 typedef int (*clock_gettime_fn)(clockid_t, struct timespec *);
 
 static _Atomic(clock_gettime_fn) next_clock_gettime;
-static __thread marbles_virtual_clocks *current_clocks;
 
 // The executable segments of the libraries whose reads are virtual (set once, under `once`).
 typedef struct {
@@ -65,6 +65,7 @@ __attribute__((constructor)) static void resolve_next(void) {
         &next_dispatch_after_f,
         (dispatch_after_f_fn)find_next("dispatch_after_f", "__interceptor_dispatch_after_f", (void *)dispatch_after_f),
         memory_order_release);
+    marbles_clock_interposer_register();
 }
 
 static int ends_with(const char *name, const char *suffix) {
@@ -142,8 +143,9 @@ static void set_bases(marbles_virtual_clocks *clocks) {
 }
 
 int clock_gettime(clockid_t id, struct timespec *tp) {
-    marbles_virtual_clocks *clocks = current_clocks;
+    marbles_virtual_clocks *clocks = marbles_route_clocks();
     if (clocks != NULL) {
+        pthread_once(&ranges_once, find_ranges);
         uintptr_t caller = (uintptr_t)__builtin_return_address(0);
         long long *base = base_for(clocks, id);
         if (base != NULL && (lies_in(concurrency_text, concurrency_count, caller) ||
@@ -160,7 +162,8 @@ int clock_gettime(clockid_t id, struct timespec *tp) {
 }
 
 void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(void *)) {
-    marbles_virtual_clocks *clocks = current_clocks;
+    marbles_virtual_clocks *clocks = marbles_route_clocks();
+    if (clocks != NULL) pthread_once(&ranges_once, find_ranges);
     if (clocks != NULL && clocks->sleep != NULL && context != NULL &&
         lies_in(concurrency_text, concurrency_count, (uintptr_t)__builtin_return_address(0))) {
         if (!clocks->bases_set) set_bases(clocks);
@@ -169,7 +172,7 @@ void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(vo
         long long deadline = (long long)(when & ~continuous_flag);
         long long base = continuous ? clocks->boottime_base_ns : clocks->monotonic_base_ns;
         long long remaining = deadline - base - clocks->now_ns(clocks->context);
-        clocks->sleep(clocks->owner, context, remaining, continuous ? 1 : 2);
+        clocks->sleep(clocks->owner, context, remaining, continuous ? marbles_clock_continuous : marbles_clock_suspending);
         return;
     }
     dispatch_after_f_fn next = atomic_load_explicit(&next_dispatch_after_f, memory_order_acquire);
@@ -181,15 +184,10 @@ void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(vo
     if (next != NULL) next(when, queue, context, work);
 }
 
-bool marbles_virtual_clocks_linked(void) {
+bool marbles_clock_interposer_linked(void) {
     pthread_once(&ranges_once, find_ranges);
-    return atomic_load_explicit(&next_clock_gettime, memory_order_acquire) != NULL && concurrency_count > 0;
-}
-
-marbles_virtual_clocks *marbles_virtual_clocks_set(marbles_virtual_clocks *clocks) {
-    marbles_virtual_clocks *previous = current_clocks;
-    current_clocks = clocks;
-    return previous;
+    return marbles_clock_interposer_registered() && atomic_load_explicit(&next_clock_gettime, memory_order_acquire) != NULL &&
+           concurrency_count > 0;
 }
 
 const char *marbles_clock_gettime_next(void) {
@@ -199,25 +197,9 @@ const char *marbles_clock_gettime_next(void) {
     return info.dli_sname != NULL ? info.dli_sname : (info.dli_fname != NULL ? info.dli_fname : "");
 }
 
-extern void swift_get_time(long long *seconds, long long *nanoseconds, int clock);
-
-bool marbles_virtual_clocks_probe(void) {
-    marbles_virtual_clocks *clocks = current_clocks;
-    if (clocks == NULL) return false;
-    unsigned long long before = clocks->reads;
-    long long seconds = 0, nanoseconds = 0;
-    swift_get_time(&seconds, &nanoseconds, 1);
-    return clocks->reads > before;
-}
-
 #else
 
-bool marbles_virtual_clocks_linked(void) { return false; }
-marbles_virtual_clocks *marbles_virtual_clocks_set(marbles_virtual_clocks *clocks) {
-    (void)clocks;
-    return NULL;
-}
-bool marbles_virtual_clocks_probe(void) { return false; }
+bool marbles_clock_interposer_linked(void) { return false; }
 const char *marbles_clock_gettime_next(void) { return ""; }
 
 #endif

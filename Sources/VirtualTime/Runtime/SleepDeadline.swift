@@ -20,35 +20,35 @@ import MarbleCore
 /// 10 ms, such as 70 ms). The test then fails naming both, and the sleep takes the roundest so
 /// the run goes on: a wrong duration is never recorded quietly. A deadline that had passed when
 /// the sleep arrived (`remaining <= 0`) is due at once, as it is in the app.
-struct SleepDeadline {
+package struct SleepDeadline {
     /// A virtual instant the scheduler ran, and the real time it began at.
-    struct Instant: Equatable {
-        var time: Duration
-        var real: ContinuousClock.Instant
+    package struct Instant: Equatable {
+        package var time: Duration
+        package var real: ContinuousClock.Instant
     }
 
     /// A reading that holds more than one plausible duration.
-    struct Ambiguity: Equatable {
+    package struct Ambiguity: Equatable {
         /// The interval the duration lies in.
-        var range: ClosedRange<Duration>
+        package var range: ClosedRange<Duration>
         /// Another value a programmer would write in that interval.
-        var other: Duration
+        package var other: Duration
     }
 
     /// How long after the virtual time it arrived at the sleep ends.
-    let delay: Duration
+    package let delay: Duration
     /// The duration read from the deadline (the delay's `Duration` for an exact sleep).
-    let duration: Duration
+    package let duration: Duration
     /// When the reading was ambiguous: the interval and the other candidate.
-    let ambiguity: Ambiguity?
+    package let ambiguity: Ambiguity?
     /// The clock the sleep was on (`nil`: a delay or deadline from the runtime's hooks).
     let clock: Any.Type?
 
     /// The clock, for a failure message.
-    var clockName: String { clock.map { "\($0)" } ?? "the system clock" }
+    package var clockName: String { clock.map { "\($0)" } ?? "the system clock" }
 
     /// A sleep whose duration is known: passed as such, or read against virtual clocks.
-    init(exactly duration: Duration, clock: Any.Type?) {
+    package init(exactly duration: Duration, clock: Any.Type?) {
         self.delay = max(duration, .zero)
         self.duration = delay
         self.ambiguity = nil
@@ -58,7 +58,7 @@ struct SleepDeadline {
     /// A sleep given as a deadline `remaining` after real time `arrival`, arriving at virtual
     /// time `now` from a job that began at real time `jobStart`; `instants` are the recent
     /// virtual instants, oldest first, the last one `now`'s.
-    init(
+    package init(
         remaining: Duration, instants: [Instant], jobStart: ContinuousClock.Instant?, arrival: ContinuousClock.Instant,
         now: Duration, clock: Any.Type?
     ) {
@@ -85,7 +85,7 @@ struct SleepDeadline {
     /// The roundest integer in `low...high` (both positive), and another value a programmer
     /// would write in the interval (a multiple of a tenth of the roundest one's step), if any:
     /// the smallest, since a deadline is usually read just before the sleep.
-    static func reading(from low: Int64, to high: Int64) -> (value: Int64, other: Int64?) {
+    package static func reading(from low: Int64, to high: Int64) -> (value: Int64, other: Int64?) {
         // No multiple of a step above `high` lies in the interval: start at the largest below it.
         var step: Int64 = 1_000_000_000_000_000_000
         while step > high { step /= 10 }

@@ -1,0 +1,79 @@
+import MarbleCore
+import MarblesRuntime
+
+extension TestScheduler {
+    /// After a flush: reports sleeps read back ambiguously and main-actor work that escaped,
+    /// cancels async work still running (as at an unsubscription), wakes parked sleepers, and
+    /// reports work that escaped to other threads or stalled. `cutShort`: `maxFrames` ended the
+    /// flush on purpose, so a suspended task is no failure.
+    func finishAsync(at location: MarbleFailure.Location, cutShort: Bool) {
+        let leftovers = runtime.takeLeftovers()
+        reportAmbiguousSleeps(leftovers, at: location)
+        reportMainActorEscapes(leftovers.mainActorEscapes, at: location)
+        guard !asyncRuns.isEmpty || testClock != nil else { return }
+        // A task still suspended when nothing is left to run waits for something that will not
+        // come on this timeline: work on another thread, or an input that never ends. Either
+        // way the test says so (unless `maxFrames` cut the run short on purpose).
+        let unfinished = asyncRuns.filter { $0.started && !$0.finished && !$0.cancelled }
+        for run in unfinished {
+            run.cancelled = true
+            run.task?.cancel()
+        }
+        testClock?.cancelAll()
+        runtime.settle()
+        asyncRuns.removeAll { $0.finished || $0.cancelled }
+        let escapes = escapeCount
+        if escapes == reportedEscapes, !cutShort, let stalled = unfinished.first {
+            report(
+                """
+                the async sequence under test was still suspended when nothing was left to run on the test \
+                scheduler: it waits either for work outside the test scheduler (a DispatchQueue timer, an actor \
+                with its own executor, MainActor in a test not marked @MainActor, a thread of its own) or for an \
+                input that never ends (add an unsubscription diagram, e.g. expect(sequence, unsubscribe: "-----!"), \
+                to cancel it on purpose)
+                """, at: stalled.location)
+        }
+        if escapes > reportedEscapes {
+            reportedEscapes = escapes
+            report(
+                """
+                async work reached the test scheduler from another thread (\(executor.foreignEnqueueCount) job(s) \
+                enqueued, \(testClock?.foreignAccessCount ?? 0) clock use(s), \(executor.foreignEmissionCount) emission(s) \
+                off its thread): some of it ran outside the test scheduler (on a DispatchQueue, on an actor with \
+                its own executor, or in a task started before the scheduler ran), so its timing is racy and cannot \
+                be tested on virtual time. Keep the code under test on the scheduler: avoid hops to other queues, \
+                start its tasks inside scheduler.run { }, and mark the test @MainActor for main-actor code
+                """, at: unfinished.first?.location ?? location)
+        }
+    }
+
+    private var escapeCount: Int { runtime.foreignWorkCount + (testClock?.foreignAccessCount ?? 0) }
+
+    private func reportAmbiguousSleeps(_ leftovers: VirtualRuntime.Leftovers, at location: MarbleFailure.Location) {
+        for (start, sleep) in leftovers.ambiguousSleeps {
+            guard let ambiguity = sleep.ambiguity else { continue }
+            let (first, second) = ambiguity.other < sleep.duration ? (ambiguity.other, sleep.duration) : (sleep.duration, ambiguity.other)
+            report(
+                """
+                a sleep on \(sleep.clockName) started at \(frameText(start, frame: frame)) has no duration that can be \
+                told: the system clocks are real here (\(leftovers.whyClocksAreReal)), so Task.sleep hands over a deadline \
+                on the real clock, and the duration read back from it lies between \(ambiguity.range.lowerBound) and \
+                \(ambiguity.range.upperBound) (the task ran that long in real time before it slept): it could be \
+                \(first) or \(second). It slept \(sleep.duration) of virtual time. Sleep right after computing the \
+                deadline, or sleep on scheduler.clock
+                """, at: location)
+        }
+    }
+
+    private func reportMainActorEscapes(_ escapes: Int, at location: MarbleFailure.Location) {
+        guard escapes > 0 else { return }
+        report(
+            """
+            the code under test started \(escapes) main-actor job(s), but this test does not run on the main \
+            actor, so they ran on the main queue in real time, outside the test scheduler. Mark the test \
+            @MainActor (Swift Testing: @MainActor @Test; XCTest: a synchronous test method, which runs on the \
+            main thread, its body in MainActor.assumeIsolated { }): the scheduler then runs main-actor work in \
+            its loop, on virtual time
+            """, at: location)
+    }
+}

@@ -1,0 +1,116 @@
+internal import CRuntimeHooks
+
+/// Routes what code under test starts on a driving thread to that thread's test scheduler,
+/// through the Swift runtime's hooks (CRuntimeHooks): unstructured tasks (`Task { }`,
+/// `Task.detached`, the internal tasks of swift-async-algorithms' `debounce` or `merge`) through
+/// the global-enqueue hook; main-actor work through the get-main-executor hook, which answers
+/// with the executor's ``MainActorStandIn`` (Swift 6.3 never calls the enqueue-main hook, which
+/// stays installed for older runtimes); sleeps that reach the runtime as a delay or a deadline
+/// through those two hooks (older runtimes; 6.3's `Task.sleep` reaches the executor as a
+/// `SchedulingExecutor`). The same route carries the thread's virtual clocks, which the libc
+/// interposer (CClockInterposer, in test executables) answers clock reads from.
+///
+/// The hooks are installed once per process, each chained to the hook installed before it, and
+/// route by thread: work started on a thread that is currently driving a test scheduler
+/// (running its `run { }` body, or its flush) goes to that scheduler; everything else takes the
+/// usual path. Tests running in parallel on other threads are untouched, and a job never changes
+/// owner while it waits: whoever enqueued it on the driver thread was the test's own code.
+enum RuntimeRoute {
+    /// Whether the runtime exports the global-enqueue hook (it does on Linux and Apple
+    /// platforms); without it unstructured tasks escape to the global pool and the scheduler
+    /// reports them.
+    static let hooksInstalled: Bool = marbles_runtime_hooks_install(
+        marbles_runtime_callbacks(
+            global: captureJob, main: captureMainJob, delayed: captureSleep, main_escape: noteMainEscape, main_standin: makeMainStandIn))
+
+    /// Runs `body` with this thread routed to `executor` (its jobs, and `MainActor`'s executor
+    /// being `executor`'s stand-in, made when the runtime first asks for it) and its clock reads
+    /// answered by `clocks` (`nil`: real).
+    static func routing<T>(
+        to executor: TestTaskExecutor, clocks: UnsafeMutablePointer<marbles_virtual_clocks>?, _ body: () throws -> T
+    ) rethrows -> T {
+        let driver = hooksInstalled ? Unmanaged.passUnretained(executor).toOpaque() : nil
+        if driver != nil { executor.drivesOnMainActor = MainActorStandIn.isOnMainActor }
+        guard driver != nil || clocks != nil else { return try body() }
+        let previous = marbles_route_set(marbles_route(driver: driver, main_identity: nil, main_witness: nil, clocks: clocks))
+        defer { marbles_route_set(previous) }
+        return try body()
+    }
+}
+
+private func executor(_ driver: UnsafeMutableRawPointer) -> TestTaskExecutor {
+    Unmanaged<TestTaskExecutor>.fromOpaque(driver).takeUnretainedValue()
+}
+
+/// A job pointer from C as the `UnownedJob` it is (a job reference is one pointer).
+func unownedJob(_ pointer: UnsafeMutableRawPointer) -> UnownedJob {
+    unsafeBitCast(pointer, to: UnownedJob.self)
+}
+
+/// The global hook's callback: the job belongs to the executor whose scheduler drives this thread.
+private let captureJob: @convention(c) (UnsafeMutableRawPointer, UnsafeMutableRawPointer) -> Void = { driver, job in
+    executor(driver).enqueueRouted(unownedJob(job))
+}
+
+/// The main-executor hook's callback (the driving thread is the main thread).
+private let captureMainJob: @convention(c) (UnsafeMutableRawPointer, UnsafeMutableRawPointer) -> Void = { driver, job in
+    executor(driver).enqueueMainActor(unownedJob(job))
+}
+
+/// The get-main-executor hook's callback: the driver's main-actor stand-in (on the driving thread).
+private let makeMainStandIn: @convention(c) (UnsafeMutableRawPointer) -> marbles_executor_ref = { driver in
+    // An executor reference is an object and its witness table, as the runtime passes it.
+    typealias Pair = (UnsafeMutableRawPointer, UnsafeMutableRawPointer)
+    precondition(MemoryLayout<UnownedSerialExecutor>.size == MemoryLayout<Pair>.size)
+    let standIn = unsafeBitCast(executor(driver).mainActor.asUnownedSerialExecutor(), to: Pair.self)
+    return marbles_executor_ref(identity: standIn.0, witness: standIn.1)
+}
+
+/// The delay and deadline hooks' callback.
+private let captureSleep: @convention(c) (UnsafeMutableRawPointer, UnsafeMutableRawPointer, Int64, Bool, marbles_clock_kind) -> Void = {
+    driver, job, remaining, isDeadline, _ in
+    executor(driver).enqueueHookedSleep(unownedJob(job), remaining: .nanoseconds(remaining), isDeadline: isDeadline)
+}
+
+/// A main-actor job enqueued while a thread other than the main thread drives the scheduler.
+private let noteMainEscape: @convention(c) (UnsafeMutableRawPointer) -> Void = { driver in
+    executor(driver).mainActorEscapes.wrappingIncrement(by: 1, ordering: .relaxed)
+}
+
+/// The runtime hooks seen from tests: which are installed, and the runtime's delay and deadline
+/// entry points (Swift 6.3's `Task.sleep` reaches them only when no scheduling executor is
+/// current, so tests call them directly).
+package enum RuntimeHooks {
+    /// Bits: 1 global enqueue, 2 main enqueue, 4 delay, 8 deadline, 16 get main executor.
+    package static var installed: Int {
+        _ = RuntimeRoute.hooksInstalled
+        return Int(marbles_runtime_hooks_installed())
+    }
+
+    package static func enqueueGlobal(_ job: UnownedJob, afterNanoseconds delay: UInt64) {
+        marbles_enqueue_global_with_delay(delay, unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
+    }
+
+    package static func enqueueGlobal(_ job: UnownedJob, deadlineAfterNanoseconds delay: Int64, clock: RuntimeClock) {
+        marbles_enqueue_global_with_deadline_after(delay, clock.cValue, unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
+    }
+
+    /// Puts a counting hook where another library's delay hook would be, before ours in the chain.
+    package static func simulatePreviousDelayHook(_ on: Bool) { marbles_test_set_previous_delay_hook(on) }
+    package static var previousDelayHookCalls: Int { Int(marbles_test_previous_hook_calls()) }
+}
+
+/// The system clock a sleep or a reading is on.
+package enum RuntimeClock: Sendable {
+    /// `ContinuousClock` (CLOCK_BOOTTIME on Linux).
+    case continuous
+    /// `SuspendingClock` (CLOCK_MONOTONIC on Linux).
+    case suspending
+
+    init(_ kind: marbles_clock_kind) { self = kind == marbles_clock_suspending ? .suspending : .continuous }
+
+    var cValue: marbles_clock_kind { self == .suspending ? marbles_clock_suspending : marbles_clock_continuous }
+
+    /// The clock's type, for messages.
+    package var type: Any.Type { self == .suspending ? SuspendingClock.self : ContinuousClock.self }
+}

@@ -1,0 +1,119 @@
+internal import CRuntimeHooks
+import MarbleCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The system clocks as the code under test reads them on the thread that drives a run.
+///
+/// On Linux the test executable's own `clock_gettime` (in `CClockInterposer`, which MarblesTesting
+/// links into test executables; a program that links Marbles alone keeps libc's) answers the Swift
+/// runtime's reads (`ContinuousClock.now`, `SuspendingClock.now`, every `Task.sleep` deadline)
+/// and Foundation's `Date()` with virtual time, on the driving thread only: each clock reads
+/// its base plus the scheduler's virtual time. Each clock reads its real time (the date: the real
+/// date or the test's start date) at the virtual time the scheduler first drove; the bases are
+/// taken at the first virtual reading, so a run that reads no clock pays nothing. A probe, once
+/// per process (a read of `ContinuousClock.now` and one of `Date()`), tells whether the
+/// interposition is in effect for both; when it is not (Apple platforms, a statically linked runtime),
+/// the clocks stay real and sleeps are read back from their deadlines (``SleepDeadline``).
+package final class VirtualClocks {
+    /// What a run's clocks are.
+    package enum Mode: Equatable {
+        /// Not yet driven.
+        case unknown
+        /// `now` and `Date()` read virtual time; sleeps are exact.
+        case virtual
+        /// The clocks are real; sleeps are read back from their deadlines.
+        case readBack
+    }
+
+    /// What the interposer reads (through the route), in an allocation of its own: C holds its
+    /// address while the scheduler drives.
+    private let storage: UnsafeMutablePointer<marbles_virtual_clocks>
+    // `enabled` and `mode` are the scheduler's thread's.
+    /// Whether the interposer may be used (tests of the read-back path turn it off before the
+    /// first run).
+    package var enabled = true
+    package private(set) var mode = Mode.unknown
+    /// Takes a sleeper that the default executor handed to Dispatch on the driving thread, with
+    /// the time left to its deadline and its clock (set by the runtime, cleared when it goes).
+    weak var runtime: VirtualRuntime?
+
+    init(virtual: VirtualTimeScheduler, startDate: Date?) {
+        storage = .allocate(capacity: 1)
+        storage.initialize(
+            to: marbles_virtual_clocks(
+                bases_set: false, has_start_date: startDate != nil,
+                start_date_ns: startDate.map { Int64(($0.timeIntervalSince1970 * 1e9).rounded()) } ?? 0, origin_ns: 0,
+                realtime_base_ns: 0, monotonic_base_ns: 0, boottime_base_ns: 0,
+                now_ns: { context in
+                    Unmanaged<VirtualTimeScheduler>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.nowNanoseconds }
+                },
+                context: Unmanaged.passUnretained(virtual).toOpaque(), reads: 0,
+                sleep: { owner, job, remaining, clock in
+                    Unmanaged<VirtualClocks>.fromOpaque(owner)._withUnsafeGuaranteedRef {
+                        $0.runtime?.scheduleExactSleep(unownedJob(job), .nanoseconds(remaining), clock: RuntimeClock(clock).type)
+                    }
+                }, owner: nil))
+        storage.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    deinit {
+        storage.deinitialize(count: 1)
+        storage.deallocate()
+    }
+
+    /// What the route's clock reads go to while the scheduler drives: this scheduler's clocks
+    /// when they are virtual, else none (real). The first call decides which; the bases are taken
+    /// at the first virtual reading.
+    func route(at now: Duration) -> UnsafeMutablePointer<marbles_virtual_clocks>? {
+        if mode == .unknown { start(at: now) }
+        return mode == .virtual ? storage : nil
+    }
+
+    private func start(at now: Duration) {
+        mode = enabled && Self.isAvailable ? .virtual : .readBack
+        storage.pointee.origin_ns = VirtualTimeScheduler.nanos(now)
+    }
+
+    /// Whether the system clocks read virtual time on a driving thread: the interposer is linked
+    /// (test executables, through MarblesTesting) and answers both `ContinuousClock.now` (the
+    /// runtime's reads: every `Task.sleep` deadline) and `Date()` (Foundation's). Probed once per
+    /// process, with clocks standing still at zero on the probing thread.
+    static let isAvailable: Bool = {
+        let answered = probe()
+        return answered.continuous && answered.date
+    }()
+
+    /// Which system clocks the interposer answers on a driving thread (both false where it is not
+    /// linked).
+    package static func probe() -> (continuous: Bool, date: Bool) {
+        guard marbles_clock_interposer_registered() else { return (false, false) }
+        var probe = marbles_virtual_clocks(
+            bases_set: true, has_start_date: false, start_date_ns: 0, origin_ns: 0, realtime_base_ns: 0, monotonic_base_ns: 0,
+            boottime_base_ns: 0, now_ns: { _ in 0 },
+            context: UnsafeMutableRawPointer(bitPattern: 1)!, reads: 0, sleep: nil, owner: nil)
+        return withUnsafeMutablePointer(to: &probe) { pointer in
+            let previous = marbles_route_set(marbles_route(driver: nil, main_identity: nil, main_witness: nil, clocks: pointer))
+            defer { marbles_route_set(previous) }
+            _ = ContinuousClock.now
+            let continuous = pointer.pointee.reads == 1
+            let date = Date()
+            return (continuous, pointer.pointee.reads == 2 && date.timeIntervalSince1970 == 0)
+        }
+    }
+
+    /// Why the clocks are real, for a failure message.
+    package var whyReal: String {
+        if !enabled { return "virtual clocks are turned off for this scheduler" }
+        #if os(Linux)
+            return
+                "clock reads could not be interposed: the test executable links the Swift runtime statically, or another library answers clock_gettime first"
+        #else
+            return "a process cannot interpose clock reads on this platform"
+        #endif
+    }
+}

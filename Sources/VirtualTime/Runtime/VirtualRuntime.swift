@@ -1,0 +1,243 @@
+package import Atomics
+package import MarbleCore
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
+
+/// The one room of virtual time for async code: everything that puts a test's async code on its
+/// scheduler's virtual time. The executor its tasks run on (with the main-actor stand-in), the
+/// route of the runtime's hooks and of the system clocks to that executor while the scheduler
+/// drives, the drive loop, the sleep table (each sleep's wake-up on virtual time), and the counts
+/// of work that escaped. `TestScheduler` (Marbles) owns one and reaches it through this type
+/// alone: it drives, and it words what ``Leftovers`` says into failures.
+///
+/// A sleep, end to end: the code calls `Task.sleep`; the runtime computes a deadline from
+/// `ContinuousClock.now` (virtual inside a run on Linux, see ``VirtualClocks``) and hands the
+/// sleeper to the current scheduling executor (``TestTaskExecutor``), to the delay or deadline
+/// hook (older runtimes, ``RuntimeRoute``), or, for a task with no executor preference on a
+/// default actor, to Dispatch (caught on the driving thread by the interposer). Each lands in
+/// ``scheduleExactSleep(_:_:clock:)`` (the duration is known) or
+/// ``scheduleReadBackSleep(_:remaining:at:clock:)`` (a deadline on the real clock), which wake
+/// the job when virtual time reaches the deadline.
+///
+/// Used from the scheduler's thread only.
+package final class VirtualRuntime {
+    package let executor: TestTaskExecutor
+    package let clocks: VirtualClocks
+    private let virtual: VirtualTimeScheduler
+
+    /// Read-back only: the latest virtual instants run and the real time each began at, noted
+    /// once async work exists (oldest first).
+    private var recentInstants: [SleepDeadline.Instant] = []
+    /// How many instants back a read-back sleep's deadline may have been computed.
+    static let instantsKept = 4
+    /// Sleeps whose duration could not be told from their deadline, with the virtual time they
+    /// started at; handed over when the flush ends.
+    private var ambiguousSleeps: [(start: Duration, sleep: SleepDeadline)] = []
+    /// Exploring schedules: the wake-ups due at each instant not yet run, oldest first.
+    private var pendingWakes: [Duration: [() -> Void]] = [:]
+    private var reportedMainActorEscapes = 0
+    /// Virtual time in nanoseconds as of the last step, for clocks read from other threads
+    /// (``publishesNow`` turns it on).
+    package let publishedNow = ManagedAtomic<Int64>(0)
+    /// Whether each step publishes its time (a `TestClock` exists).
+    package var publishesNow = false
+
+    package init(virtual: VirtualTimeScheduler, startDate: Date?) {
+        self.virtual = virtual
+        executor = TestTaskExecutor()
+        clocks = VirtualClocks(virtual: virtual, startDate: startDate)
+        // Unowned: the executor may outlive this runtime (tasks keep it), so deinit clears them.
+        executor.runtime = self
+        clocks.runtime = self
+    }
+
+    deinit {
+        executor.runtime = nil
+        clocks.runtime = nil
+    }
+
+    /// The executor's first job: from now on the scheduler notes when each instant begins.
+    func noteFirstJob() { noteInstant(virtual.now) }
+
+    /// Runs `body` (a run's body, or a flush driving virtual time) with the work started on this
+    /// thread routed to the executor and the system clocks virtual on it.
+    package func routing<T>(_ body: () throws -> T) rethrows -> T {
+        let clockRoute = clocks.route(at: virtual.now)
+        executor.notesJobStarts = clocks.mode == .readBack
+        if clocks.mode == .readBack { noteInstant(virtual.now) }
+        return try RuntimeRoute.routing(to: executor, clocks: clockRoute, body)
+    }
+
+    // MARK: Driving
+
+    /// Runs virtual time and the executor's jobs in turn: all jobs until idle, then the next
+    /// virtual action, so each wake-up runs to completion before the next one. Synchronous
+    /// loops inside one action (a `retry` of a source that fails at once) count against the
+    /// same step limit through ``RunawayGuard``.
+    /// - Parameter limit: the virtual time to stop at (`nil`: when no work is left).
+    /// - Returns: why it stopped early (the step limit), or `nil` when it ran to the end.
+    package func drive(until limit: Duration?) -> String? {
+        let executor = self.executor
+        let virtual = self.virtual
+        let stepLimit = virtual.stepLimit
+        executor.adoptCurrentThread()
+        // Built only when the limit is hit: a test's fixed cost should not pay for formatting it.
+        var limitText: String { "the test scheduler ran \(stepLimit) steps and work was still due" }
+        var budget = RunawayGuard.Budget(limit: stepLimit)
+        let limitNanos = limit.map(VirtualTimeScheduler.nanos) ?? .max
+        return routing {
+            RunawayGuard.withBudget(&budget) { budget -> String? in
+                while true {
+                    if executor.hasWaitingJobs {
+                        budget.pointee.used += executor.runUntilIdle(limit: stepLimit - budget.pointee.used + 1)
+                        if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
+                    }
+                    noteNextInstant()
+                    guard virtual.step(throughNanoseconds: limitNanos) else { break }
+                    budget.pointee.used &+= 1
+                    if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
+                    if publishesNow { publishedNow.store(virtual.nowNanoseconds, ordering: .relaxed) }
+                }
+                if let limit { try? virtual.advance(to: limit) }
+                return nil
+            }
+        }
+    }
+
+    // MARK: Sleeps
+
+    /// Puts a sleep whose duration is known on virtual time: its job runs `duration` from now
+    /// (the time left to a deadline computed from virtual clocks, or a delay given as such).
+    package func scheduleExactSleep(_ job: UnownedJob, _ duration: Duration, clock: Any.Type?) {
+        schedule(job, after: SleepDeadline(exactly: duration, clock: clock))
+    }
+
+    /// Puts a sleep given as a deadline on virtual time: `remaining` is the deadline minus the
+    /// clock's time `real` when the sleep arrived. Exact where the clocks are virtual (the
+    /// deadline was computed from virtual `now`); read back where they are real
+    /// (``SleepDeadline``).
+    package func scheduleReadBackSleep(_ job: UnownedJob, remaining: Duration, at real: ContinuousClock.Instant, clock: Any.Type?) {
+        guard clocks.mode != .virtual else { return schedule(job, after: SleepDeadline(exactly: remaining, clock: clock)) }
+        let now = virtual.now
+        // This instant is noted once any job exists, and a sleep is one; should it not be, the
+        // bound is the sleep's own arrival (the read was just before).
+        let instants = recentInstants.last?.time == now ? recentInstants : [SleepDeadline.Instant(time: now, real: real)]
+        let sleep = SleepDeadline(
+            remaining: remaining, instants: instants, jobStart: executor.currentJobStart, arrival: real, now: now, clock: clock)
+        if sleep.ambiguity != nil { ambiguousSleeps.append((now, sleep)) }
+        schedule(job, after: sleep)
+    }
+
+    private func schedule(_ job: UnownedJob, after sleep: SleepDeadline) {
+        scheduleWake(at: virtual.now + sleep.delay) { [executor] in executor.enqueueRouted(job) }
+    }
+
+    /// Schedules a sleeper's wake-up (`wake` makes its job ready). When exploring schedules, a
+    /// wake-up may release the others due at the same instant with it (``ScheduleChooser``).
+    /// At an instant where an async expectation's `!` cancels its consumer, wake-ups wait until
+    /// the cancel has run.
+    package func scheduleWake(at due: Duration, _ wake: @escaping () -> Void) {
+        if !heldWakes.isEmpty {
+            return scheduleHeldWake(at: due, wake)
+        }
+        guard executor.chooser != nil else {
+            _ = virtual.enqueue(at: due, wake)
+            return
+        }
+        pendingWakes[due, default: []].append(wake)
+        _ = virtual.enqueue(at: due) { [unowned self] in releaseWakes(at: due) }
+    }
+
+    /// Instants at which an async expectation's `!` will cancel its consumer, with how many
+    /// cancels are still to run there.
+    private var heldWakes: [Duration: Int] = [:]
+
+    /// Notes that a cancel will run at `instant`: wake-ups due then wait for it.
+    package func holdWakes(at instant: Duration) { heldWakes[instant, default: 0] += 1 }
+
+    /// A cancel at `instant` ran.
+    package func releaseHeldWakes(at instant: Duration) {
+        guard let count = heldWakes[instant] else { return }
+        heldWakes[instant] = count > 1 ? count - 1 : nil
+    }
+
+    /// A wake-up that, when it comes due at an instant a cancel is still to run at, goes back
+    /// to the end of that instant's work (after the cancel, which is queued there already).
+    private func scheduleHeldWake(at due: Duration, _ wake: @escaping () -> Void) {
+        let guarded = { [unowned self] in
+            if heldWakes[virtual.now] != nil {
+                scheduleHeldWake(at: virtual.now, wake)
+            } else if executor.chooser != nil {
+                pendingWakes[virtual.now, default: []].append(wake)
+                releaseWakes(at: virtual.now)
+            } else {
+                wake()
+            }
+        }
+        _ = virtual.enqueue(at: due, guarded)
+    }
+
+    /// Exploring: runs the oldest wake-up due at `due` still pending, and maybe the rest.
+    private func releaseWakes(at due: Duration) {
+        guard var wakes = pendingWakes[due], !wakes.isEmpty, let chooser = executor.chooser else { return }
+        var released = [wakes.removeFirst()]
+        if !wakes.isEmpty, chooser.wakesTogether(others: wakes.count) {
+            released += wakes
+            wakes = []
+        }
+        pendingWakes[due] = wakes.isEmpty ? nil : wakes
+        for wake in released { wake() }
+    }
+
+    /// Read-back only: notes the real time at which the next virtual instant begins, once async
+    /// work exists.
+    @inline(__always) func noteNextInstant() {
+        guard clocks.mode == .readBack, executor.hasSeenJobs, let next = virtual.nextDueTime else { return }
+        noteInstant(next)
+    }
+
+    private func noteInstant(_ time: Duration) {
+        guard clocks.mode != .virtual, recentInstants.last?.time != time else { return }
+        if recentInstants.count == Self.instantsKept { recentInstants.removeFirst() }
+        recentInstants.append(SleepDeadline.Instant(time: time, real: .now))
+    }
+
+    // MARK: The end of a flush
+
+    /// What a flush leaves behind for the scheduler to report, each handed over once.
+    package struct Leftovers {
+        /// Sleeps whose duration could not be told from their deadline, with their start.
+        package var ambiguousSleeps: [(start: Duration, sleep: SleepDeadline)]
+        /// Main-actor jobs sent to the real main queue since the last flush (the test is not
+        /// on the main actor).
+        package var mainActorEscapes: Int
+        /// Why the clocks are real, for a message about a read-back sleep.
+        package var whyClocksAreReal: String
+    }
+
+    /// Hands over what the last flush left to report.
+    package func takeLeftovers() -> Leftovers {
+        let ambiguous = ambiguousSleeps
+        ambiguousSleeps = []
+        let escapes = executor.mainActorEscapes.load(ordering: .relaxed)
+        defer { reportedMainActorEscapes = escapes }
+        return Leftovers(
+            ambiguousSleeps: ambiguous, mainActorEscapes: max(escapes - reportedMainActorEscapes, 0), whyClocksAreReal: clocks.whyReal)
+    }
+
+    /// Runs the jobs that cancelling the leftover tasks made ready (teardown: nothing stays parked).
+    package func settle() { _ = executor.runUntilIdle(limit: virtual.stepLimit) }
+
+    /// Jobs and emissions that reached the executor from other threads, so far.
+    package var foreignWorkCount: Int { executor.foreignEnqueueCount + executor.foreignEmissionCount }
+}
