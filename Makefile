@@ -8,7 +8,7 @@ MARBLEGEN := .build/debug/marblegen
 # Apple platforms. Off by default so that dependents fetch neither; this repository builds both.
 TRAITS := --traits Tools,OpenCombine
 
-.PHONY: consumer-check diagrams test test-tsan examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
+.PHONY: consumer-check diagrams test test-tsan test-asan asan-soak interposer-check examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
 	playground playground-deps playground-e2e playground-load playground-load-debug playground-screenshot
 
 deps:
@@ -47,6 +47,29 @@ examples: deps
 
 examples-tsan: deps
 	cd Examples && $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+# The runtime, concurrency and engine tests under AddressSanitizer (CI: bounded to these suites;
+# make asan-soak repeats them). A report fails the run.
+ASAN_FILTER := Concurrency|Reliability|MarblesAsyncTests|MarbleCoreTests
+test-asan: deps
+	ASAN_OPTIONS="halt_on_error=1 detect_leaks=0" $(SWIFT) test $(TRAITS) --sanitize=address --scratch-path .build-asan --filter "$(ASAN_FILTER)"
+
+ASAN_SOAK_ROUNDS ?= 20
+asan-soak: deps
+	$(SWIFT) build $(TRAITS) --sanitize=address --scratch-path .build-asan --build-tests
+	for i in $$(seq $(ASAN_SOAK_ROUNDS)); do \
+		ASAN_OPTIONS="halt_on_error=1 detect_leaks=0" $(SWIFT) test $(TRAITS) --sanitize=address --scratch-path .build-asan --skip-build --parallel --filter "$(ASAN_FILTER)" || exit 1; \
+	done
+
+# The libc interposer (clock_gettime, dispatch_after_f) reaches test executables only: the
+# command-line tools keep libc's.
+interposer-check:
+	$(SWIFT) build $(TRAITS) --product marblegen
+	$(SWIFT) build $(TRAITS) --product marbleplay
+	@for tool in marblegen marbleplay; do \
+		if nm --defined-only .build/debug/$$tool | grep -wE 'clock_gettime|dispatch_after_f'; then \
+			echo "$$tool defines the test-only clock interposer"; exit 1; fi; \
+	done; echo "marblegen and marbleplay keep libc's clock_gettime and dispatch_after_f"
 
 # Concurrency and async tests under ThreadSanitizer (separate build folder, so the normal build stays warm).
 test-tsan: deps
@@ -95,6 +118,8 @@ consumer-check:
 lint:
 	$(SWIFT) format lint --strict --configuration .swift-format -r Sources Tests Benchmarks/Sources Plugins Package.swift Examples/Sources Examples/Tests Examples/Package.swift
 	python3 scripts/long-functions.py 60
+	python3 scripts/unsafe-ledger.py
+	python3 scripts/module-picture.py --check
 
 # The DocC catalogs of the library modules (.build/docs/*.doccarchive), without a DocC
 # warning, and every public declaration documented.
@@ -146,4 +171,4 @@ bench-debug: deps
 	cd Benchmarks && $(SWIFT) run -c debug MarblesBenchmarks --quick --only scheduler,small-test,parser
 
 clean:
-	rm -rf .build .build-tsan .build-release Benchmarks/.build Examples/.build Examples/.build-tsan
+	rm -rf .build .build-tsan .build-asan .build-release Benchmarks/.build Examples/.build Examples/.build-tsan

@@ -26,11 +26,13 @@ let package = Package(
             name: "MarblesBenchmarks",
             dependencies: [
                 .product(name: "MarbleCore", package: root), .product(name: "Marbles", package: root),
+                // What a test executable links: the clock interposer (virtual system clocks) comes with it.
+                .product(name: "MarblesTesting", package: root),
                 .product(name: "MarbleRender", package: root), .product(name: "MarblesCombine", package: root),
                 .product(name: "CombineSchedulers", package: "combine-schedulers"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "SearchApp", package: "Examples"),
             ],
-            path: "Sources/MarblesBenchmarks"),
+            path: "Sources/MarblesBenchmarks")
     ]
 )

@@ -36,6 +36,7 @@ final class NopDisposable: Disposable, Sendable {
 public final class AnonymousDisposable: Disposable, @unchecked Sendable {
     // First stored property: see InlineAtomic.swift.
     private var disposedStorage = Bool.AtomicRepresentation(false)
+    // measured (inline atomics): see InlineAtomic.swift.
     private var disposed: UnsafeAtomic<Bool> { inlineAtomic(self, of: Bool.self) }
     // The action is only touched by the thread that wins the exchange below.
     private var action: (() -> Void)?
@@ -43,7 +44,7 @@ public final class AnonymousDisposable: Disposable, @unchecked Sendable {
     /// Creates a disposable that runs `action` once when disposed.
     public init(_ action: @escaping () -> Void) {
         self.action = action
-        assert(isFirstStoredProperty(of: self, &disposedStorage))
+        precondition(isFirstStoredProperty(of: self, &disposedStorage))
     }
 
     /// Whether `dispose()` has been called.
@@ -59,11 +60,9 @@ public final class AnonymousDisposable: Disposable, @unchecked Sendable {
 
 /// A flag that records whether it has been disposed.
 public final class BooleanDisposable: Disposable, @unchecked Sendable {
-    // First stored property: see InlineAtomic.swift.
-    private var disposedStorage = Bool.AtomicRepresentation(false)
-    private var disposed: UnsafeAtomic<Bool> { inlineAtomic(self, of: Bool.self) }
+    private let disposed = ManagedAtomic<Bool>(false)
     /// Creates an undisposed flag.
-    public init() { assert(isFirstStoredProperty(of: self, &disposedStorage)) }
+    public init() {}
     /// Whether `dispose()` has been called.
     public var isDisposed: Bool { disposed.load(ordering: .acquiring) }
     public func dispose() { disposed.store(true, ordering: .releasing) }
@@ -80,11 +79,13 @@ public final class SingleAssignmentDisposable: Disposable, @unchecked Sendable {
     private static let disposed = 2
     // First stored property: see InlineAtomic.swift.
     private var stateStorage = Int.AtomicRepresentation(0)
+    // measured (this atomic inline, `current` unchecked): 10-event test 8.8 → 7.1 µs with the
+    // lock-free state (a2963ee, A/B, release).
     private var state: UnsafeAtomic<Int> { inlineAtomic(self, of: Int.self) }
     @exclusivity(unchecked) private var current: (any Disposable)?
 
     /// Creates an empty holder.
-    public init() { assert(isFirstStoredProperty(of: self, &stateStorage)) }
+    public init() { precondition(isFirstStoredProperty(of: self, &stateStorage)) }
 
     /// Whether `dispose()` has been called.
     public var isDisposed: Bool { state.load(ordering: .acquiring) == Self.disposed }

@@ -16,7 +16,9 @@ final class Gate<Element>: @unchecked Sendable {
     @usableFromInline var stateStorage = Int.AtomicRepresentation(0)
     @usableFromInline let lock = Lock()
     @usableFromInline let downstream: Observer<Element>
-    // Touched only under `lock`, never in overlapping accesses: no runtime exclusivity checks.
+    // Touched only under `lock`, never in overlapping accesses.
+    // measured (pending, delivering, subjects' lists unchecked): subject chain 127 → 83 ns/event
+    // (484b502, A/B, release).
     @exclusivity(unchecked) @usableFromInline var pending: [Event<Element>] = []
     // The batch being delivered, touched only by the drainer (bit 0 of `state` held): swapped
     // with `pending`, so that both buffers keep their capacity and a delivery allocates nothing
@@ -25,11 +27,12 @@ final class Gate<Element>: @unchecked Sendable {
     /// Bit 0: somebody is delivering (the drainer); the rest: `pending.count` × 2. Changed only
     /// under `lock`, except by the lock-free fast path of `send` (0 → 1, then 1 → 0), which
     /// therefore sees every queued event: a queue is never left without a drainer.
+    // measured (inline atomics): see InlineAtomic.swift.
     @inlinable var state: UnsafeAtomic<Int> { inlineAtomic(self, of: Int.self) }
 
     @usableFromInline init(_ downstream: Observer<Element>) {
         self.downstream = downstream
-        assert(isFirstStoredProperty(of: self, &stateStorage))
+        precondition(isFirstStoredProperty(of: self, &stateStorage))
     }
 
     /// Runs `body` under the lock, then delivers what it emitted.
@@ -146,11 +149,14 @@ extension Gate {
 final class TimerSlot: Disposable, @unchecked Sendable {
     @usableFromInline let lock: Lock
     // Guarded by `lock`, the gate's.
+    // measured (the slot's state unchecked, its timer a heap entry): delay test 11% faster,
+    // debounce 9% (07a9241, A/B, release).
     @exclusivity(unchecked) @usableFromInline var current: (any Disposable)?
     @exclusivity(unchecked) @usableFromInline var disposed = false
     /// The scheduler's virtual clock, when its time is one (``VirtualTimeBacked``, looked up
     /// once): timers then go into its heap directly, and ``virtualTimer`` holds the current one.
     @usableFromInline let virtual: VirtualTimeScheduler?
+    // measured: with `current` above (07a9241).
     @exclusivity(unchecked) @usableFromInline var virtualTimer: (sequence: UInt64, due: Int64)?
 
     @usableFromInline init<Element>(_ gate: Gate<Element>, on scheduler: any Scheduler) {

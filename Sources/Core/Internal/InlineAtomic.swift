@@ -7,7 +7,8 @@ public import Atomics
 // subscription. So an object that needs one keeps the storage as its first stored property, and
 // addresses it the way `ManagedAtomic` addresses its own: at the start of the object's stored
 // properties (`_getUnsafePointerToStoredProperties`). The storage must stay the first stored
-// property of a root class; `isFirstStoredProperty` asserts it in debug builds.
+// property of a root class; each such init checks it with `isFirstStoredProperty` in a
+// precondition, so release builds check the layout too (InlineStorageLayoutTests builds each).
 
 /// `object`'s first stored property as a pointer to `T`: state an object keeps inline and hands
 /// out by address (an atomic here, `Lock`'s mutex, the test executor's atomics and the virtual
@@ -25,6 +26,8 @@ package func isFirstStoredProperty<Storage>(of object: AnyObject, _ storage: Uns
     UnsafeMutableRawPointer(storage) == _getUnsafePointerToStoredProperties(object)
 }
 
+// measured: inline state (an allocation an object fewer, as the inline mutex of 604f9b1: empty run
+// 18% faster, 10-event test 7%, A/B, release); every observer, gate and anonymous disposable has one.
 /// The atomic stored as the first stored property of `object`.
 @inlinable @inline(__always)
 func inlineAtomic<Value: AtomicValue>(_ object: AnyObject, of _: Value.Type) -> UnsafeAtomic<Value> {

@@ -15,6 +15,8 @@
 @usableFromInline
 package final class Lock: @unchecked Sendable {
     // First stored property; touched only through `mutex`.
+    // measured: the mutex inline (an allocation a lock fewer): empty run 18% faster, 10-event
+    // test 7%, with that commit's other fixed-cost changes (604f9b1, A/B, release).
     private var storage = pthread_mutex_t()
     private var mutex: UnsafeMutablePointer<pthread_mutex_t> {
         firstStoredProperty(of: self, as: pthread_mutex_t.self)
@@ -22,7 +24,7 @@ package final class Lock: @unchecked Sendable {
 
     @usableFromInline
     package init() {
-        assert(isFirstStoredProperty(of: self, &storage))
+        precondition(isFirstStoredProperty(of: self, &storage))
         pthread_mutex_init(mutex, nil)
     }
 

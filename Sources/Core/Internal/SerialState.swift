@@ -7,6 +7,7 @@
 /// locks serialize the rest, so these accesses cannot overlap; this box skips the check.
 @usableFromInline
 final class SerialState<Value> {
+    // measured: range chain 3.5× → 2.6× hand-chained closures (e36f223, A/B, release).
     @exclusivity(unchecked) @usableFromInline var value: Value
 
     @inlinable

@@ -31,12 +31,13 @@ public final class Observer<Element>: ObserverType, Disposable, @unchecked Senda
     @usableFromInline var stoppedStorage = Int.AtomicRepresentation(0)
     @usableFromInline let handler: (Event<Element>) -> Void
     @usableFromInline let upstream = SingleAssignmentDisposable()
+    // measured (inline atomics): see InlineAtomic.swift.
     @inlinable var stopped: UnsafeAtomic<Int> { inlineAtomic(self, of: Int.self) }
 
     @inlinable
     init(_ handler: @escaping (Event<Element>) -> Void) {
         self.handler = handler
-        assert(isFirstStoredProperty(of: self, &stoppedStorage))
+        precondition(isFirstStoredProperty(of: self, &stoppedStorage))
     }
 
     /// Whether the subscription is over: a terminal event went through or it was disposed.

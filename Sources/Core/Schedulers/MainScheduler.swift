@@ -8,10 +8,8 @@ internal import Dispatch
 /// of its own still waiting there, so that main-queue work is not delayed a turn and order is
 /// kept; ``asyncInstance`` always goes through the queue. Delayed actions always do.
 public final class MainScheduler: Scheduler, @unchecked Sendable {
-    // First stored property: see InlineAtomic.swift. Actions enqueued and not yet run: an
-    // inline run may not overtake them.
-    private var waitingStorage = Int.AtomicRepresentation(0)
-    private var waiting: UnsafeAtomic<Int> { inlineAtomic(self, of: Int.self) }
+    // Actions enqueued and not yet run: an inline run may not overtake them.
+    private let waiting = ManagedAtomic<Int>(0)
     /// Runs at once on the main queue when nothing it scheduled is waiting, else enqueues.
     public static let instance = MainScheduler(inline: true)
     /// Always enqueues on the main queue, even when called from it.
@@ -26,7 +24,6 @@ public final class MainScheduler: Scheduler, @unchecked Sendable {
     private init(inline: Bool) {
         self.inline = inline
         _ = Self.markMain
-        assert(isFirstStoredProperty(of: self, &waitingStorage))
     }
 
     /// Whether the caller is running on the main queue.
@@ -39,17 +36,17 @@ public final class MainScheduler: Scheduler, @unchecked Sendable {
 
     @discardableResult
     public func schedule(_ action: @escaping () -> Void) -> any Disposable {
-        let before = waiting.add(1).oldValue
+        let before = waiting.loadThenWrappingIncrement(ordering: .acquiringAndReleasing)
         if inline, before == 0, Self.isOnMainQueue {
             action()
-            waiting.subtract(1)
+            waiting.wrappingDecrement(ordering: .acquiringAndReleasing)
             return Disposables.create()
         }
         let token = BooleanDisposable()
         let boxed = UncheckedSendable(action)
         DispatchQueue.main.async {
             if !token.isDisposed { boxed.value() }
-            self.waiting.subtract(1)
+            self.waiting.wrappingDecrement(ordering: .acquiringAndReleasing)
         }
         return token
     }

@@ -42,8 +42,8 @@ public final class VirtualTimeScheduler: Scheduler {
     }
 
     // The scheduler is confined to one thread, and no access to these overlaps another (no
-    // action runs inside a heap operation): the runtime's exclusivity checks, about 10% of a
-    // step, are off for them.
+    // action runs inside a heap operation).
+    // measured: the exclusivity checks were about 10% of a step (484b502, A/B, release).
     @exclusivity(unchecked) @usableFromInline var heap = BinaryHeap<Entry>()
     @exclusivity(unchecked) @usableFromInline var sequence: UInt64 = 0
     @exclusivity(unchecked) private var cancelled = Set<UInt64>()
@@ -56,8 +56,7 @@ public final class VirtualTimeScheduler: Scheduler {
 
     /// Work runs at most this many actions per `run`/`advance` call before it throws
     /// ``RxError/stepLimitExceeded(steps:now:)``.
-    // Confined to the scheduler's thread like the state above: no runtime exclusivity checks.
-    @exclusivity(unchecked) public var stepLimit: Int
+    public var stepLimit: Int
 
     /// Creates a scheduler at `initialClock` with the given step limit.
     public init(initialClock: Duration = .zero, stepLimit: Int = 10_000_000) {
@@ -313,5 +312,7 @@ struct VirtualActionDisposable: Disposable, @unchecked Sendable {
 /// `deinit`; like the scheduler, used from one thread).
 @usableFromInline
 final class VirtualActionCanceller: @unchecked Sendable {
+    // measured: a weak reference to the scheduler here cost about 30 of 130 ns an action
+    // (f3ae3d1, A/B, release); the scheduler clears this in its deinit.
     unowned(unsafe) var scheduler: VirtualTimeScheduler?
 }

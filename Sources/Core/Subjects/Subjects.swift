@@ -8,7 +8,8 @@
 final class SubjectCore<Element>: @unchecked Sendable {
     @usableFromInline let lock = Lock()
     // Parallel arrays: `send` takes `gates` as is (a buffer retain, no per-event copy or map).
-    // Touched only under `lock`, never in overlapping accesses: no runtime exclusivity checks.
+    // Touched only under `lock`, never in overlapping accesses.
+    // measured (with the gates' buffers): subject chain 127 → 83 ns/event (484b502, A/B, release).
     @exclusivity(unchecked) private var keys: [UInt64] = []
     @exclusivity(unchecked) @usableFromInline var gates: [Gate<Element>] = []
     @exclusivity(unchecked) private var nextKey: UInt64 = 0

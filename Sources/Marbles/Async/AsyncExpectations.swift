@@ -64,17 +64,16 @@ struct AsyncWork<Element> {
     }
 }
 
-/// One async expectation's task and state, touched only on the scheduler's thread, never in
-/// overlapping accesses: no runtime exclusivity checks.
+/// One async expectation's task and state, touched only on the scheduler's thread.
 @usableFromInline
 final class AsyncRun {
     let location: MarbleFailure.Location
-    @exclusivity(unchecked) var task: Task<Void, Never>?
-    @exclusivity(unchecked) @usableFromInline var finished = false
-    @exclusivity(unchecked) @usableFromInline var cancelled = false
+    var task: Task<Void, Never>?
+    @usableFromInline var finished = false
+    @usableFromInline var cancelled = false
     /// The virtual time of the unsubscription's `!`, once it cancelled the task.
-    @exclusivity(unchecked) @usableFromInline var cancelledAt: Duration?
-    @exclusivity(unchecked) var started = false
+    @usableFromInline var cancelledAt: Duration?
+    var started = false
     @usableFromInline init(location: MarbleFailure.Location) { self.location = location }
 }
 

@@ -75,7 +75,7 @@ extension RecordedValue {
     /// The events of an inner observable, filled in as virtual time runs.
     public final class InnerTimeline {
         /// The events, relative to the emission of the inner observable.
-        @exclusivity(unchecked) public internal(set) var events: [Recorded<Event<RecordedValue>>]
+        public internal(set) var events: [Recorded<Event<RecordedValue>>]
         init(events: [Recorded<Event<RecordedValue>>] = []) { self.events = events }
     }
 }

@@ -12,13 +12,12 @@ public final class MarbleExpectation<Element> {
     @usableFromInline let isHigherOrder: Bool
     /// Events recorded with their type, erased only when something asks for them (a failure
     /// message, an outcome handler, `recorded`): a passing test never boxes its values.
-    // Appended once per event on the scheduler's thread: no runtime exclusivity checks.
-    @exclusivity(unchecked) @usableFromInline var events: [Recorded<Event<Element>>] = []
+    @usableFromInline var events: [Recorded<Event<Element>>] = []
     /// Events recorded erased (higher-order recordings), or the typed ones erased so far.
-    @exclusivity(unchecked) @usableFromInline var erased: [Recorded<Event<RecordedValue>>] = []
+    @usableFromInline var erased: [Recorded<Event<RecordedValue>>] = []
     /// The subscription diagram the expectation was made with: `toBeLike` watches the other
     /// observable over the same window.
-    @exclusivity(unchecked) @usableFromInline var window: String?
+    @usableFromInline var window: String?
 
     // Inlinable: specialized where `expect` is, the element type's metadata is a constant
     // there, not a lookup per expectation.

@@ -16,8 +16,8 @@ extension TestScheduler {
             }
             set { subscriptionLogs = newValue }
         }
-        // The scheduler's thread's, never in overlapping accesses: no runtime exclusivity checks.
-        @exclusivity(unchecked) @usableFromInline package var subscriptionLogs: [SubscriptionLog] = []
+        // The scheduler's thread's.
+        @usableFromInline package var subscriptionLogs: [SubscriptionLog] = []
         @usableFromInline unowned let scheduler: TestScheduler
         /// Cold.
         @usableFromInline package var kind: MarbleDiagram.Kind { .cold }
@@ -61,8 +61,7 @@ final class ColdSubscription<Element>: Disposable, @unchecked Sendable {
     @usableFromInline let logIndex: Int
     @usableFromInline let virtual: VirtualTimeScheduler
     @usableFromInline let replay: MessageReplay<Element, Observer<Element>>
-    // The test scheduler's thread's, as the observable's log is: no runtime exclusivity checks.
-    @exclusivity(unchecked) @usableFromInline var isDisposed = false
+    @usableFromInline var isDisposed = false
 
     @inlinable
     init(
@@ -89,23 +88,22 @@ final class ColdSubscription<Element>: Disposable, @unchecked Sendable {
 final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Element == Element {
     @usableFromInline let messages: [Recorded<Event<Element>>]
     @usableFromInline let receiver: Receiver
-    /// How many messages went out. Touched only by the scheduler's thread, never across an
-    /// access: no runtime exclusivity checks.
-    @exclusivity(unchecked) @usableFromInline var sent = 0
+    /// How many messages went out (the scheduler's thread's).
+    @usableFromInline var sent = 0
     /// Where the messages' times count from, and whether negative ones are due at `base`.
     @usableFromInline let base: Duration
     @usableFromInline let clampsNegative: Bool
     /// As a chain (in time order): the sequence number reserved for the first message (the
     /// n-th has `first + n`); whether it was cancelled.
-    @exclusivity(unchecked) @usableFromInline var chained = false
-    @exclusivity(unchecked) @usableFromInline var first: UInt64 = 0
-    @exclusivity(unchecked) @usableFromInline var stopped = false
+    @usableFromInline var chained = false
+    @usableFromInline var first: UInt64 = 0
+    @usableFromInline var stopped = false
     /// Out of order: every message's action, scheduled at once.
-    @exclusivity(unchecked) @usableFromInline var scheduled: [UInt64] = []
+    @usableFromInline var scheduled: [UInt64] = []
     /// The scheduler the messages run on, for the links of a chain, which run only as its
     /// actions (so while it lives). Kept here rather than captured by each link: a closure that
     /// captures only `self` needs no context of its own (one allocation a message less).
-    @usableFromInline unowned(unsafe) let virtual: VirtualTimeScheduler
+    @usableFromInline unowned let virtual: VirtualTimeScheduler
 
     @inlinable
     init(
@@ -198,8 +196,8 @@ extension TestScheduler {
             }
             set { subscriptionLogs = newValue }
         }
-        // The scheduler's thread's, never in overlapping accesses: no runtime exclusivity checks.
-        @exclusivity(unchecked) @usableFromInline package var subscriptionLogs: [SubscriptionLog] = []
+        // The scheduler's thread's.
+        @usableFromInline package var subscriptionLogs: [SubscriptionLog] = []
         @usableFromInline let subject = PublishSubject<Element>()
         @usableFromInline let origin: Duration
         @usableFromInline unowned let scheduler: TestScheduler
@@ -244,7 +242,7 @@ extension TestScheduler {
     /// The events of an observable subscribed by ``TestScheduler/record(_:)``.
     public final class Recording<Element> {
         /// The events so far, relative to the time `record` was called.
-        @exclusivity(unchecked) public internal(set) var events: [Recorded<Event<Element>>] = []
+        public internal(set) var events: [Recorded<Event<Element>>] = []
         var subscription: (any Disposable)?
 
         /// Stops recording.

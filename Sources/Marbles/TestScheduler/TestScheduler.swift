@@ -41,11 +41,9 @@ package import MarblesRuntime
 public final class TestScheduler: Scheduler {
     /// The virtual time of one frame (`-`).
     public let frame: Duration
-    // The variables below are the test's thread's, never in overlapping accesses: the
-    // runtime's exclusivity checks (some on every flush) are off for them.
     /// When set, a flush runs only up to this many frames past the time of the flush; work
     /// due later stays queued. `nil` runs until no work is left (or the step limit).
-    @exclusivity(unchecked) public var maxFrames: Int?
+    public var maxFrames: Int?
     /// Who hears about this scheduler's expectations beyond its reporter (given at init).
     package let listener: TestScheduler.Listener
     var onExpectationChecked: ((ExpectationOutcome) -> Void)? { listener.expectationChecked }
@@ -61,26 +59,25 @@ public final class TestScheduler: Scheduler {
     /// Reads diagrams at this scheduler's frame.
     @usableFromInline package let parser: MarbleDiagram.Parser
 
-    // The lists below are used from the test's thread only, and every loop over one works on a
-    // copy: the runtime's exclusivity checks (a few percent of a small test) are off for them.
-    @exclusivity(unchecked) @usableFromInline var hotToSetUp: [() -> Void] = []
+    // The lists below are used from the test's thread only.
+    @usableFromInline var hotToSetUp: [() -> Void] = []
     /// Test observables made so far, in creation order: what ``ExpectationOutcome/inputs``
     /// lists, and what the leak check reads when a run ends.
-    @exclusivity(unchecked) @usableFromInline var testObservables: [any TestObservableMessages] = []
+    @usableFromInline var testObservables: [any TestObservableMessages] = []
     /// ``testObservables`` as an outcome lists them.
     var createdInputs: [ExpectationOutcome.Input] { testObservables.map(ExpectationOutcome.Input.init) }
     /// Expectations whose `toBe` was called and that have not been checked yet.
-    @exclusivity(unchecked) var checks: [PendingCheck] = []
+    var checks: [PendingCheck] = []
     /// Why the latest flush stopped early (runaway work at the step limit), if it did.
-    @exclusivity(unchecked) package internal(set) var runawayReason: String?
+    package internal(set) var runawayReason: String?
     /// A runaway loop found while subscribing outside a flush (``record(_:)``), reported by the next flush.
-    @exclusivity(unchecked) var pendingRunaway: String?
+    var pendingRunaway: String?
     /// Subscriptions the harness made (expectations, recordings, inner timelines); `run`
     /// disposes them when it ends, then checks that every test observable was unsubscribed.
-    @exclusivity(unchecked) @usableFromInline var harnessSubscriptions: [any Disposable] = []
+    @usableFromInline var harnessSubscriptions: [any Disposable] = []
     /// Open subscriptions the test expected to stay open (a subscription diagram without `!`
     /// that matched): not leaks. By the observable's identity and the subscription's time.
-    @exclusivity(unchecked) var expectedOpen: Set<OpenSubscription> = []
+    var expectedOpen: Set<OpenSubscription> = []
 
     /// The async runtime (MarblesRuntime): the executor, clocks, sleeps and drive loop of the
     /// async code under test. The one seam between synchronous virtual time and async code.

@@ -18,7 +18,7 @@ import MarbleCore
 ///
 /// Three kinds of jobs share the one FIFO, so their order is the order they were enqueued:
 /// jobs of tasks that prefer this executor, unstructured tasks routed here by the runtime hooks
-/// (``GlobalEnqueueHook``) from the driving thread, main-actor jobs (from ``MainActorStandIn``),
+/// (``RuntimeRoute``) from the driving thread, main-actor jobs (from ``MainActorStandIn``),
 /// and sleepers whose virtual deadline came (`Task.sleep` on the system clocks, see
 /// ``SleepDeadline``).
 ///

@@ -17,8 +17,8 @@ extension ObservableType {
 @usableFromInline
 final class DebounceState<Element>: TimedOperatorState<Element> {
     // Touched only under the gate's lock: the value waiting, and its number.
-    @exclusivity(unchecked) @usableFromInline var pending: Element?
-    @exclusivity(unchecked) @usableFromInline var id = 0
+    @usableFromInline var pending: Element?
+    @usableFromInline var id = 0
 
     @inlinable
     func on(_ event: Event<Element>) {

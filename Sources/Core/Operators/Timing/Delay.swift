@@ -34,9 +34,9 @@ extension ObservableType {
 @usableFromInline
 final class DelayState<Element>: TimedOperatorState<Element> {
     // Touched only under the gate's lock.
-    @exclusivity(unchecked) @usableFromInline var queue = FIFOQueue<(due: Duration, value: Element)>()
-    @exclusivity(unchecked) @usableFromInline var generation = 0
-    @exclusivity(unchecked) @usableFromInline var sourceDone = false
+    @usableFromInline var queue = FIFOQueue<(due: Duration, value: Element)>()
+    @usableFromInline var generation = 0
+    @usableFromInline var sourceDone = false
 
     @inlinable
     func on(_ event: Event<Element>) {
