@@ -1,5 +1,8 @@
 // The one place that chooses the Combine implementation: Apple's where it exists, OpenCombine
-// elsewhere. Both spell the same API, so everything else in the module is written once.
+// elsewhere, with the package's OpenCombine trait (the condition names the trait, not
+// `canImport(OpenCombine)`: another package in the graph may build an OpenCombine module while the
+// trait is off). Both spell the same API, so everything else in the module is written once;
+// without either the module builds empty, and its entry point says what to turn on.
 #if canImport(Combine)
     @_exported public import Combine
 
@@ -7,7 +10,7 @@
     public typealias CombineScheduler = Combine.Scheduler
     /// Combine's `ImmediateScheduler` (MarbleCore has an `ImmediateScheduler` of its own).
     public typealias CombineImmediateScheduler = Combine.ImmediateScheduler
-#elseif canImport(OpenCombine)
+#elseif OpenCombine
     @_exported @preconcurrency public import OpenCombine
     // `DispatchQueue`, `RunLoop` and `OperationQueue` as schedulers, with the time types code
     // under test is written against (`DispatchQueue.SchedulerTimeType`, …).
@@ -19,7 +22,15 @@
     /// Combine's `ImmediateScheduler` (MarbleCore has an `ImmediateScheduler` of its own).
     public typealias CombineImmediateScheduler = OpenCombine.ImmediateScheduler
 #else
-    #error(
-        "MarblesCombine needs Combine: off Apple platforms, enable the package's OpenCombine trait (.package(url: …, from: …, traits: [\"OpenCombine\"]), or swift build --traits OpenCombine)"
-    )
+    public import Marbles
+
+    extension TestScheduler {
+        /// Unavailable: MarblesCombine needs Combine.
+        @available(
+            *, unavailable,
+            message:
+                "MarblesCombine needs Combine: off Apple platforms, enable the package's OpenCombine trait (.package(url: …, from: …, traits: [\"OpenCombine\"]), or swift build --traits OpenCombine)"
+        )
+        public var combine: Never { fatalError("MarblesCombine needs Combine") }
+    }
 #endif

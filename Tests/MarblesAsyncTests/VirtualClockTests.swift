@@ -188,11 +188,13 @@ struct VirtualClockTests {
     }
 
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-    @Test("the clock interposer chains to ThreadSanitizer's interceptor when it is linked, else to libc's clock_gettime")
+    @Test("the clock interposer chains to a sanitizer's interceptor when one is linked, else to libc's clock_gettime")
     func chainsToTheNextDefinition() {
-        let tsan = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
+        let sanitizer = ["__tsan_init", "__asan_init"].contains { (name: String) in
+            dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) != nil
+        }
         let next = ClockInterposer.next
-        if tsan {
+        if sanitizer {
             #expect(next.contains("interceptor_clock_gettime"), "\(next)")
         } else {
             #expect(next.hasSuffix("clock_gettime"), "\(next)")

@@ -1,58 +1,60 @@
-import Dispatch
-import Foundation
-import MarblesCombine
-import MarblesTesting
-import Testing
+#if canImport(Combine) || OpenCombine
+    import Dispatch
+    import Foundation
+    import MarblesCombine
+    import MarblesTesting
+    import Testing
 
-/// Code written against the platform's schedulers, untouched for the test.
-struct DispatchSearch {
-    /// Generic over the scheduler, with DispatchQueue's time types (how such code is written).
-    static func results<S: CombineScheduler>(
-        _ queries: some Publisher<String, Never>, scheduler: S
-    ) -> AnyPublisher<String, Never> where S.SchedulerTimeType == DispatchQueue.SchedulerTimeType {
-        queries
-            .debounce(for: .milliseconds(300), scheduler: scheduler)
-            .map { $0.uppercased() }
-            .eraseToAnyPublisher()
-    }
-}
-
-@Suite("Combine schedulers with the platform's time types")
-struct PlatformTimeSchedulerTests {
-    @Test("code typed to DispatchQueue.SchedulerTimeType runs on virtual time")
-    func dispatchQueueTyped() {
-        let scheduler = TestScheduler(frame: .milliseconds(100))
-        scheduler.run {
-            let queries = scheduler.hotPublisher("-a-b------c---|", values: ["a": "sw", "b": "swift", "c": "rx"])
-            scheduler.expect(DispatchSearch.results(queries, scheduler: scheduler.dispatchQueue))
-                .toBe("------x------y|", values: ["x": "SWIFT", "y": "RX"])
+    /// Code written against the platform's schedulers, untouched for the test.
+    struct DispatchSearch {
+        /// Generic over the scheduler, with DispatchQueue's time types (how such code is written).
+        static func results<S: CombineScheduler>(
+            _ queries: some Publisher<String, Never>, scheduler: S
+        ) -> AnyPublisher<String, Never> where S.SchedulerTimeType == DispatchQueue.SchedulerTimeType {
+            queries
+                .debounce(for: .milliseconds(300), scheduler: scheduler)
+                .map { $0.uppercased() }
+                .eraseToAnyPublisher()
         }
     }
 
-    @Test("RunLoop and OperationQueue time types: delay and a repeating timer on virtual time")
-    func runLoopAndOperationQueue() {
-        let scheduler = TestScheduler()
-        scheduler.run {
-            let input = scheduler.coldPublisher("a-b|")
-            scheduler.expect(input.delay(for: .milliseconds(2), scheduler: scheduler.runLoop)).toBe("--a-b|")
-            scheduler.expect(input.delay(for: .milliseconds(3), scheduler: scheduler.operationQueue)).toBe("---a-b|")
-            var ticks = 0
-            let cancellable = scheduler.dispatchQueue.schedule(after: scheduler.dispatchQueue.now, interval: .milliseconds(2)) {
-                ticks += 1
+    @Suite("Combine schedulers with the platform's time types")
+    struct PlatformTimeSchedulerTests {
+        @Test("code typed to DispatchQueue.SchedulerTimeType runs on virtual time")
+        func dispatchQueueTyped() {
+            let scheduler = TestScheduler(frame: .milliseconds(100))
+            scheduler.run {
+                let queries = scheduler.hotPublisher("-a-b------c---|", values: ["a": "sw", "b": "swift", "c": "rx"])
+                scheduler.expect(DispatchSearch.results(queries, scheduler: scheduler.dispatchQueue))
+                    .toBe("------x------y|", values: ["x": "SWIFT", "y": "RX"])
             }
-            scheduler.schedule(after: .milliseconds(7)) { cancellable.cancel() }
-            scheduler.schedule(after: .milliseconds(8)) { #expect(ticks == 4) }
+        }
+
+        @Test("RunLoop and OperationQueue time types: delay and a repeating timer on virtual time")
+        func runLoopAndOperationQueue() {
+            let scheduler = TestScheduler()
+            scheduler.run {
+                let input = scheduler.coldPublisher("a-b|")
+                scheduler.expect(input.delay(for: .milliseconds(2), scheduler: scheduler.runLoop)).toBe("--a-b|")
+                scheduler.expect(input.delay(for: .milliseconds(3), scheduler: scheduler.operationQueue)).toBe("---a-b|")
+                var ticks = 0
+                let cancellable = scheduler.dispatchQueue.schedule(after: scheduler.dispatchQueue.now, interval: .milliseconds(2)) {
+                    ticks += 1
+                }
+                scheduler.schedule(after: .milliseconds(7)) { cancellable.cancel() }
+                scheduler.schedule(after: .milliseconds(8)) { #expect(ticks == 4) }
+            }
+        }
+
+        @Test("now is a fixed origin plus virtual time, not the wall clock")
+        func now() {
+            let scheduler = TestScheduler()
+            let start = scheduler.dispatchQueue.now
+            let runLoopStart = scheduler.runLoop.now
+            scheduler.advance(by: .milliseconds(250))
+            #expect(start.distance(to: scheduler.dispatchQueue.now) == .milliseconds(250))
+            #expect(runLoopStart.distance(to: scheduler.runLoop.now) == .milliseconds(250))
+            #expect(runLoopStart.date == Date(timeIntervalSinceReferenceDate: 0))
         }
     }
-
-    @Test("now is a fixed origin plus virtual time, not the wall clock")
-    func now() {
-        let scheduler = TestScheduler()
-        let start = scheduler.dispatchQueue.now
-        let runLoopStart = scheduler.runLoop.now
-        scheduler.advance(by: .milliseconds(250))
-        #expect(start.distance(to: scheduler.dispatchQueue.now) == .milliseconds(250))
-        #expect(runLoopStart.distance(to: scheduler.runLoop.now) == .milliseconds(250))
-        #expect(runLoopStart.date == Date(timeIntervalSinceReferenceDate: 0))
-    }
-}
+#endif
