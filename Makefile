@@ -8,7 +8,7 @@ MARBLEGEN := .build/debug/marblegen
 # Apple platforms. Off by default so that dependents fetch neither; this repository builds both.
 TRAITS := --traits Tools,OpenCombine
 
-.PHONY: consumer-check diagrams test test-tsan test-asan asan-soak interposer-check examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
+.PHONY: bench-ab consumer-check diagrams test test-tsan test-asan asan-soak interposer-check examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
 	playground playground-deps playground-e2e playground-load playground-load-debug playground-screenshot
 
 deps:
@@ -165,6 +165,15 @@ playground-screenshot: deps playground-deps
 
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release MarblesBenchmarks
+
+# A/B against another revision in one run (release, both sides alternated): make bench-ab BASE=40fe785
+BASE ?= HEAD
+bench-ab: deps
+	rm -rf .build-ab-base && git worktree add -f .build-ab-base $(BASE)
+	cd .build-ab-base/Benchmarks && $(SWIFT) build -c release --product MarblesBenchmarks
+	cd Benchmarks && $(SWIFT) build -c release --product MarblesBenchmarks
+	python3 scripts/bench-ab.py .build-ab-base/Benchmarks/.build/release/MarblesBenchmarks Benchmarks/.build/release/MarblesBenchmarks
+	git worktree remove --force .build-ab-base
 
 # What `swift test` users feel in a debug build: the scheduler, a small test's fixed cost, the parser.
 bench-debug: deps

@@ -44,7 +44,7 @@ public final class AnonymousDisposable: Disposable, @unchecked Sendable {
     /// Creates a disposable that runs `action` once when disposed.
     public init(_ action: @escaping () -> Void) {
         self.action = action
-        precondition(isFirstStoredProperty(of: self, &disposedStorage))
+        assert(isFirstStoredProperty(of: self, &disposedStorage))
     }
 
     /// Whether `dispose()` has been called.
@@ -85,7 +85,7 @@ public final class SingleAssignmentDisposable: Disposable, @unchecked Sendable {
     @exclusivity(unchecked) private var current: (any Disposable)?
 
     /// Creates an empty holder.
-    public init() { precondition(isFirstStoredProperty(of: self, &stateStorage)) }
+    public init() { assert(isFirstStoredProperty(of: self, &stateStorage)) }
 
     /// Whether `dispose()` has been called.
     public var isDisposed: Bool { state.load(ordering: .acquiring) == Self.disposed }

@@ -32,7 +32,7 @@ final class Gate<Element>: @unchecked Sendable {
 
     @usableFromInline init(_ downstream: Observer<Element>) {
         self.downstream = downstream
-        precondition(isFirstStoredProperty(of: self, &stateStorage))
+        assert(isFirstStoredProperty(of: self, &stateStorage))
     }
 
     /// Runs `body` under the lock, then delivers what it emitted.

@@ -24,7 +24,7 @@ package final class Lock: @unchecked Sendable {
 
     @usableFromInline
     package init() {
-        precondition(isFirstStoredProperty(of: self, &storage))
+        assert(isFirstStoredProperty(of: self, &storage))
         pthread_mutex_init(mutex, nil)
     }
 

@@ -124,7 +124,7 @@ public struct ObservableValues<Element: Sendable>: AsyncSequence, Sendable {
 
         @inlinable
         init() {
-            precondition(isFirstStoredProperty(of: self, &mutexStorage))
+            assert(isFirstStoredProperty(of: self, &mutexStorage))
             lock.initialize()
         }
 

@@ -37,7 +37,7 @@ public final class Observer<Element>: ObserverType, Disposable, @unchecked Senda
     @inlinable
     init(_ handler: @escaping (Event<Element>) -> Void) {
         self.handler = handler
-        precondition(isFirstStoredProperty(of: self, &stoppedStorage))
+        assert(isFirstStoredProperty(of: self, &stoppedStorage))
     }
 
     /// Whether the subscription is over: a terminal event went through or it was disposed.

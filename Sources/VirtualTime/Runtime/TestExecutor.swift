@@ -59,7 +59,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
     /// The runtime that puts this executor's sleepers on virtual time and notes its first job
     /// (set by the runtime, cleared when it goes: the executor may outlive it, tasks keep it).
     /// A reference, not closures: three closure contexts a test fewer.
-    weak var runtime: VirtualRuntime?
+    unowned var runtime: VirtualRuntime?
     /// Whether to note the real time each job starts at (clocks read back: a sleep's deadline is
     /// bounded by the age of the job that sleeps).
     var notesJobStarts = false

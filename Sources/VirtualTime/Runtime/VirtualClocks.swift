@@ -40,7 +40,7 @@ package final class VirtualClocks {
     package private(set) var mode = Mode.unknown
     /// Takes a sleeper that the default executor handed to Dispatch on the driving thread, with
     /// the time left to its deadline and its clock (set by the runtime, cleared when it goes).
-    weak var runtime: VirtualRuntime?
+    unowned var runtime: VirtualRuntime?
 
     init(virtual: VirtualTimeScheduler, startDate: Date?) {
         storage = .allocate(capacity: 1)
