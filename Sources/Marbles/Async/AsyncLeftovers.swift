@@ -56,7 +56,7 @@ extension TestScheduler {
             report(
                 """
                 a sleep on \(sleep.clockName) started at \(frameText(start, frame: frame)) has no duration that can be \
-                told: the system clocks are real here (\(leftovers.whyClocksAreReal)), so Task.sleep hands over a deadline \
+                told: the system clocks are real here (\(runtime.clocks.whyReal)), so Task.sleep hands over a deadline \
                 on the real clock, and the duration read back from it lies between \(ambiguity.range.lowerBound) and \
                 \(ambiguity.range.upperBound) (the task ran that long in real time before it slept): it could be \
                 \(first) or \(second). It slept \(sleep.duration) of virtual time. Sleep right after computing the \

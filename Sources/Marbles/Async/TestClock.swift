@@ -1,5 +1,6 @@
 import MarbleCore
 import MarblesRuntime
+internal import Atomics
 
 #if canImport(Glibc)
     import Glibc
@@ -49,6 +50,8 @@ public final class TestClock: Clock, @unchecked Sendable {
     private weak var scheduler: TestScheduler?
     private let runtime: VirtualRuntime
     private let executor: TestTaskExecutor
+    /// Virtual time as of the scheduler's last step, for reads from other threads.
+    private let publishedNow: ManagedAtomic<Int64>
     private let lock = Lock()
     private var sleepers: [UInt64: Sleeper] = [:]
     private var cancelledEarly: Set<UInt64> = []
@@ -59,6 +62,7 @@ public final class TestClock: Clock, @unchecked Sendable {
         self.scheduler = scheduler
         self.runtime = scheduler.runtime
         self.executor = scheduler.executor
+        self.publishedNow = scheduler.runtime.publishNow()
     }
 
     /// Virtual now. From another thread this is the time of the last virtual step (and the
@@ -68,7 +72,7 @@ public final class TestClock: Clock, @unchecked Sendable {
             return TestClock.Instant(offset: scheduler.now)
         }
         lock.withLock { foreignSleeps += 1 }
-        return TestClock.Instant(offset: .nanoseconds(runtime.publishedNow.load(ordering: .relaxed)))
+        return TestClock.Instant(offset: .nanoseconds(publishedNow.load(ordering: .relaxed)))
     }
 
     /// One nanosecond: virtual time is exact.

@@ -46,18 +46,15 @@ extension TestScheduler {
             scheduler.register(at: location) { [self, unowned scheduler] in
                 scheduler.logsRead = nil
                 let raw = logs()
-                let read = scheduler.logsRead.map { UInt(bitPattern: $0) }
+                let read = owner.map(ObjectIdentifier.init) ?? scheduler.logsRead
                 let actual = raw.map {
                     SubscriptionLog(subscribed: $0.subscribed - origin, unsubscribed: $0.unsubscribed.map { $0 - origin })
                 }
                 let comparison = SubscriptionComparison(expected: expected, actual: actual, frame: scheduler.frame)
-                if comparison.matches {
+                if comparison.matches, let read {
                     // The diagram drew these as open: the test expects them to outlive the run.
-                    let owners = owner.map { [UInt(bitPattern: ObjectIdentifier($0))] } ?? read.map { [$0] } ?? scheduler.owners(of: raw)
-                    for owner in owners {
-                        for log in raw where log.unsubscribed == nil {
-                            scheduler.expectedOpen.insert(OpenSubscription(owner: owner, subscribed: log.subscribed))
-                        }
+                    for log in raw where log.unsubscribed == nil {
+                        scheduler.expectedOpen.insert(OpenSubscription(owner: UInt(bitPattern: read), subscribed: log.subscribed))
                     }
                 }
                 if !comparison.matches {

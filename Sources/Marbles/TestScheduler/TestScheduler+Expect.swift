@@ -73,9 +73,9 @@ extension TestScheduler {
     /// Compares subscription logs with diagrams when the run ends. The logs are read then, not
     /// now: pass the test observable's `subscriptions` directly.
     ///
-    /// Passing the observable itself (`expect(subscriptions: input)`) reads the
-    /// same; a diagram without `!` that matches then marks exactly that observable's subscription
-    /// as expected to stay open, where this form marks every test observable with the same log.
+    /// Passing the observable itself (`expect(subscriptions: input)`) reads the same, and needs
+    /// no such care: a diagram without `!` that matches marks that observable's subscription as
+    /// expected to stay open (here, the observable whose `subscriptions` the argument read).
     public func expect(subscriptions: @autoclosure @escaping () -> [SubscriptionLog]) -> TestScheduler.SubscriptionExpectation {
         TestScheduler.SubscriptionExpectation(scheduler: self, origin: now, owner: nil, logs: subscriptions)
     }
@@ -90,12 +90,6 @@ extension TestScheduler {
     /// `scheduler.expect(subscriptions: input).toBe("^---!")`.
     public func expect<Element>(subscriptions observable: HotObservable<Element>) -> TestScheduler.SubscriptionExpectation {
         TestScheduler.SubscriptionExpectation(scheduler: self, origin: now, owner: observable) { observable.subscriptionLogs }
-    }
-
-    /// The test observables whose subscription log is `logs` (by identity's bits): whose log a
-    /// subscription expectation given only the log compared.
-    func owners(of logs: [SubscriptionLog]) -> [UInt] {
-        testObservables.filter { $0.subscriptionLogs == logs }.map { UInt(bitPattern: ObjectIdentifier($0)) }
     }
 
     /// Subscribes to `observable` now and records its events, for custom checks after a flush.

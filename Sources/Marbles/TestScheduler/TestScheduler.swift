@@ -146,7 +146,6 @@ public final class TestScheduler: Scheduler {
         if let clock = testClock { return clock }
         let clock = TestClock(scheduler: self)
         testClock = clock
-        runtime.publishesNow = true
         return clock
     }
 

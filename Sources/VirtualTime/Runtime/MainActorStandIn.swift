@@ -24,7 +24,7 @@ package final class MainActorStandIn: SerialExecutor, @unchecked Sendable {
         if executor.drivesOnMainActor {
             executor.enqueueMainActor(unowned)
         } else {
-            executor.mainActorEscapes.wrappingIncrement(by: 1, ordering: .relaxed)
+            executor.noteMainActorEscape()
             marbles_enqueue_on_real_main(unsafeBitCast(unowned, to: UnsafeMutableRawPointer.self))
         }
     }

@@ -74,7 +74,7 @@ private let captureSleep: @convention(c) (UnsafeMutableRawPointer, UnsafeMutable
 
 /// A main-actor job enqueued while a thread other than the main thread drives the scheduler.
 private let noteMainEscape: @convention(c) (UnsafeMutableRawPointer) -> Void = { driver in
-    executor(driver).mainActorEscapes.wrappingIncrement(by: 1, ordering: .relaxed)
+    executor(driver).noteMainActorEscape()
 }
 
 /// The runtime hooks seen from tests: which are installed, and the runtime's delay and deadline

@@ -1,4 +1,4 @@
-package import Atomics
+import Atomics
 import MarbleCore
 // `SchedulingExecutor` and the `enqueue(_:after:tolerance:clock:)` / `enqueue(_:at:tolerance:clock:)`
 // requirements it adds are SPI (ExperimentalScheduling); `Task.defaultExecutor` and `ExecutorJob`
@@ -32,20 +32,21 @@ package final class TestTaskExecutor: @unchecked Sendable {
         package var onMainActor: Bool
     }
 
-    /// Guards `jobs`, `head`, `foreignEnqueues` and `seenJobs`.
+    /// Guards `jobs`, `head`, `seenJobs` and the escape counts (rare: they mean a failure).
     private let lock = Lock()
     private var jobs: [Queued] = []
     private var head = 0
-    private var foreignEnqueues = 0
     private var seenJobs = false
+    private var foreignEnqueues = 0
+    private var foreignEmissions = 0
+    private var mainActorEscapes = 0
+    /// `seenJobs` as the owner thread last read it: once true it stays true, so the driver's
+    /// loop stops taking the lock to ask.
+    private var ownerSawJobs = false
     /// The thread that runs jobs (read on every sleep and clock use).
     private let owner = ManagedAtomic<Int>(0)
     /// Jobs waiting: lets the scheduler's loop skip the lock between steps when there are none.
     private let waiting = ManagedAtomic<Int>(0)
-    /// Emissions through a `TestScheduler.AsyncEmitter` from other threads.
-    package let foreignEmissions = ManagedAtomic<Int>(0)
-    /// Main-actor jobs sent to the real main queue because the test does not run on the main actor.
-    package let mainActorEscapes = ManagedAtomic<Int>(0)
     /// `MainActor`'s executor on the driving thread.
     package private(set) lazy var mainActor = MainActorStandIn(executor: self)
     /// Whether the thread driving the scheduler runs on the main actor (set when it starts
@@ -53,8 +54,12 @@ package final class TestTaskExecutor: @unchecked Sendable {
     var drivesOnMainActor = false
 
     /// Whether any job was ever enqueued: the scheduler then notes the real time at which each
-    /// virtual instant starts, the bound a sleep's deadline is read against.
-    package var hasSeenJobs: Bool { lock.withLock { seenJobs } }
+    /// virtual instant starts, the bound a sleep's deadline is read against. Asked by the owner
+    /// thread only.
+    var hasSeenJobs: Bool {
+        if !ownerSawJobs { ownerSawJobs = lock.withLock { seenJobs } }
+        return ownerSawJobs
+    }
 
     /// The runtime that puts this executor's sleepers on virtual time and notes its first job
     /// (set by the runtime, cleared when it goes: the executor may outlive it, tasks keep it).
@@ -92,11 +97,12 @@ package final class TestTaskExecutor: @unchecked Sendable {
     func enqueueMainActor(_ job: UnownedJob) { enqueue(Queued(job: job, onMainActor: true), routed: false) }
 
     fileprivate func enqueue(_ queued: Queued, routed: Bool) {
-        let onOwnerThread = isOwnerThread
+        // Routed jobs come from the driving thread (the hooks route by thread); others may not.
+        let onOwnerThread = routed || isOwnerThread
         let first: Bool = lock.withLock {
             let first = !seenJobs
             seenJobs = true
-            if !routed, !onOwnerThread { foreignEnqueues += 1 }
+            if !onOwnerThread { foreignEnqueues += 1 }
             if let chooser, onOwnerThread { chooser.noteReady(queued.job) }
             // Room for a few at once: growing from empty reallocated three times in a short async test.
             if jobs.capacity == 0 { jobs.reserveCapacity(16) }
@@ -166,8 +172,13 @@ package final class TestTaskExecutor: @unchecked Sendable {
     }
 
     /// Emissions of an async expectation from another thread (dropped, reported).
-    package func noteForeignEmission() { foreignEmissions.wrappingIncrement(by: 1, ordering: .relaxed) }
-    package var foreignEmissionCount: Int { foreignEmissions.load(ordering: .relaxed) }
+    package func noteForeignEmission() { lock.withLock { foreignEmissions += 1 } }
+    package var foreignEmissionCount: Int { lock.withLock { foreignEmissions } }
+
+    /// A main-actor job sent to the real main queue (the test does not run on the main actor).
+    func noteMainActorEscape() { lock.withLock { mainActorEscapes += 1 } }
+    /// Main-actor jobs sent to the real main queue so far.
+    var mainActorEscapeCount: Int { lock.withLock { mainActorEscapes } }
 }
 
 /// The exploration hook-in: what picks the order of same-instant work when schedules are

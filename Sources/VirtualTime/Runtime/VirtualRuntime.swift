@@ -46,11 +46,9 @@ package final class VirtualRuntime {
     /// Exploring schedules: the wake-ups due at each instant not yet run, oldest first.
     private var pendingWakes: [Duration: [() -> Void]] = [:]
     private var reportedMainActorEscapes = 0
-    /// Virtual time in nanoseconds as of the last step, for clocks read from other threads
-    /// (``publishesNow`` turns it on).
-    package let publishedNow = ManagedAtomic<Int64>(0)
-    /// Whether each step publishes its time (a `TestClock` exists).
-    package var publishesNow = false
+    /// Virtual time in nanoseconds as of the last step, for clocks read from other threads:
+    /// made by ``publishNow()`` (a `TestClock` exists), else each step skips it.
+    private var publishedNow: ManagedAtomic<Int64>?
 
     package init(virtual: VirtualTimeScheduler, startDate: Date?) {
         self.virtual = virtual
@@ -64,6 +62,15 @@ package final class VirtualRuntime {
     deinit {
         executor.runtime = nil
         clocks.runtime = nil
+    }
+
+    /// From now on each step publishes virtual time, for reads from other threads; returns
+    /// where it is published.
+    package func publishNow() -> ManagedAtomic<Int64> {
+        if let publishedNow { return publishedNow }
+        let published = ManagedAtomic<Int64>(virtual.nowNanoseconds)
+        publishedNow = published
+        return published
     }
 
     /// The executor's first job: from now on the scheduler notes when each instant begins.
@@ -106,7 +113,7 @@ package final class VirtualRuntime {
                     guard virtual.step(throughNanoseconds: limitNanos) else { break }
                     budget.pointee.used &+= 1
                     if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
-                    if publishesNow { publishedNow.store(virtual.nowNanoseconds, ordering: .relaxed) }
+                    if let publishedNow { publishedNow.store(virtual.nowNanoseconds, ordering: .relaxed) }
                 }
                 if let limit { try? virtual.advance(to: limit) }
                 return nil
@@ -221,18 +228,15 @@ package final class VirtualRuntime {
         /// Main-actor jobs sent to the real main queue since the last flush (the test is not
         /// on the main actor).
         package var mainActorEscapes: Int
-        /// Why the clocks are real, for a message about a read-back sleep.
-        package var whyClocksAreReal: String
     }
 
     /// Hands over what the last flush left to report.
     package func takeLeftovers() -> Leftovers {
         let ambiguous = ambiguousSleeps
         ambiguousSleeps = []
-        let escapes = executor.mainActorEscapes.load(ordering: .relaxed)
+        let escapes = executor.mainActorEscapeCount
         defer { reportedMainActorEscapes = escapes }
-        return Leftovers(
-            ambiguousSleeps: ambiguous, mainActorEscapes: max(escapes - reportedMainActorEscapes, 0), whyClocksAreReal: clocks.whyReal)
+        return Leftovers(ambiguousSleeps: ambiguous, mainActorEscapes: escapes - reportedMainActorEscapes)
     }
 
     /// Runs the jobs that cancelling the leftover tasks made ready (teardown: nothing stays parked).
