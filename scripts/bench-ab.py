@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """A/B of two MarblesBenchmarks builds in one run: alternates them ROUNDS times per section and
-prints, per line, each side's median and the ratio new / base (below 1: the new build is faster).
+prints, per line, each side's fastest figure (slower ones add the machine's noise) and the
+ratio new / base (below 1: the new build is faster). Run it on an idle machine.
 
 Usage: bench-ab.py BASE_BINARY NEW_BINARY [--rounds N] [--sections a,b,c]
 Build each side with `cd Benchmarks && swift build -c release --product MarblesBenchmarks`
 (the base in a worktree: git worktree add /tmp/base REV).
 """
 import re
-import statistics
 import subprocess
 import sys
 
@@ -43,7 +43,7 @@ def main():
         for key in samples["base"]:
             if key not in samples["new"]:
                 continue
-            b, n = statistics.median(samples["base"][key]), statistics.median(samples["new"][key])
+            b, n = min(samples["base"][key]), min(samples["new"][key])
             ratio = n / b if b else float("nan")
             print(f"  {key[1][:60]:<60} {b:>10.3f} {n:>10.3f}  {ratio:5.2f}×")
 

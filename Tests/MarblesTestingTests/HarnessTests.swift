@@ -179,7 +179,9 @@ struct LeakCheckTests {
         }
     }
 
-    @Test("an open subscription expected on one observable does not excuse another's (given the log or the observable)", arguments: [false, true])
+    @Test(
+        "an open subscription expected on one observable does not excuse another's (given the log or the observable)",
+        arguments: [false, true])
     func expectedOpenIsPerObservable(passingTheObservable: Bool) {
         let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(reporter: reporter)

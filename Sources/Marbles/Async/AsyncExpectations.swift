@@ -181,7 +181,7 @@ extension TestScheduler {
         _ operation: @escaping @Sendable () async -> Void
     ) {
         let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
-        asyncRuns.append(run)
+        state.asyncRuns.append(run)
         virtual.schedule(at: now + subscribeAt) { [executor] in
             guard !run.cancelled else { return }
             run.started = true

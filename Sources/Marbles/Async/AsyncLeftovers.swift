@@ -10,20 +10,20 @@ extension TestScheduler {
         let leftovers = runtime.takeLeftovers()
         reportAmbiguousSleeps(leftovers, at: location)
         reportMainActorEscapes(leftovers.mainActorEscapes, at: location)
-        guard !asyncRuns.isEmpty || testClock != nil else { return }
+        guard !state.asyncRuns.isEmpty || state.testClock != nil else { return }
         // A task still suspended when nothing is left to run waits for something that will not
         // come on this timeline: work on another thread, or an input that never ends. Either
         // way the test says so (unless `maxFrames` cut the run short on purpose).
-        let unfinished = asyncRuns.filter { $0.started && !$0.finished && !$0.cancelled }
+        let unfinished = state.asyncRuns.filter { $0.started && !$0.finished && !$0.cancelled }
         for run in unfinished {
             run.cancelled = true
             run.task?.cancel()
         }
-        testClock?.cancelAll()
+        state.testClock?.cancelAll()
         runtime.settle()
-        asyncRuns.removeAll { $0.finished || $0.cancelled }
+        state.asyncRuns.removeAll { $0.finished || $0.cancelled }
         let escapes = escapeCount
-        if escapes == reportedEscapes, !cutShort, let stalled = unfinished.first {
+        if escapes == state.reportedEscapes, !cutShort, let stalled = unfinished.first {
             report(
                 """
                 the async sequence under test was still suspended when nothing was left to run on the test \
@@ -33,12 +33,12 @@ extension TestScheduler {
                 to cancel it on purpose)
                 """, at: stalled.location)
         }
-        if escapes > reportedEscapes {
-            reportedEscapes = escapes
+        if escapes > state.reportedEscapes {
+            state.reportedEscapes = escapes
             report(
                 """
                 async work reached the test scheduler from another thread (\(executor.foreignEnqueueCount) job(s) \
-                enqueued, \(testClock?.foreignAccessCount ?? 0) clock use(s), \(executor.foreignEmissionCount) emission(s) \
+                enqueued, \(state.testClock?.foreignAccessCount ?? 0) clock use(s), \(executor.foreignEmissionCount) emission(s) \
                 off its thread): some of it ran outside the test scheduler (on a DispatchQueue, on an actor with \
                 its own executor, or in a task started before the scheduler ran), so its timing is racy and cannot \
                 be tested on virtual time. Keep the code under test on the scheduler: avoid hops to other queues, \
@@ -47,7 +47,7 @@ extension TestScheduler {
         }
     }
 
-    private var escapeCount: Int { runtime.foreignWorkCount + (testClock?.foreignAccessCount ?? 0) }
+    private var escapeCount: Int { runtime.foreignWorkCount + (state.testClock?.foreignAccessCount ?? 0) }
 
     private func reportAmbiguousSleeps(_ leftovers: VirtualRuntime.Leftovers, at location: MarbleFailure.Location) {
         for (start, sleep) in leftovers.ambiguousSleeps {

@@ -1,6 +1,6 @@
+internal import Atomics
 import MarbleCore
 import MarblesRuntime
-internal import Atomics
 
 #if canImport(Glibc)
     import Glibc

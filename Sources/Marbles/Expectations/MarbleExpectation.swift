@@ -12,7 +12,9 @@ public final class MarbleExpectation<Element> {
     @usableFromInline let isHigherOrder: Bool
     /// Events recorded with their type, erased only when something asks for them (a failure
     /// message, an outcome handler, `recorded`): a passing test never boxes its values.
-    @usableFromInline var events: [Recorded<Event<Element>>] = []
+    // Appended once per event on the scheduler's thread, never in overlapping accesses.
+    // measured: see MessageReplay.progress.
+    @exclusivity(unchecked) @usableFromInline var events: [Recorded<Event<Element>>] = []
     /// Events recorded erased (higher-order recordings), or the typed ones erased so far.
     @usableFromInline var erased: [Recorded<Event<RecordedValue>>] = []
     /// The subscription diagram the expectation was made with: `toBeLike` watches the other
@@ -167,7 +169,7 @@ public final class MarbleExpectation<Element> {
                 return
             }
         }
-        let inputs = scheduler.testObservables
+        let inputs = scheduler.state.testObservables
         scheduler.register(at: location) { [self, unowned scheduler] in
             // Passing typed means passing the general comparison (both ask `Event.matches` with
             // the same value equality); a failure to explain, or a run whose outcome is
@@ -263,7 +265,7 @@ public final class MarbleExpectation<Element> {
     ) where O.Element == Element {
         let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
         let reference = scheduler.expect(other, unsubscribe: window, at: location)
-        let inputs = scheduler.testObservables
+        let inputs = scheduler.state.testObservables
         scheduler.register(at: location) { [self, unowned scheduler] in
             let comparison = MarbleComparison(expected: reference.actual, actual: actual, frame: scheduler.frame)
             if !comparison.matches { scheduler.report(comparison.message(headline: "timelines differ"), at: location) }

@@ -44,9 +44,9 @@ extension TestScheduler {
                 return
             }
             scheduler.register(at: location) { [self, unowned scheduler] in
-                scheduler.logsRead = nil
+                scheduler.state.logsRead = nil
                 let raw = logs()
-                let read = owner.map(ObjectIdentifier.init) ?? scheduler.logsRead
+                let read = owner.map(ObjectIdentifier.init) ?? scheduler.state.logsRead
                 let actual = raw.map {
                     SubscriptionLog(subscribed: $0.subscribed - origin, unsubscribed: $0.unsubscribed.map { $0 - origin })
                 }
@@ -54,7 +54,7 @@ extension TestScheduler {
                 if comparison.matches, let read {
                     // The diagram drew these as open: the test expects them to outlive the run.
                     for log in raw where log.unsubscribed == nil {
-                        scheduler.expectedOpen.insert(OpenSubscription(owner: UInt(bitPattern: read), subscribed: log.subscribed))
+                        scheduler.state.expectedOpen.insert(OpenSubscription(owner: UInt(bitPattern: read), subscribed: log.subscribed))
                     }
                 }
                 if !comparison.matches {

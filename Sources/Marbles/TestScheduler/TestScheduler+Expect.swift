@@ -25,7 +25,7 @@ extension TestScheduler {
         let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
         let source = observable.asObservable()
         let subscription = SingleAssignmentDisposable()
-        harnessSubscriptions.append(subscription)
+        state.harnessSubscriptions.append(subscription)
         // `enqueue`: the harness never cancels these, so no disposable for each.
         _ = virtual.enqueue(at: now + subscribeAt) {
             subscription.set(source.subscribe { event in expectation.record(event) })
@@ -66,7 +66,7 @@ extension TestScheduler {
         let subscription = inner.asObservable().subscribe { [unowned self] event in
             timeline.events.append(Recorded(time: self.now - start, value: self.erase(event)))
         }
-        harnessSubscriptions.append(subscription)
+        state.harnessSubscriptions.append(subscription)
         return timeline
     }
 
@@ -103,13 +103,13 @@ extension TestScheduler {
             }
         }
         recording.subscription = subscription
-        harnessSubscriptions.append(subscription)
+        state.harnessSubscriptions.append(subscription)
         return recording
     }
 
     /// Queues a check for the end of the run; `location` is where it is reported if the run
     /// never comes.
     func register(at location: MarbleFailure.Location, isReady: @escaping () -> Bool = { true }, _ check: @escaping () -> Void) {
-        checks.append(PendingCheck(location: location, isReady: isReady, check: check))
+        state.checks.append(PendingCheck(location: location, isReady: isReady, check: check))
     }
 }

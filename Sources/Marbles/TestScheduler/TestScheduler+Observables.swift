@@ -43,7 +43,7 @@ extension TestScheduler {
     @inlinable
     public func cold<Value>(messages: [Recorded<Event<Value>>]) -> TestScheduler.ColdObservable<Value> {
         let cold = TestScheduler.ColdObservable(messages: messages, scheduler: self)
-        testObservables.append(cold)
+        state.testObservables.append(cold)
         return cold
     }
 
@@ -51,8 +51,8 @@ extension TestScheduler {
     @inlinable
     public func hot<Value>(messages: [Recorded<Event<Value>>]) -> TestScheduler.HotObservable<Value> {
         let hot = TestScheduler.HotObservable(messages: messages, scheduler: self)
-        hotToSetUp.append(hot.setUp)
-        testObservables.append(hot)
+        state.hotToSetUp.append(hot.setUp)
+        state.testObservables.append(hot)
         return hot
     }
 

@@ -37,14 +37,14 @@ extension TestScheduler {
 
     /// Disposes the harness's subscriptions, then reports test observables still subscribed.
     func checkReleased(at location: MarbleFailure.Location) {
-        let subscriptions = harnessSubscriptions
-        harnessSubscriptions = []
+        let subscriptions = state.harnessSubscriptions
+        state.harnessSubscriptions = []
         for subscription in subscriptions { subscription.dispose() }
         var leaks: [String] = []
-        for observable in testObservables {
+        for observable in state.testObservables {
             for log in observable.subscriptionLogs where log.unsubscribed == nil {
                 let owner = UInt(bitPattern: ObjectIdentifier(observable))
-                if expectedOpen.contains(OpenSubscription(owner: owner, subscribed: log.subscribed)) { continue }
+                if state.expectedOpen.contains(OpenSubscription(owner: owner, subscribed: log.subscribed)) { continue }
                 leaks.append("\(name(observable.kind, observable.erasedMessages)) subscribed at \(frameText(log.subscribed, frame: frame))")
             }
         }
@@ -70,12 +70,12 @@ extension TestScheduler {
 
     package func flush(at location: MarbleFailure.Location) {
         setUpHot()
-        runawayReason = pendingRunaway ?? drive(until: maxFrames.map { now + frame * $0 })
-        pendingRunaway = nil
+        state.runawayReason = state.pendingRunaway ?? drive(until: maxFrames.map { now + frame * $0 })
+        state.pendingRunaway = nil
         if let runaway = runawayReason {
             virtual.cancelAll()
-            let dropped = checks.count
-            checks.removeAll()
+            let dropped = state.checks.count
+            state.checks.removeAll()
             report(
                 """
                 \(runaway) at \(frameText(now, frame: frame)): a source that never ends (an interval, a hot observable \
@@ -87,12 +87,12 @@ extension TestScheduler {
         finishAsync(at: location, cutShort: maxFrames != nil)
         // Usually every check is ready: then the list is taken whole, with no filtered copy.
         let ready: [PendingCheck]
-        if checks.allSatisfy({ $0.isReady() }) {
-            ready = checks
-            checks = []
+        if state.checks.allSatisfy({ $0.isReady() }) {
+            ready = state.checks
+            state.checks = []
         } else {
-            ready = checks.filter { $0.isReady() }
-            checks.removeAll { $0.isReady() }
+            ready = state.checks.filter { $0.isReady() }
+            state.checks.removeAll { $0.isReady() }
         }
         for check in ready { check.check() }
     }
@@ -119,8 +119,8 @@ extension TestScheduler {
     }
 
     func setUpHot() {
-        let pending = hotToSetUp
-        hotToSetUp = []
+        let pending = state.hotToSetUp
+        state.hotToSetUp = []
         for setUp in pending { setUp() }
     }
 
@@ -131,7 +131,7 @@ extension TestScheduler {
         if RunawayGuard.isInstalled { return body() }
         var budget = RunawayGuard.Budget(limit: virtual.stepLimit)
         let result = RunawayGuard.withBudget(&budget) { _ in body() }
-        if budget.exhausted, pendingRunaway == nil { pendingRunaway = budget.loopDescription }
+        if budget.exhausted, state.pendingRunaway == nil { state.pendingRunaway = budget.loopDescription }
         return result
     }
 

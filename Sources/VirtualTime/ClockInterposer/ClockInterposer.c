@@ -56,6 +56,8 @@ typedef void (*dispatch_after_f_fn)(uint64_t when, void *queue, void *context, v
 static _Atomic(dispatch_after_f_fn) next_dispatch_after_f;
 void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(void *));
 
+static void find_ranges(void);
+
 __attribute__((constructor)) static void resolve_next(void) {
     atomic_store_explicit(
         &next_clock_gettime,
@@ -65,6 +67,10 @@ __attribute__((constructor)) static void resolve_next(void) {
         &next_dispatch_after_f,
         (dispatch_after_f_fn)find_next("dispatch_after_f", "__interceptor_dispatch_after_f", (void *)dispatch_after_f),
         memory_order_release);
+    // The libraries whose reads can be virtual are linked, so loaded by now: find their code
+    // once, here, so that a read on a driving thread checks nothing more (a library loaded
+    // later with dlopen keeps real reads; the probe at the first run then finds the clocks real).
+    pthread_once(&ranges_once, find_ranges);
     marbles_clock_interposer_register();
 }
 
@@ -145,7 +151,6 @@ static void set_bases(marbles_virtual_clocks *clocks) {
 int clock_gettime(clockid_t id, struct timespec *tp) {
     marbles_virtual_clocks *clocks = marbles_route_clocks();
     if (clocks != NULL) {
-        pthread_once(&ranges_once, find_ranges);
         uintptr_t caller = (uintptr_t)__builtin_return_address(0);
         long long *base = base_for(clocks, id);
         if (base != NULL && (lies_in(concurrency_text, concurrency_count, caller) ||
@@ -163,7 +168,6 @@ int clock_gettime(clockid_t id, struct timespec *tp) {
 
 void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(void *)) {
     marbles_virtual_clocks *clocks = marbles_route_clocks();
-    if (clocks != NULL) pthread_once(&ranges_once, find_ranges);
     if (clocks != NULL && clocks->sleep != NULL && context != NULL &&
         lies_in(concurrency_text, concurrency_count, (uintptr_t)__builtin_return_address(0))) {
         if (!clocks->bases_set) set_bases(clocks);

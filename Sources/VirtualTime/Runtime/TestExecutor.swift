@@ -26,54 +26,125 @@ import MarbleCore
 /// they mean some work ran outside the scheduler (a `DispatchQueue`, a custom executor), which
 /// makes timing racy, and the scheduler fails the test when it sees any.
 package final class TestTaskExecutor: @unchecked Sendable {
+    // The executor's atomics and mutex, in the object (its first stored property: see
+    // InlineAtomic.swift), each reached through a named field's place.
+    // measured: in allocations of their own (a Lock and two ManagedAtomics), an empty run took
+    // 1.30× and a 10-event test 1.26× the time of 40fe785; inline, 0.95× and 1.06× (the rest was
+    // MessageReplay.progress) (scripts/profile-ab.py, release, min of 7).
+    private var inline = Inline()
+
     /// A queued job, and whether it runs isolated to the main actor.
     package struct Queued {
         package var job: UnownedJob
         package var onMainActor: Bool
     }
 
-    /// Guards `jobs`, `head`, `seenJobs` and the escape counts (rare: they mean a failure).
-    private let lock = Lock()
-    private var jobs: [Queued] = []
-    private var head = 0
-    private var seenJobs = false
-    private var foreignEnqueues = 0
-    private var foreignEmissions = 0
-    private var mainActorEscapes = 0
-    /// `seenJobs` as the owner thread last read it: once true it stays true, so the driver's
-    /// loop stops taking the lock to ask.
-    private var ownerSawJobs = false
-    /// The thread that runs jobs (read on every sleep and clock use).
-    private let owner = ManagedAtomic<Int>(0)
-    /// Jobs waiting: lets the scheduler's loop skip the lock between steps when there are none.
-    private let waiting = ManagedAtomic<Int>(0)
+    private struct Inline {
+        /// The thread that runs jobs (read on every sleep and clock use).
+        var owner = UnsafeAtomic<Int>.Storage(0)
+        /// Jobs waiting: lets the scheduler's loop skip the lock between steps when there are none.
+        var waiting = UnsafeAtomic<Int>.Storage(0)
+        /// 1 once any job was enqueued or main-actor work escaped.
+        var seen = UnsafeAtomic<Int>.Storage(0)
+        /// Guards ``queue``.
+        var mutex = InlineMutex.Storage()
+
+        /// Each field's place, in atomics from the start: constants (a `static let` computed
+        /// from `MemoryLayout.offset(of:)` costs a `swift_once` check at every use, measured in
+        /// `Task.sleep`'s path); ``layoutHolds`` checks them against the real layout.
+        static let owner = 0, waiting = 1, seen = 2, mutex = 3
+        static let layoutHolds: Bool = {
+            let stride = MemoryLayout<UnsafeAtomic<Int>.Storage>.stride
+            return MemoryLayout<Inline>.offset(of: \.owner) == owner * stride
+                && MemoryLayout<Inline>.offset(of: \.waiting) == waiting * stride
+                && MemoryLayout<Inline>.offset(of: \.seen) == seen * stride
+                && MemoryLayout<Inline>.offset(of: \.mutex) == mutex * stride
+        }()
+    }
+
+    // measured: see `inline` above; the places as constants, Task.sleep's path 1.070× → 0.942×
+    // the time of 40fe785 (a static let from MemoryLayout.offset(of:) cost a swift_once a use).
+    private var atomics: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage> {
+        firstStoredProperty(of: self, as: UnsafeAtomic<Int>.Storage.self)
+    }
+    private var owner: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + Inline.owner) }
+    private var waiting: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + Inline.waiting) }
+    private var seen: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + Inline.seen) }
+    private var mutex: InlineMutex {
+        InlineMutex(at: UnsafeMutableRawPointer(atomics + Inline.mutex).assumingMemoryBound(to: InlineMutex.Storage.self))
+    }
+
+    private func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        mutex.lock()
+        defer { mutex.unlock() }
+        return try body()
+    }
+    /// The jobs and the counts that other threads touch too, under `lock`.
+    private struct Queue {
+        var jobs: [Queued] = []
+        var head = 0
+        /// Escapes (rare: they mean a failure).
+        var foreignEnqueues = 0
+        var foreignEmissions = 0
+        var mainActorEscapes = 0
+    }
+    /// What only the owner thread (the driver) reads and writes.
+    private struct DriverState {
+        var drivesOnMainActor = false
+        var notesJobStarts = false
+        var currentJobStart: ContinuousClock.Instant?
+        var chooser: (any ScheduleChoosing)?
+    }
+    // Both are read on every job and step; each is one stored property, never in overlapping
+    // accesses (the queue under the lock, the driver's on its thread).
+    // measured: see TestScheduler.state (the harness's, the runtime's, the clocks' and these).
+    @exclusivity(unchecked) private var queue = Queue()
+    @exclusivity(unchecked) private var driver = DriverState()
     /// `MainActor`'s executor on the driving thread.
     package private(set) lazy var mainActor = MainActorStandIn(executor: self)
     /// Whether the thread driving the scheduler runs on the main actor (set when it starts
     /// driving): main-actor jobs then run in the scheduler's loop.
-    var drivesOnMainActor = false
+    var drivesOnMainActor: Bool {
+        get { driver.drivesOnMainActor }
+        set { driver.drivesOnMainActor = newValue }
+    }
 
     /// Whether any job was ever enqueued: the scheduler then notes the real time at which each
     /// virtual instant starts, the bound a sleep's deadline is read against. Asked by the owner
     /// thread only.
-    var hasSeenJobs: Bool {
-        if !ownerSawJobs { ownerSawJobs = lock.withLock { seenJobs } }
-        return ownerSawJobs
-    }
+    var hasSeenJobs: Bool { seen.load(ordering: .relaxed) != 0 }
 
     /// The runtime that puts this executor's sleepers on virtual time and notes its first job
     /// (set by the runtime, cleared when it goes: the executor may outlive it, tasks keep it).
     /// A reference, not closures: three closure contexts a test fewer.
-    unowned var runtime: VirtualRuntime?
+    // Not weak (a weak reference gives the runtime a side table); the runtime clears it in its
+    // deinit, and only the owner thread reads it.
+    // measured: with safe `unowned` here, in VirtualClocks.runtime and MessageReplay.virtual, an
+    // empty run took 1.24×, a 10-event test 1.19× and an async test 1.25× the time of 40fe785;
+    // unowned(unsafe), 0.95× each (scripts/profile-ab.py, release, min of 7).
+    unowned(unsafe) var runtime: VirtualRuntime?
     /// Whether to note the real time each job starts at (clocks read back: a sleep's deadline is
     /// bounded by the age of the job that sleeps).
-    var notesJobStarts = false
+    var notesJobStarts: Bool {
+        get { driver.notesJobStarts }
+        set { driver.notesJobStarts = newValue }
+    }
     /// The real time the running job started at, when noted.
-    private(set) var currentJobStart: ContinuousClock.Instant?
+    var currentJobStart: ContinuousClock.Instant? { driver.currentJobStart }
     /// When exploring schedules: picks which ready job runs next (else the oldest).
-    package var chooser: (any ScheduleChoosing)?
+    package var chooser: (any ScheduleChoosing)? {
+        get { driver.chooser }
+        set { driver.chooser = newValue }
+    }
 
-    init() { owner.store(Self.currentThread, ordering: .releasing) }
+    init() {
+        // Checked in release builds too: once a scheduler, not once a job.
+        precondition(isFirstStoredProperty(of: self, &inline) && Inline.layoutHolds, "TestTaskExecutor's inline layout changed")
+        mutex.initialize()
+        owner.store(Self.currentThread, ordering: .releasing)
+    }
+
+    deinit { mutex.destroy() }
 
     /// The calling thread's identity as a number.
     private static var currentThread: Int {
@@ -99,16 +170,14 @@ package final class TestTaskExecutor: @unchecked Sendable {
     fileprivate func enqueue(_ queued: Queued, routed: Bool) {
         // Routed jobs come from the driving thread (the hooks route by thread); others may not.
         let onOwnerThread = routed || isOwnerThread
-        let first: Bool = lock.withLock {
-            let first = !seenJobs
-            seenJobs = true
-            if !onOwnerThread { foreignEnqueues += 1 }
-            if let chooser, onOwnerThread { chooser.noteReady(queued.job) }
+        let first = seen.load(ordering: .relaxed) == 0 && seen.exchange(1, ordering: .relaxed) == 0
+        withLock {
+            if !onOwnerThread { queue.foreignEnqueues += 1 }
+            if let chooser = driver.chooser, onOwnerThread { chooser.noteReady(queued.job) }
             // Room for a few at once: growing from empty reallocated three times in a short async test.
-            if jobs.capacity == 0 { jobs.reserveCapacity(16) }
-            jobs.append(queued)
+            if queue.jobs.capacity == 0 { queue.jobs.reserveCapacity(16) }
+            queue.jobs.append(queued)
             waiting.wrappingIncrement(by: 1, ordering: .releasing)
-            return first
         }
         // The first async work: from now on the scheduler notes when each instant begins; for
         // this one, a clock read by the work is later than now.
@@ -116,7 +185,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
     }
 
     /// Jobs enqueued from other threads so far.
-    package var foreignEnqueueCount: Int { lock.withLock { foreignEnqueues } }
+    package var foreignEnqueueCount: Int { withLock { queue.foreignEnqueues } }
 
     /// Whether any job waits (one atomic load: the driver's loop asks between every two steps).
     @inline(__always) package var hasWaitingJobs: Bool { waiting.load(ordering: .acquiring) > 0 }
@@ -126,7 +195,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
     package func runUntilIdle(limit: Int) -> Int {
         var ran = 0
         while ran < limit, waiting.load(ordering: .acquiring) > 0, let queued = next() {
-            if notesJobStarts { currentJobStart = .now }
+            if driver.notesJobStarts { driver.currentJobStart = .now }
             if queued.onMainActor {
                 queued.job.runSynchronously(on: mainActor.asUnownedSerialExecutor())
             } else if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) {
@@ -143,21 +212,21 @@ package final class TestTaskExecutor: @unchecked Sendable {
     }
 
     private func next() -> Queued? {
-        lock.withLock {
-            guard head < jobs.count else {
-                if head > 0 {
-                    jobs.removeAll(keepingCapacity: true)
-                    head = 0
+        withLock {
+            guard queue.head < queue.jobs.count else {
+                if queue.head > 0 {
+                    queue.jobs.removeAll(keepingCapacity: true)
+                    queue.head = 0
                 }
                 return nil
             }
             waiting.wrappingDecrement(by: 1, ordering: .relaxed)
-            if let chooser, jobs.count - head > 1 {
-                let pick = chooser.pickJob(among: jobs[head...])
-                if pick > 0 { return jobs.remove(at: head + pick) }
+            if let chooser = driver.chooser, queue.jobs.count - queue.head > 1 {
+                let pick = chooser.pickJob(among: queue.jobs[queue.head...])
+                if pick > 0 { return queue.jobs.remove(at: queue.head + pick) }
             }
-            defer { head += 1 }
-            return jobs[head]
+            defer { queue.head += 1 }
+            return queue.jobs[queue.head]
         }
     }
 
@@ -172,13 +241,16 @@ package final class TestTaskExecutor: @unchecked Sendable {
     }
 
     /// Emissions of an async expectation from another thread (dropped, reported).
-    package func noteForeignEmission() { lock.withLock { foreignEmissions += 1 } }
-    package var foreignEmissionCount: Int { lock.withLock { foreignEmissions } }
+    package func noteForeignEmission() { withLock { queue.foreignEmissions += 1 } }
+    package var foreignEmissionCount: Int { withLock { queue.foreignEmissions } }
 
     /// A main-actor job sent to the real main queue (the test does not run on the main actor).
-    func noteMainActorEscape() { lock.withLock { mainActorEscapes += 1 } }
+    func noteMainActorEscape() {
+        seen.store(1, ordering: .relaxed)
+        withLock { queue.mainActorEscapes += 1 }
+    }
     /// Main-actor jobs sent to the real main queue so far.
-    var mainActorEscapeCount: Int { lock.withLock { mainActorEscapes } }
+    var mainActorEscapeCount: Int { withLock { queue.mainActorEscapes } }
 }
 
 /// The exploration hook-in: what picks the order of same-instant work when schedules are
@@ -242,7 +314,7 @@ extension TestTaskExecutor: TaskExecutor {
         /// A sleep this executor cannot put on virtual time (from another thread, on a clock with
         /// other durations) goes where it would have gone without us.
         private func forward(_ job: UnownedJob, _ enqueue: (any SchedulingExecutor) -> Void) {
-            lock.withLock { foreignEnqueues += 1 }
+            withLock { queue.foreignEnqueues += 1 }
             if let platform = Task.defaultExecutor as? any SchedulingExecutor {
                 enqueue(platform)
             } else {

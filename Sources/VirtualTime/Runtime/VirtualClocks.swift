@@ -33,14 +33,22 @@ package final class VirtualClocks {
     /// What the interposer reads (through the route), in an allocation of its own: C holds its
     /// address while the scheduler drives.
     private let storage: UnsafeMutablePointer<marbles_virtual_clocks>
-    // `enabled` and `mode` are the scheduler's thread's.
     /// Whether the interposer may be used (tests of the read-back path turn it off before the
     /// first run).
-    package var enabled = true
-    package private(set) var mode = Mode.unknown
+    package var enabled: Bool {
+        get { state.enabled }
+        set { state.enabled = newValue }
+    }
+    /// What this run's clocks are.
+    package var mode: Mode { state.mode }
+    // The scheduler's thread's, read on every step.
+    // measured: see TestScheduler.state (with the harness's and the runtime's).
+    @exclusivity(unchecked) private var state = (enabled: true, mode: Mode.unknown)
     /// Takes a sleeper that the default executor handed to Dispatch on the driving thread, with
     /// the time left to its deadline and its clock (set by the runtime, cleared when it goes).
-    unowned var runtime: VirtualRuntime?
+    // The runtime clears it in its deinit.
+    // measured: see TestTaskExecutor.runtime.
+    unowned(unsafe) var runtime: VirtualRuntime?
 
     init(virtual: VirtualTimeScheduler, startDate: Date?) {
         storage = .allocate(capacity: 1)
@@ -75,7 +83,7 @@ package final class VirtualClocks {
     }
 
     private func start(at now: Duration) {
-        mode = enabled && Self.isAvailable ? .virtual : .readBack
+        state.mode = enabled && Self.isAvailable ? .virtual : .readBack
         storage.pointee.origin_ns = VirtualTimeScheduler.nanos(now)
     }
 

@@ -35,20 +35,30 @@ package final class VirtualRuntime {
     package let clocks: VirtualClocks
     private let virtual: VirtualTimeScheduler
 
-    /// Read-back only: the latest virtual instants run and the real time each began at, noted
-    /// once async work exists (oldest first).
-    private var recentInstants: [SleepDeadline.Instant] = []
     /// How many instants back a read-back sleep's deadline may have been computed.
     static let instantsKept = 4
-    /// Sleeps whose duration could not be told from their deadline, with the virtual time they
-    /// started at; handed over when the flush ends.
-    private var ambiguousSleeps: [(start: Duration, sleep: SleepDeadline)] = []
-    /// Exploring schedules: the wake-ups due at each instant not yet run, oldest first.
-    private var pendingWakes: [Duration: [() -> Void]] = [:]
-    private var reportedMainActorEscapes = 0
-    /// Virtual time in nanoseconds as of the last step, for clocks read from other threads:
-    /// made by ``publishNow()`` (a `TestClock` exists), else each step skips it.
-    private var publishedNow: ManagedAtomic<Int64>?
+
+    /// The sleep table and what it reports, the scheduler's thread's.
+    private struct State {
+        /// Read-back only: the latest virtual instants run and the real time each began at,
+        /// noted once async work exists (oldest first).
+        var recentInstants: [SleepDeadline.Instant] = []
+        /// Sleeps whose duration could not be told from their deadline, with the virtual time
+        /// they started at; handed over when the flush ends.
+        var ambiguousSleeps: [(start: Duration, sleep: SleepDeadline)] = []
+        /// Exploring schedules: the wake-ups due at each instant not yet run, oldest first.
+        var pendingWakes: [Duration: [() -> Void]] = [:]
+        /// Instants at which an async expectation's `!` will cancel its consumer, with how many
+        /// cancels are still to run there.
+        var heldWakes: [Duration: Int] = [:]
+        var reportedMainActorEscapes = 0
+        /// Virtual time in nanoseconds as of the last step, for clocks read from other threads:
+        /// made by ``publishNow()`` (a `TestClock` exists), else each step skips it.
+        var publishedNow: ManagedAtomic<Int64>?
+    }
+    // One stored property, read on every step, never in overlapping accesses.
+    // measured: see TestScheduler.state (the harness's, the executor's and this, together).
+    @exclusivity(unchecked) private var state = State()
 
     package init(virtual: VirtualTimeScheduler, startDate: Date?) {
         self.virtual = virtual
@@ -67,9 +77,9 @@ package final class VirtualRuntime {
     /// From now on each step publishes virtual time, for reads from other threads; returns
     /// where it is published.
     package func publishNow() -> ManagedAtomic<Int64> {
-        if let publishedNow { return publishedNow }
+        if let published = state.publishedNow { return published }
         let published = ManagedAtomic<Int64>(virtual.nowNanoseconds)
-        publishedNow = published
+        state.publishedNow = published
         return published
     }
 
@@ -113,7 +123,7 @@ package final class VirtualRuntime {
                     guard virtual.step(throughNanoseconds: limitNanos) else { break }
                     budget.pointee.used &+= 1
                     if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
-                    if let publishedNow { publishedNow.store(virtual.nowNanoseconds, ordering: .relaxed) }
+                    if let publishedNow = state.publishedNow { publishedNow.store(virtual.nowNanoseconds, ordering: .relaxed) }
                 }
                 if let limit { try? virtual.advance(to: limit) }
                 return nil
@@ -138,10 +148,10 @@ package final class VirtualRuntime {
         let now = virtual.now
         // This instant is noted once any job exists, and a sleep is one; should it not be, the
         // bound is the sleep's own arrival (the read was just before).
-        let instants = recentInstants.last?.time == now ? recentInstants : [SleepDeadline.Instant(time: now, real: real)]
+        let instants = state.recentInstants.last?.time == now ? state.recentInstants : [SleepDeadline.Instant(time: now, real: real)]
         let sleep = SleepDeadline(
             remaining: remaining, instants: instants, jobStart: executor.currentJobStart, arrival: real, now: now, clock: clock)
-        if sleep.ambiguity != nil { ambiguousSleeps.append((now, sleep)) }
+        if sleep.ambiguity != nil { state.ambiguousSleeps.append((now, sleep)) }
         schedule(job, after: sleep)
     }
 
@@ -154,38 +164,34 @@ package final class VirtualRuntime {
     /// At an instant where an async expectation's `!` cancels its consumer, wake-ups wait until
     /// the cancel has run.
     package func scheduleWake(at due: Duration, _ wake: @escaping () -> Void) {
-        if !heldWakes.isEmpty {
+        if !state.heldWakes.isEmpty {
             return scheduleHeldWake(at: due, wake)
         }
         guard executor.chooser != nil else {
             _ = virtual.enqueue(at: due, wake)
             return
         }
-        pendingWakes[due, default: []].append(wake)
+        state.pendingWakes[due, default: []].append(wake)
         _ = virtual.enqueue(at: due) { [unowned self] in releaseWakes(at: due) }
     }
 
-    /// Instants at which an async expectation's `!` will cancel its consumer, with how many
-    /// cancels are still to run there.
-    private var heldWakes: [Duration: Int] = [:]
-
     /// Notes that a cancel will run at `instant`: wake-ups due then wait for it.
-    package func holdWakes(at instant: Duration) { heldWakes[instant, default: 0] += 1 }
+    package func holdWakes(at instant: Duration) { state.heldWakes[instant, default: 0] += 1 }
 
     /// A cancel at `instant` ran.
     package func releaseHeldWakes(at instant: Duration) {
-        guard let count = heldWakes[instant] else { return }
-        heldWakes[instant] = count > 1 ? count - 1 : nil
+        guard let count = state.heldWakes[instant] else { return }
+        state.heldWakes[instant] = count > 1 ? count - 1 : nil
     }
 
     /// A wake-up that, when it comes due at an instant a cancel is still to run at, goes back
     /// to the end of that instant's work (after the cancel, which is queued there already).
     private func scheduleHeldWake(at due: Duration, _ wake: @escaping () -> Void) {
         let guarded = { [unowned self] in
-            if heldWakes[virtual.now] != nil {
+            if state.heldWakes[virtual.now] != nil {
                 scheduleHeldWake(at: virtual.now, wake)
             } else if executor.chooser != nil {
-                pendingWakes[virtual.now, default: []].append(wake)
+                state.pendingWakes[virtual.now, default: []].append(wake)
                 releaseWakes(at: virtual.now)
             } else {
                 wake()
@@ -196,13 +202,13 @@ package final class VirtualRuntime {
 
     /// Exploring: runs the oldest wake-up due at `due` still pending, and maybe the rest.
     private func releaseWakes(at due: Duration) {
-        guard var wakes = pendingWakes[due], !wakes.isEmpty, let chooser = executor.chooser else { return }
+        guard var wakes = state.pendingWakes[due], !wakes.isEmpty, let chooser = executor.chooser else { return }
         var released = [wakes.removeFirst()]
         if !wakes.isEmpty, chooser.wakesTogether(others: wakes.count) {
             released += wakes
             wakes = []
         }
-        pendingWakes[due] = wakes.isEmpty ? nil : wakes
+        state.pendingWakes[due] = wakes.isEmpty ? nil : wakes
         for wake in released { wake() }
     }
 
@@ -214,9 +220,9 @@ package final class VirtualRuntime {
     }
 
     private func noteInstant(_ time: Duration) {
-        guard clocks.mode != .virtual, recentInstants.last?.time != time else { return }
-        if recentInstants.count == Self.instantsKept { recentInstants.removeFirst() }
-        recentInstants.append(SleepDeadline.Instant(time: time, real: .now))
+        guard clocks.mode != .virtual, state.recentInstants.last?.time != time else { return }
+        if state.recentInstants.count == Self.instantsKept { state.recentInstants.removeFirst() }
+        state.recentInstants.append(SleepDeadline.Instant(time: time, real: .now))
     }
 
     // MARK: The end of a flush
@@ -232,11 +238,13 @@ package final class VirtualRuntime {
 
     /// Hands over what the last flush left to report.
     package func takeLeftovers() -> Leftovers {
-        let ambiguous = ambiguousSleeps
-        ambiguousSleeps = []
+        // No job and no escape ever (a test of observables): nothing to hand over, no lock taken.
+        guard executor.hasSeenJobs || !state.ambiguousSleeps.isEmpty else { return Leftovers(ambiguousSleeps: [], mainActorEscapes: 0) }
+        let ambiguous = state.ambiguousSleeps
+        state.ambiguousSleeps = []
         let escapes = executor.mainActorEscapeCount
-        defer { reportedMainActorEscapes = escapes }
-        return Leftovers(ambiguousSleeps: ambiguous, mainActorEscapes: escapes - reportedMainActorEscapes)
+        defer { state.reportedMainActorEscapes = escapes }
+        return Leftovers(ambiguousSleeps: ambiguous, mainActorEscapes: escapes - state.reportedMainActorEscapes)
     }
 
     /// Runs the jobs that cancelling the leftover tasks made ready (teardown: nothing stays parked).
