@@ -194,6 +194,9 @@ struct VirtualClockTests {
             dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) != nil
         }
         let next = ClockInterposer.next
+        #if os(Linux)
+            #expect(ClockInterposer.linked, "MarblesTesting links the clock interposer into the test executable")
+        #endif
         if sanitizer {
             #expect(next.contains("interceptor_clock_gettime"), "\(next)")
         } else {

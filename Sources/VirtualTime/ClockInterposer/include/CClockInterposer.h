@@ -10,7 +10,6 @@
 #include <stdbool.h>
 
 /// Whether this process's `clock_gettime` is ours and registered with the runtime hooks (Linux).
-/// Referencing it also keeps the interposer's object in the link.
 bool marbles_clock_interposer_linked(void);
 
 /// Tests only: the symbol (or library) the interposed `clock_gettime` chains to.
