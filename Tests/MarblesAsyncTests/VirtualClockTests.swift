@@ -193,9 +193,9 @@ struct VirtualClockTests {
         let sanitizer = ["__tsan_init", "__asan_init"].contains { (name: String) in
             dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) != nil
         }
-        let next = ClockInterposer.next
+        let next = RuntimeHooks.clockGettimeNext
         #if os(Linux)
-            #expect(ClockInterposer.linked, "MarblesTesting links the clock interposer into the test executable")
+            #expect(RuntimeHooks.clockInterposerLinked, "MarblesTesting links the clock interposer into the test executable")
         #endif
         if sanitizer {
             #expect(next.contains("interceptor_clock_gettime"), "\(next)")

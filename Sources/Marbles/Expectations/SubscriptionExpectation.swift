@@ -1,6 +1,6 @@
 extension TestScheduler {
     /// What subscriptions a test observable should have seen; made by
-    /// ``TestScheduler/expect(subscriptions:)``.
+    /// `TestScheduler.expect(subscriptions:)` (given a test observable or its log).
     public final class SubscriptionExpectation {
         private unowned let scheduler: TestScheduler
         private let origin: Duration

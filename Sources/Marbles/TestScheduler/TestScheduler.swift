@@ -23,7 +23,7 @@ package import MarblesRuntime
 /// - test observables: ``cold(_:values:error:fileID:filePath:line:column:)``,
 ///   ``hot(_:values:error:fileID:filePath:line:column:)``, ``time(_:fileID:filePath:line:column:)``;
 /// - expectations: `expect(_:unsubscribe:)` and
-///   ``expect(subscriptions:)``, each followed by `toBe`;
+///   `expect(subscriptions:)` (the test observable, or its `subscriptions`), each followed by `toBe`;
 ///   ``record(_:)`` for custom checks;
 /// - running: ``run(fileID:filePath:line:column:_:)``, ``flush(fileID:filePath:line:column:)``,
 ///   ``advance(by:fileID:filePath:line:column:)``, ``advance(to:fileID:filePath:line:column:)``;

@@ -71,7 +71,7 @@ __attribute__((constructor)) static void resolve_next(void) {
     // once, here, so that a read on a driving thread checks nothing more (a library loaded
     // later with dlopen keeps real reads; the probe at the first run then finds the clocks real).
     pthread_once(&ranges_once, find_ranges);
-    marbles_clock_interposer_register();
+    marbles_clock_interposer_register(marbles_clock_gettime_next);
 }
 
 static int ends_with(const char *name, const char *suffix) {

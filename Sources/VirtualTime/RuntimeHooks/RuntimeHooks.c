@@ -47,6 +47,7 @@ static __thread void *current_driver;
 static __thread executor_ref current_main_standin;
 static __thread marbles_virtual_clocks *current_clocks;
 static atomic_bool interposer_registered;
+static const char *(*interposer_next_name)(void);
 
 // Every global enqueue in the process comes here: a thread-local read, then either the test
 // scheduler driving this thread or the usual path.
@@ -177,9 +178,16 @@ marbles_route marbles_route_set(marbles_route route) {
 
 marbles_virtual_clocks *marbles_route_clocks(void) { return current_clocks; }
 
-void marbles_clock_interposer_register(void) { atomic_store(&interposer_registered, true); }
+void marbles_clock_interposer_register(const char *(*next_name)(void)) {
+    interposer_next_name = next_name;
+    atomic_store(&interposer_registered, true);
+}
 
 bool marbles_clock_interposer_registered(void) { return atomic_load(&interposer_registered); }
+
+const char *marbles_clock_interposer_next_name(void) {
+    return marbles_clock_interposer_registered() ? interposer_next_name() : "";
+}
 
 void marbles_enqueue_on_real_main(void *job) {
     marbles_route saved = marbles_route_set((marbles_route){NULL, NULL, NULL, NULL});

@@ -9,10 +9,11 @@
 
 #include <stdbool.h>
 
-/// Whether this process's `clock_gettime` is ours and registered with the runtime hooks (Linux).
+/// Whether this process's `clock_gettime` is ours and found the Swift runtime's library (Linux).
 bool marbles_clock_interposer_linked(void);
 
-/// Tests only: the symbol (or library) the interposed `clock_gettime` chains to.
+/// The symbol (or library) the interposed `clock_gettime` chains to (registered with the hooks,
+/// which tests ask: `RuntimeHooks.clockGettimeNext`).
 const char *_Nonnull marbles_clock_gettime_next(void);
 
 #endif

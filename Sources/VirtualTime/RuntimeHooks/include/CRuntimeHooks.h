@@ -101,9 +101,13 @@ marbles_route marbles_route_set(marbles_route route);
 marbles_virtual_clocks *_Nullable marbles_route_clocks(void);
 
 /// Called once by the interposer's constructor: clock reads of this process can be virtual.
-void marbles_clock_interposer_register(void);
+/// `next_name` tells what its `clock_gettime` chains to (for tests).
+void marbles_clock_interposer_register(const char *_Nonnull (*_Nonnull next_name)(void));
 /// Whether the interposer registered (it is linked into this executable: MarblesTesting links it).
 bool marbles_clock_interposer_registered(void);
+/// What the interposer's `clock_gettime` chains to: a symbol name or a library path ("" when
+/// it is not linked).
+const char *_Nonnull marbles_clock_interposer_next_name(void);
 
 /// Enqueues `job` on the real main executor (not a driver's stand-in).
 void marbles_enqueue_on_real_main(void *_Nonnull job);
