@@ -8,7 +8,7 @@ MARBLEGEN := .build/debug/marblegen
 # Apple platforms. Off by default so that dependents fetch neither; this repository builds both.
 TRAITS := --traits Tools,OpenCombine
 
-.PHONY: bench-ab consumer-check diagrams test test-tsan test-asan asan-soak interposer-check examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
+.PHONY: test-release-layout bench-ab consumer-check diagrams test test-tsan test-asan asan-soak interposer-check examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
 	playground playground-deps playground-e2e playground-load playground-load-debug playground-screenshot
 
 deps:
@@ -60,6 +60,11 @@ asan-soak: deps
 	for i in $$(seq $(ASAN_SOAK_ROUNDS)); do \
 		ASAN_OPTIONS="halt_on_error=1 detect_leaks=0" $(SWIFT) test $(TRAITS) --sanitize=address --scratch-path .build-asan --skip-build --parallel --filter "$(ASAN_FILTER)" || exit 1; \
 	done
+
+# State kept inline at a fixed place is where it is read from, checked in a release build (the
+# inits assert it in debug builds only).
+test-release-layout: deps
+	$(SWIFT) test $(TRAITS) -c release --scratch-path .build-release --filter "InlineStorageLayout"
 
 # The libc interposer (clock_gettime, dispatch_after_f) reaches test executables only: the
 # command-line tools keep libc's.

@@ -47,6 +47,9 @@ public final class AnonymousDisposable: Disposable, @unchecked Sendable {
         assert(isFirstStoredProperty(of: self, &disposedStorage))
     }
 
+    /// Whether the flag is where ``inlineAtomic(_:of:)`` looks.
+    var layoutHolds: Bool { isFirstStoredProperty(of: self, &disposedStorage) }
+
     /// Whether `dispose()` has been called.
     public var isDisposed: Bool { disposed.load(ordering: .acquiring) }
 
@@ -86,6 +89,9 @@ public final class SingleAssignmentDisposable: Disposable, @unchecked Sendable {
 
     /// Creates an empty holder.
     public init() { assert(isFirstStoredProperty(of: self, &stateStorage)) }
+
+    /// Whether the state is where ``inlineAtomic(_:of:)`` looks.
+    var layoutHolds: Bool { isFirstStoredProperty(of: self, &stateStorage) }
 
     /// Whether `dispose()` has been called.
     public var isDisposed: Bool { state.load(ordering: .acquiring) == Self.disposed }

@@ -30,6 +30,9 @@ final class Gate<Element>: @unchecked Sendable {
     // measured (inline atomics): see InlineAtomic.swift.
     @inlinable var state: UnsafeAtomic<Int> { inlineAtomic(self, of: Int.self) }
 
+    /// Whether the state is where ``inlineAtomic(_:of:)`` looks.
+    var layoutHolds: Bool { isFirstStoredProperty(of: self, &stateStorage) }
+
     @usableFromInline init(_ downstream: Observer<Element>) {
         self.downstream = downstream
         assert(isFirstStoredProperty(of: self, &stateStorage))

@@ -7,8 +7,9 @@ public import Atomics
 // subscription. So an object that needs one keeps the storage as its first stored property, and
 // addresses it the way `ManagedAtomic` addresses its own: at the start of the object's stored
 // properties (`_getUnsafePointerToStoredProperties`). The storage must stay the first stored
-// property of a root class; each such init asserts it with `isFirstStoredProperty` (debug builds:
-// a precondition in every init measured too costly to keep, see the note of issue 49).
+// property of a root class; each such init asserts it with `isFirstStoredProperty` (debug builds),
+// and ``inlineStorageLayouts()`` checks every such class, for a test run in release builds
+// (`make test-release-layout`, in CI).
 
 /// `object`'s first stored property as a pointer to `T`: state an object keeps inline and hands
 /// out by address (an atomic here, `Lock`'s mutex, the test executor's atomics and the virtual
@@ -48,4 +49,16 @@ extension UnsafeAtomic where Value == Int {
         let old = loadThenWrappingDecrement(by: amount, ordering: .acquiringAndReleasing)
         return (old, old &- amount)
     }
+}
+
+/// Each class that keeps state inline, and whether its state is where it is read from: for a
+/// test built in release (the inits assert the same in debug builds only).
+package func inlineStorageLayouts() -> [(type: String, holds: Bool)] {
+    let observer = Observer<Int> { _ in }
+    let values = ObservableValues<Int>.Buffer()
+    return [
+        ("Lock", Lock().layoutHolds), ("Gate", Gate(observer).layoutHolds), ("Observer", observer.layoutHolds),
+        ("AnonymousDisposable", AnonymousDisposable {}.layoutHolds),
+        ("SingleAssignmentDisposable", SingleAssignmentDisposable().layoutHolds), ("ObservableValues.Buffer", values.layoutHolds),
+    ]
 }

@@ -22,6 +22,9 @@ package final class Lock: @unchecked Sendable {
         firstStoredProperty(of: self, as: pthread_mutex_t.self)
     }
 
+    /// Whether the mutex is where ``firstStoredProperty(of:as:)`` looks.
+    var layoutHolds: Bool { isFirstStoredProperty(of: self, &storage) }
+
     @usableFromInline
     package init() {
         assert(isFirstStoredProperty(of: self, &storage))

@@ -122,6 +122,9 @@ public struct ObservableValues<Element: Sendable>: AsyncSequence, Sendable {
         @exclusivity(unchecked) @usableFromInline var waiter: UnsafeContinuation<Element?, any Error>?
         @exclusivity(unchecked) @usableFromInline var subscription: (any Disposable)?
 
+        /// Whether the mutex is where `InlineMutex(in:)` looks.
+        var layoutHolds: Bool { isFirstStoredProperty(of: self, &mutexStorage) }
+
         @inlinable
         init() {
             assert(isFirstStoredProperty(of: self, &mutexStorage))

@@ -34,6 +34,9 @@ public final class Observer<Element>: ObserverType, Disposable, @unchecked Senda
     // measured (inline atomics): see InlineAtomic.swift.
     @inlinable var stopped: UnsafeAtomic<Int> { inlineAtomic(self, of: Int.self) }
 
+    /// Whether the state is where ``inlineAtomic(_:of:)`` looks.
+    var layoutHolds: Bool { isFirstStoredProperty(of: self, &stoppedStorage) }
+
     @inlinable
     init(_ handler: @escaping (Event<Element>) -> Void) {
         self.handler = handler
