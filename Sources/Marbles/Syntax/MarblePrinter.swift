@@ -127,7 +127,9 @@ extension MarbleDiagram.Printer {
                 gaps[index] = lines[index].gap(to: time, printer: self)
                 column = Swift.max(column, lines[index].width + gaps[index].width)
             }
-            for index in lines.indices { lines[index].append(gaps[index], paddedTo: column) }
+            // A line with nothing left stops where its diagram stops: dashes after its last event
+            // would draw frames its diagram never wrote (`e---x` printed as `e---x-`).
+            for index in lines.indices where lines[index].nextTime != nil { lines[index].append(gaps[index], paddedTo: column) }
             columns.append((.nanoseconds(time), column))
             for index in lines.indices { lines[index].appendEvents(at: time, printer: self) }
         }
