@@ -42,18 +42,42 @@ extension Marblegen {
         return result
     }
 
-    /// Lists the operators specs may use.
+    /// Lists the operators specs may use, within 80 columns: each usage at the margin, then
+    /// what it does and its inputs, indented.
     public static func operators() -> CommandResult {
         var result = CommandResult(exitCode: 0, output: "", errors: "")
-        let width = OperatorRegistry.definitions.map(\.usage.count).max() ?? 0
         for definition in OperatorRegistry.definitions {
             let inputs =
                 definition.inputs.lowerBound == definition.inputs.upperBound
                 ? "\(definition.inputs.lowerBound)" : "\(definition.inputs.lowerBound)-\(definition.inputs.upperBound)"
-            result.say(
-                definition.usage.padding(toLength: width, withPad: " ", startingAt: 0)
-                    + "  inputs: \(inputs)\(definition.higherOrder ? " (inner observables)" : "")  \(definition.summary)")
+            for line in wrapped(definition.usage, indent: "", after: ", ") { result.say(line) }
+            let about = "\(definition.summary) (inputs: \(inputs)\(definition.higherOrder ? ", inner observables" : ""))"
+            for line in wrapped(about, indent: "    ", after: " ") { result.say(line) }
         }
         return result
+    }
+
+    /// `text` in lines of at most `width` columns, each starting with `indent` (continuations
+    /// with two more spaces), broken after `separator`; a piece longer than a line stays whole.
+    static func wrapped(_ text: String, indent: String, after separator: String, width: Int = 80) -> [String] {
+        var pieces = text.components(separatedBy: separator)
+        for index in pieces.indices.dropLast() { pieces[index] += separator }
+        var lines: [String] = []
+        var line = indent
+        for piece in pieces {
+            // A piece's trailing space disappears when the line breaks after it.
+            let fits = line.count + piece.count <= width + (piece.hasSuffix(" ") ? 1 : 0)
+            if line.count > indent.count, !fits {
+                lines.append(trimmingTrailingSpaces(line))
+                line = indent + "  "
+            }
+            line += piece
+        }
+        lines.append(trimmingTrailingSpaces(line))
+        return lines
+    }
+
+    private static func trimmingTrailingSpaces(_ line: String) -> String {
+        String(line.reversed().drop { $0 == " " }.reversed())
     }
 }

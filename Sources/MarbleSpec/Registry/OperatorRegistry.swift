@@ -771,8 +771,19 @@ public enum OperatorRegistry {
         },
     ]
 
-    /// The closest name, for "did you mean".
+    /// RxJS 7 names that a spec calls otherwise, as docs/operator-mapping.md maps them: a spec
+    /// ported from RxJS gets the operator that means the same, not the nearest spelling
+    /// (`switchMap` is `flatMapLatest`, not `switchScan`).
+    package static let rxjsNames: [String: String] = [
+        "mergeMap": "flatMap", "flatMapTo": "flatMap", "mergeAll": "merge", "switchMap": "flatMapLatest",
+        "switchAll": "switchLatest", "exhaustMap": "flatMapFirst", "concatAll": "concat", "catchError": "catch",
+        "throttleTime": "throttle", "debounceTime": "debounce", "tap": "do",
+    ]
+
+    /// The operator a spec probably meant: the RxJS name's counterpart, else the closest name,
+    /// for "did you mean".
     static func suggestion(for name: String) -> String? {
+        if let mapped = rxjsNames[name], all[mapped] != nil { return mapped }
         let lower = name.lowercased()
         return all.keys.min { distance($0.lowercased(), lower) < distance($1.lowercased(), lower) }
             .flatMap { distance($0.lowercased(), lower) <= max(2, lower.count / 3) ? $0 : nil }

@@ -73,4 +73,28 @@ struct OperatorRegistryTests {
         }
         #expect(error.message.contains("did you mean 'flatMapLatest'?"), "\(error)")
     }
+
+    @Test(
+        "an RxJS name gets the operator that means the same",
+        arguments: [
+            ("switchMap", "flatMapLatest"), ("mergeMap", "flatMap"), ("exhaustMap", "flatMapFirst"), ("switchAll", "switchLatest"),
+        ])
+    func rxjsSuggestion(name: String, meant: String) {
+        let result = Result { () throws(SpecError) -> DiagramModel in
+            try DiagramRunner.run(try DiagramSpec.parse("input: -a|\noperator: \(name)"))
+        }
+        guard case .failure(let error) = result else {
+            Issue.record("no error")
+            return
+        }
+        #expect(error.message.contains("did you mean '\(meant)'?"), "\(error)")
+    }
+
+    @Test("every RxJS name maps to an operator the registry has")
+    func rxjsNamesExist() {
+        for (rxjs, name) in OperatorRegistry.rxjsNames {
+            #expect(OperatorRegistry.all[name] != nil, "\(rxjs) → \(name)")
+            #expect(OperatorRegistry.all[rxjs] == nil, "\(rxjs) is a registry name itself")
+        }
+    }
 }
