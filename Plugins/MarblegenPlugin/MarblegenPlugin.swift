@@ -2,7 +2,8 @@ import Foundation
 import PackagePlugin
 
 /// `swift package marblegen <command> …`: runs the marblegen CLI, built from this package, in
-/// the package's folder, so a user renders their own specs without installing the tool.
+/// the package's folder, so a user renders their own specs without installing the tool (the
+/// machine still needs Cairo and Pango, which marblegen draws through).
 ///
 ///     swift package --allow-writing-to-package-directory marblegen render Diagrams
 ///     swift package marblegen verify Diagrams
