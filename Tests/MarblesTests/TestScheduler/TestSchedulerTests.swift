@@ -97,7 +97,7 @@ struct TestSchedulerTests {
         #expect(message.contains("frame 5: expected completed, got error(MarbleError: error)"))
     }
 
-    @Test("a subscription mismatch lists both logs")
+    @Test("a subscription mismatch lists both logs, with a frame ruler and a caret")
     func subscriptionMismatch() {
         let (s, reporter) = collecting()
         s.run {
@@ -108,10 +108,30 @@ struct TestSchedulerTests {
         #expect(reporter.failures.count == 1)
         #expect(
             reporter.failures[0].message == """
-                subscriptions differ
+                subscriptions differ at frame 2
+                          0 2  5
                 expected: ^----!
                 actual:   ^-!
+                            ^
                   subscription 1: expected subscribed at frame 0, unsubscribed at frame 5, got subscribed at frame 0, unsubscribed at frame 2
+                """)
+    }
+
+    @Test("a subscription expected but never made is drawn against (none), the caret at its '^'")
+    func subscriptionNeverMade() {
+        let (s, reporter) = collecting()
+        s.run {
+            let e1 = s.cold("--a--|")
+            s.expect(subscriptions: e1).toBe("--^--!")
+        }
+        #expect(
+            reporter.failures.first?.message == """
+                subscriptions differ at frame 2
+                            2  5
+                expected: --^--!
+                actual:   (none)
+                            ^
+                  subscription 1: expected subscribed at frame 2, unsubscribed at frame 5, got none
                 """)
     }
 
