@@ -2,7 +2,8 @@
 # What an app team's test target meets (make consumer-check, CI): a package that depends only on
 # MarblesTesting (Tests/Consumer) resolves to Marbles and MarbleCore's one dependency,
 # swift-atomics (no swift-argument-parser, FlyingFox or OpenCombine: they sit behind the Tools
-# and OpenCombine traits), builds clean, and its marble tests pass.
+# and OpenCombine traits), builds clean, and its marble tests pass; the portability note and
+# MARBLES_PORTABLE=1 behave as the README says.
 # Prints the clean build's time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,3 +36,12 @@ end=$(date +%s%N)
 awk -v ns=$((end - start)) 'BEGIN { printf "clean build of the package and its test target: %.1f s\n", ns / 1e9 }'
 "$SWIFT" test --skip-build >"$work/test.log" 2>&1 || { grep -E "✘|error" "$work/test.log" | head -20; exit 1; }
 tail -1 "$work/test.log"
+# The portability note and its switch: a test whose model stamps with Date() passes on Linux with
+# a warning that names Date(), and fails under MARBLES_PORTABLE=1, as it would on a Mac.
+CONSUMER_PORTABILITY_DEMO=1 "$SWIFT" test --skip-build --filter stampsWithDate >"$work/demo.log" 2>&1 || { cat "$work/demo.log"; exit 1; }
+grep -q "portability: the test .* read Date()" "$work/demo.log" || { echo "no portability note for Date():"; cat "$work/demo.log"; exit 1; }
+if CONSUMER_PORTABILITY_DEMO=1 MARBLES_PORTABLE=1 "$SWIFT" test --skip-build --filter stampsWithDate >"$work/portable.log" 2>&1; then
+    echo "under MARBLES_PORTABLE=1 the virtual-Date expectation passed; it should fail as on a Mac"; cat "$work/portable.log"; exit 1
+fi
+grep -q "marble diagrams differ" "$work/portable.log" || { cat "$work/portable.log"; exit 1; }
+echo "Date() in a run: a portability note on Linux; under MARBLES_PORTABLE=1 the test fails, as on a Mac"

@@ -12,14 +12,27 @@ public struct TestFrameworkReporter: MarbleFailure.Reporter {
     /// Creates the reporter.
     public init() {}
 
-    /// Records `failure` in the running Swift Testing test, else fails the running XCTest.
+    /// Records `failure` in the running Swift Testing test, else fails the running XCTest. A
+    /// warning is a warning-severity issue under Swift Testing, a line on standard error under
+    /// XCTest (which has no warnings).
     public func report(_ failure: MarbleFailure) {
         let location = failure.location
         if Test.current != nil {
-            Issue.record(
-                Comment(rawValue: failure.message),
-                sourceLocation: SourceLocation(
-                    fileID: location.fileID, filePath: location.filePath, line: location.line, column: location.column))
+            let sourceLocation = SourceLocation(
+                fileID: location.fileID, filePath: location.filePath, line: location.line, column: location.column)
+            #if compiler(>=6.3)
+                Issue.record(
+                    Comment(rawValue: failure.message), severity: failure.severity == .warning ? .warning : .error,
+                    sourceLocation: sourceLocation)
+            #else
+                if failure.severity == .warning {
+                    FileHandle.standardError.write(Data("\(location): warning: \(failure.message)\n".utf8))
+                } else {
+                    Issue.record(Comment(rawValue: failure.message), sourceLocation: sourceLocation)
+                }
+            #endif
+        } else if failure.severity == .warning {
+            FileHandle.standardError.write(Data("\(location): warning: \(failure.message)\n".utf8))
         } else if let file = location.staticFilePath {
             XCTFail(failure.message, file: file, line: UInt(location.line))
         } else {

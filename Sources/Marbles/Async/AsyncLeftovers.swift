@@ -77,3 +77,25 @@ extension TestScheduler {
             """, at: location)
     }
 }
+
+extension TestScheduler {
+    /// After a run on Linux, where the system clocks read virtual time: when the code under test
+    /// read one (`Date()`, `ContinuousClock.now`, `SuspendingClock.now`, sleeps' own reads left
+    /// out), a warning, once per scheduler, that the test means something else on Apple
+    /// platforms, where those clocks are real.
+    func noteSystemClockReads(at location: MarbleFailure.Location) {
+        let reads = runtime.clocks.takeCodeReads()
+        guard !reads.isEmpty, !state.reportedClockReads else { return }
+        state.reportedClockReads = true
+        let which = reads.map { "\($0.clock) (\($0.reads) read\($0.reads == 1 ? "" : "s"))" }.joined(separator: ", ")
+        reporter.report(
+            MarbleFailure(
+                message: """
+                    portability: \(testName.map { "the test \"\($0)\" " } ?? "this test's code ")read \(which) inside \
+                    scheduler.run. On Linux these read virtual time, so the test is exact here; on Apple platforms \
+                    they read real time, and the same test can fail there. To be portable, inject the clock (pass \
+                    scheduler.clock where the code takes a Clock) and the date (a `now: () -> Date` the test sets \
+                    from the scheduler). MARBLES_PORTABLE=1 runs this suite with the clocks of Apple platforms.
+                    """, location: location, severity: .warning))
+    }
+}

@@ -74,11 +74,24 @@ public struct MarbleFailure: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The assertion's call site.
     public var location: MarbleFailure.Location
+    /// Whether it fails the test (``Severity-swift.enum/error``) or is a note the test shows
+    /// and passes with (``Severity-swift.enum/warning``: the portability note).
+    public var severity: Severity
+
+    /// How serious a ``MarbleFailure`` is.
+    public enum Severity: Sendable, Equatable {
+        /// Fails the test.
+        case error
+        /// Shown, without failing the test (a Swift Testing warning; a line on standard error
+        /// under XCTest).
+        case warning
+    }
 
     /// Creates a failure.
-    public init(message: String, location: MarbleFailure.Location) {
+    public init(message: String, location: MarbleFailure.Location, severity: Severity = .error) {
         self.message = message
         self.location = location
+        self.severity = severity
     }
 
     /// `Module/File.swift:12:5: message`.
@@ -98,11 +111,15 @@ extension MarbleFailure {
     /// Keeps failures in memory; for checking what a test would report, and for use outside a
     /// test framework.
     public final class Collector: MarbleFailure.Reporter {
-        /// The failures reported so far, oldest first.
+        /// The failures reported so far, oldest first (warnings are kept apart, in ``warnings``).
         public private(set) var failures: [MarbleFailure] = []
+        /// The warnings reported so far, oldest first.
+        public private(set) var warnings: [MarbleFailure] = []
         /// Creates an empty collector.
         public init() {}
         /// Keeps `failure`.
-        public func report(_ failure: MarbleFailure) { failures.append(failure) }
+        public func report(_ failure: MarbleFailure) {
+            if failure.severity == .warning { warnings.append(failure) } else { failures.append(failure) }
+        }
     }
 }

@@ -54,6 +54,15 @@ public final class MarbleExpectation<Element> {
         return erased
     }
 
+    /// Whether the recording is over: a terminal event arrived, or the `!` of its subscription
+    /// diagram has passed.
+    var windowClosed: Bool {
+        let last = isHigherOrder ? erased.last?.value.isTerminal : events.last?.value.isTerminal
+        if last == true { return true }
+        guard let window, let unsubscribe = try? scheduler.parser.parseSubscription(window).unsubscribe else { return false }
+        return origin + unsubscribe <= scheduler.now
+    }
+
     /// The events recorded so far, relative to the time of `expect`.
     public var recorded: [Recorded<Event<RecordedValue>>] { actual }
 
@@ -170,7 +179,8 @@ public final class MarbleExpectation<Element> {
             }
         }
         let inputs = scheduler.state.testObservables
-        scheduler.register(at: location) { [self, unowned scheduler] in
+        let closed = { [unowned self] in windowClosed }
+        scheduler.register(at: location, windowClosed: closed) { [self, unowned scheduler] in
             // Passing typed means passing the general comparison (both ask `Event.matches` with
             // the same value equality); a failure to explain, or a run whose outcome is
             // observed, takes the general path.
@@ -230,7 +240,8 @@ public final class MarbleExpectation<Element> {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) {
         let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
-        scheduler.register(at: location) { [self, unowned scheduler] in
+        let closed = { [unowned self] in windowClosed }
+        scheduler.register(at: location, windowClosed: closed) { [self, unowned scheduler] in
             let received = actual.compactMap { recorded -> RecordedValue? in
                 if case .next(let value) = recorded.value { return value }
                 return nil
@@ -266,7 +277,8 @@ public final class MarbleExpectation<Element> {
         let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
         let reference = scheduler.expect(other, unsubscribe: window, at: location)
         let inputs = scheduler.state.testObservables
-        scheduler.register(at: location) { [self, unowned scheduler] in
+        let closed = { [unowned self] in windowClosed }
+        scheduler.register(at: location, windowClosed: closed) { [self, unowned scheduler] in
             let comparison = MarbleComparison(expected: reference.actual, actual: actual, frame: scheduler.frame)
             if !comparison.matches { scheduler.report(comparison.message(headline: "timelines differ"), at: location) }
             // The reference's timeline stands as the expected one (a diagram spec shows both).

@@ -43,7 +43,11 @@ extension TestScheduler {
                 scheduler.report(error.description, at: location)
                 return
             }
-            scheduler.register(at: location) { [self, unowned scheduler] in
+            let windowClosed = { [logs] in
+                let current = logs()
+                return !current.isEmpty && current.allSatisfy { $0.unsubscribed != nil }
+            }
+            scheduler.register(at: location, windowClosed: windowClosed) { [self, unowned scheduler] in
                 scheduler.state.logsRead = nil
                 let raw = logs()
                 let read = owner.map(ObjectIdentifier.init) ?? scheduler.state.logsRead

@@ -109,7 +109,10 @@ extension TestScheduler {
 
     /// Queues a check for the end of the run; `location` is where it is reported if the run
     /// never comes.
-    func register(at location: MarbleFailure.Location, isReady: @escaping () -> Bool = { true }, _ check: @escaping () -> Void) {
-        state.checks.append(PendingCheck(location: location, isReady: isReady, check: check))
+    func register(
+        at location: MarbleFailure.Location, isReady: @escaping () -> Bool = { true }, windowClosed: @escaping () -> Bool = { false },
+        _ check: @escaping () -> Void
+    ) {
+        state.checks.append(PendingCheck(location: location, isReady: isReady, windowClosed: windowClosed, check: check))
     }
 }

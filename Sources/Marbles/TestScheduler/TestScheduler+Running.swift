@@ -1,3 +1,5 @@
+import MarblesRuntime
+
 extension TestScheduler {
     /// Runs `body`, then ``flush(fileID:filePath:line:column:)``; returns what `body` returns.
     ///
@@ -17,12 +19,37 @@ extension TestScheduler {
 
     @discardableResult
     package func run<Result>(at location: MarbleFailure.Location, _ body: () throws -> Result) rethrows -> Result {
+        state.runsBegun += 1
         // Tasks the body starts (`Task { }` in a view model) run on this scheduler's executor, and
         // the clocks the body reads are virtual.
         let result = try runtime.routing(body)
         flush(at: location)
         checkReleased(at: location)
+        noteSystemClockReads(at: location)
         return result
+    }
+
+    /// `advance` or `flush` before any run, with async code in play (the test made
+    /// `scheduler.clock`): the tasks started so far run on the global executor, where virtual
+    /// time does not reach them. Says so once, with the fix.
+    func reportDrivingOutsideRun(_ call: String, at location: MarbleFailure.Location) {
+        guard state.runsBegun == 0, !state.reportedOutsideRun, state.testClock != nil else { return }
+        state.reportedOutsideRun = true
+        report(Self.outsideRunMessage(call), at: location)
+    }
+
+    static func outsideRunMessage(_ call: String) -> String {
+        """
+        scheduler.\(call) was called outside scheduler.run { }, and this test's async code uses scheduler.clock: \
+        tasks started outside a run run on the global executor, where virtual time does not reach them (a sleep \
+        on scheduler.clock from there throws CancellationError), so this moved none of them. Start the code \
+        under test inside the run and advance there; #expect works between the steps:
+            scheduler.run {
+                model.search("swift")                      // its Task runs on the scheduler
+                scheduler.advance(by: .milliseconds(300))
+                #expect(model.results == ["swift"])
+            }
+        """
     }
 
     /// What ends such a subscription, for the leak report.
@@ -62,27 +89,32 @@ extension TestScheduler {
     /// `maxFrames`), then checks every expectation whose `toBe` has been called. Frames keep
     /// counting; later expectations count from the time they are made.
     ///
-    /// When the step limit is reached, that is the one failure reported: the expectations of
-    /// the run are dropped unchecked (their diagrams would only repeat it at length).
+    /// When the step limit is reached, that is reported first, naming the tasks still sleeping;
+    /// then the expectations whose window had closed (ended, or unsubscribed at their `!`) are
+    /// checked, and those still open are dropped unchecked (their diagrams would only repeat
+    /// the step limit at length).
     public func flush(fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column) {
         flush(at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     package func flush(at location: MarbleFailure.Location) {
+        reportDrivingOutsideRun("flush()", at: location)
         setUpHot()
         state.runawayReason = state.pendingRunaway ?? drive(until: maxFrames.map { now + frame * $0 })
         state.pendingRunaway = nil
         if let runaway = runawayReason {
+            let stoppedAt = now
+            // A loop of steps can be watched going round and left expectations whose window had
+            // closed before it; a synchronous loop (named already) is cut by ending its
+            // subscriber, so no window of its run tells anything.
+            let steps = runaway.hasPrefix(Self.stepLimitPrefix)
+            let sleepers = steps ? runtime.sleepingTasks(steps: 200) : []
             virtual.cancelAll()
-            let dropped = state.checks.count
+            let closed = steps ? state.checks.filter { $0.windowClosed() } : []
+            let open = steps ? state.checks.filter { !$0.windowClosed() } : state.checks
             state.checks.removeAll()
-            report(
-                """
-                \(runaway) at \(frameText(now, frame: frame)): a source that never ends (an interval, a hot observable \
-                without '|', a retry loop, an async sequence that keeps sleeping) needs an unsubscription diagram, \
-                e.g. expect(obs, unsubscribe: "^---!"), or set maxFrames\
-                \(dropped > 0 ? " (\(dropped) expectation(s) of this run were not checked)" : "")
-                """, at: location)
+            report(runawayMessage(runaway, at: stoppedAt, sleepers: sleepers, open: open), at: location)
+            for check in closed { check.check() }
         }
         finishAsync(at: location, cutShort: maxFrames != nil)
         // Usually every check is ready: then the list is taken whole, with no filtered copy.
@@ -97,24 +129,73 @@ extension TestScheduler {
         for check in ready { check.check() }
     }
 
+    /// How ``VirtualRuntime/drive(until:steps:)`` words the step limit.
+    static let stepLimitPrefix = "the test scheduler ran "
+
+    /// The step-limit failure: where it stopped, the tasks still sleeping, the expectations left
+    /// unchecked, and what to do.
+    func runawayMessage(_ runaway: String, at stoppedAt: Duration, sleepers: [VirtualRuntime.SleepingTask], open: [PendingCheck]) -> String
+    {
+        var lines = ["\(runaway) at \(frameText(stoppedAt, frame: frame))"]
+        if !sleepers.isEmpty {
+            lines.append("sleeping when it stopped:")
+            for sleeper in sleepers.prefix(5) {
+                let who = sleeper.name.map { "the task \"\($0)\"" } ?? "an unnamed task"
+                lines.append("  \(who), until \(frameText(sleeper.deadline, frame: frame))")
+            }
+            if sleepers.count > 5 { lines.append("  … and \(sleepers.count - 5) more") }
+        }
+        if !open.isEmpty {
+            let lineList = open.prefix(5).map { "line \($0.location.line)" }.joined(separator: ", ")
+            lines.append(
+                open.count == 1
+                    ? "1 expectation whose window was still open was not checked (\(lineList)); those whose window had closed were."
+                    : "\(open.count) expectations whose window was still open were not checked (\(lineList)); those whose window had closed were."
+            )
+        }
+        lines.append(
+            """
+            A source that never ends (an interval, a hot observable without '|', an async sequence that keeps \
+            sleeping) stops for an expectation at an unsubscription diagram: expect(obs, unsubscribe: "^---!").
+            """)
+        let owner =
+            !sleepers.isEmpty && open.isEmpty
+            ? "Every expectation had ended, so what keeps sleeping belongs to the code under test"
+            : "A task the code under test owns goes on after that"
+        lines.append(
+            """
+            \(owner): cancel it inside the run (model.stop() or task.cancel(), at a frame with \
+            scheduler.schedule(after: …) { model.stop() }). Or stop virtual time on purpose: set \
+            scheduler.maxFrames = N before the run (N: the last frame the test looks at), and the run ends there \
+            without a failure.
+            """)
+        return lines.joined(separator: "\n")
+    }
+
     /// Moves virtual time forward by `duration`, running what is due (hot observables are set
     /// up first).
     public func advance(
         by duration: Duration, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) {
-        advance(to: now + duration, fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
+        reportDrivingOutsideRun("advance(by: \(duration))", at: location)
+        advance(to: now + duration, at: location)
     }
 
     /// Moves virtual time forward to `time`, running what is due.
     public func advance(
         to time: Duration, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) {
+        let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
+        reportDrivingOutsideRun("advance(to: \(time))", at: location)
+        advance(to: time, at: location)
+    }
+
+    private func advance(to time: Duration, at location: MarbleFailure.Location) {
         setUpHot()
         if let runaway = drive(until: max(time, now)) {
             virtual.cancelAll()
-            report(
-                "\(runaway) before reaching \(frameText(time, frame: frame)): work that never settles",
-                at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column))
+            report("\(runaway) before reaching \(frameText(time, frame: frame)): work that never settles", at: location)
         }
     }
 

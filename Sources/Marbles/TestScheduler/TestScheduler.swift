@@ -213,6 +213,12 @@ extension TestScheduler {
         @usableFromInline var logsRead: ObjectIdentifier?
         /// Escaped work already reported (counts only grow; each flush reports what is new).
         var reportedEscapes = 0
+        /// Runs begun (`run { }`).
+        var runsBegun = 0
+        /// Whether driving outside any run, with async code in play, was reported.
+        var reportedOutsideRun = false
+        /// Whether the code under test's system clock reads were noted.
+        var reportedClockReads = false
 
         @usableFromInline init() {}
     }
@@ -228,6 +234,9 @@ struct OpenSubscription: Hashable {
 struct PendingCheck {
     let location: MarbleFailure.Location
     let isReady: () -> Bool
+    /// Whether what it watches is over (ended, or unsubscribed at its `!`): checked even when
+    /// the step limit cut the run short.
+    let windowClosed: () -> Bool
     let check: () -> Void
 }
 

@@ -158,6 +158,9 @@ int clock_gettime(clockid_t id, struct timespec *tp) {
             if (!clocks->bases_set) set_bases(clocks);
             long long now = *base + clocks->now_ns(clocks->context);
             clocks->reads += 1;
+            *(id == CLOCK_REALTIME ? &clocks->realtime_reads
+              : id == CLOCK_MONOTONIC ? &clocks->monotonic_reads
+                                      : &clocks->boottime_reads) += 1;
             tp->tv_sec = (time_t)(now / 1000000000);
             tp->tv_nsec = (long)(now % 1000000000);
             return 0;

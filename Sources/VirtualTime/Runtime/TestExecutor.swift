@@ -297,13 +297,14 @@ extension TestTaskExecutor: TaskExecutor {
                 return forward(unowned) { $0.enqueue(ExecutorJob(unowned), at: instant, tolerance: tolerance, clock: clock) }
             }
             let remaining: Duration
-            let real = ContinuousClock.now
+            let clocks = runtime.clocks
+            let real = clocks.uncounted { ContinuousClock.now }
             // Type checks, not casts: a dynamic cast per sleep costs more than the rest of it.
             if C.self == ContinuousClock.self {
                 remaining = real.duration(to: unsafeBitCast(instant, to: ContinuousClock.Instant.self))
             } else if C.self == SuspendingClock.self {
-                remaining = SuspendingClock.now.duration(to: unsafeBitCast(instant, to: SuspendingClock.Instant.self))
-            } else if let duration = clock.now.duration(to: instant) as? Duration {
+                remaining = clocks.uncounted { SuspendingClock.now }.duration(to: unsafeBitCast(instant, to: SuspendingClock.Instant.self))
+            } else if let duration = clocks.uncounted({ clock.now }).duration(to: instant) as? Duration {
                 remaining = duration
             } else {
                 return forward(unowned) { $0.enqueue(ExecutorJob(unowned), at: instant, tolerance: tolerance, clock: clock) }

@@ -43,7 +43,7 @@ package final class VirtualClocks {
     package var mode: Mode { state.mode }
     // The scheduler's thread's, read on every step.
     // measured: see TestScheduler.state (with the harness's and the runtime's).
-    @exclusivity(unchecked) private var state = (enabled: true, mode: Mode.unknown)
+    @exclusivity(unchecked) private var state = (enabled: !VirtualClocks.portable, mode: Mode.unknown)
     /// Takes a sleeper that the default executor handed to Dispatch on the driving thread, with
     /// the time left to its deadline and its clock (set by the runtime, cleared when it goes).
     // The runtime clears it in its deinit.
@@ -60,9 +60,11 @@ package final class VirtualClocks {
                 now_ns: { context in
                     Unmanaged<VirtualTimeScheduler>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.nowNanoseconds }
                 },
-                context: Unmanaged.passUnretained(virtual).toOpaque(), reads: 0,
+                context: Unmanaged.passUnretained(virtual).toOpaque(), reads: 0, realtime_reads: 0, monotonic_reads: 0,
+                boottime_reads: 0,
                 sleep: { owner, job, remaining, clock in
                     Unmanaged<VirtualClocks>.fromOpaque(owner)._withUnsafeGuaranteedRef {
+                        $0.noteDeadlineSleep(on: RuntimeClock(clock).type)
                         $0.runtime?.scheduleExactSleep(unownedJob(job), .nanoseconds(remaining), clock: RuntimeClock(clock).type)
                     }
                 }, owner: nil))
@@ -103,7 +105,8 @@ package final class VirtualClocks {
         var probe = marbles_virtual_clocks(
             bases_set: true, has_start_date: false, start_date_ns: 0, origin_ns: 0, realtime_base_ns: 0, monotonic_base_ns: 0,
             boottime_base_ns: 0, now_ns: { _ in 0 },
-            context: UnsafeMutableRawPointer(bitPattern: 1)!, reads: 0, sleep: nil, owner: nil)
+            context: UnsafeMutableRawPointer(bitPattern: 1)!, reads: 0, realtime_reads: 0, monotonic_reads: 0, boottime_reads: 0,
+            sleep: nil, owner: nil)
         return withUnsafeMutablePointer(to: &probe) { pointer in
             let previous = marbles_route_set(marbles_route(driver: nil, main_identity: nil, main_witness: nil, clocks: pointer))
             defer { marbles_route_set(previous) }
@@ -114,8 +117,19 @@ package final class VirtualClocks {
         }
     }
 
+    /// Whether `MARBLES_PORTABLE` asks for the clocks of Apple platforms (`1`, `true` or `yes`):
+    /// the system clocks stay real inside a run and sleeps are read back from their deadlines,
+    /// so a Linux run shows what a Mac would.
+    package static let portable = isPortable(ProcessInfo.processInfo.environment["MARBLES_PORTABLE"])
+
+    package static func isPortable(_ value: String?) -> Bool {
+        guard let value = value?.lowercased() else { return false }
+        return ["1", "true", "yes"].contains(value)
+    }
+
     /// Why the clocks are real, for a failure message.
     package var whyReal: String {
+        if !enabled, Self.portable { return "MARBLES_PORTABLE=1 keeps them real, as on Apple platforms" }
         if !enabled { return "virtual clocks are turned off for this scheduler" }
         #if os(Linux)
             return
@@ -123,5 +137,45 @@ package final class VirtualClocks {
         #else
             return "a process cannot interpose clock reads on this platform"
         #endif
+    }
+
+    // MARK: The code under test's reads (the portability note)
+
+    /// A sleep whose deadline came from `clock`'s `now` (`Task.sleep(for:)` reads
+    /// `ContinuousClock.now`) arrived: that read was the sleep's, not the code's (`nil`: a
+    /// deadline the runtime's hook saw, on the continuous clock as a rule).
+    func noteDeadlineSleep(on clock: Any.Type?) {
+        guard state.mode == .virtual else { return }
+        if clock == nil || clock == ContinuousClock.self {
+            if storage.pointee.boottime_reads > 0 { storage.pointee.boottime_reads -= 1 }
+        } else if clock == SuspendingClock.self {
+            if storage.pointee.monotonic_reads > 0 { storage.pointee.monotonic_reads -= 1 }
+        }
+    }
+
+    /// Runs `body`, whose clock reads are this library's own, without counting them.
+    @inline(__always) func uncounted<T>(_ body: () -> T) -> T {
+        guard state.mode == .virtual else { return body() }
+        let saved = (storage.pointee.realtime_reads, storage.pointee.monotonic_reads, storage.pointee.boottime_reads)
+        defer {
+            storage.pointee.realtime_reads = saved.0
+            storage.pointee.monotonic_reads = saved.1
+            storage.pointee.boottime_reads = saved.2
+        }
+        return body()
+    }
+
+    /// The system clocks the code under test read on virtual time since the last call (sleeps'
+    /// own reads left out), by name, e.g. `("Date()", 2)`; empty where the clocks are real.
+    package func takeCodeReads() -> [(clock: String, reads: Int)] {
+        guard state.mode == .virtual else { return [] }
+        let counts = [
+            ("Date()", storage.pointee.realtime_reads), ("ContinuousClock.now", storage.pointee.boottime_reads),
+            ("SuspendingClock.now", storage.pointee.monotonic_reads),
+        ]
+        storage.pointee.realtime_reads = 0
+        storage.pointee.monotonic_reads = 0
+        storage.pointee.boottime_reads = 0
+        return counts.filter { $0.1 > 0 }.map { ($0.0, Int($0.1)) }
     }
 }

@@ -55,6 +55,18 @@ package final class VirtualRuntime {
         /// Virtual time in nanoseconds as of the last step, for clocks read from other threads:
         /// made by ``publishNow()`` (a `TestClock` exists), else each step skips it.
         var publishedNow: ManagedAtomic<Int64>?
+        /// While the step-limit message is gathered: the sleeps that arrive, by task.
+        var sleepNotes: [SleepingTask]?
+    }
+
+    /// A task that went to sleep, as the step-limit failure names it.
+    package struct SleepingTask: Equatable {
+        /// The task's name (`Task(name:)`), if it has one.
+        package var name: String?
+        /// When its sleep ends, in virtual time.
+        package var deadline: Duration
+        /// Which task (the same task sleeping again is one entry).
+        var task: Int?
     }
     // One stored property, read on every step, never in overlapping accesses.
     // measured: see TestScheduler.state (the harness's, the executor's and this, together).
@@ -103,10 +115,10 @@ package final class VirtualRuntime {
     /// same step limit through ``RunawayGuard``.
     /// - Parameter limit: the virtual time to stop at (`nil`: when no work is left).
     /// - Returns: why it stopped early (the step limit), or `nil` when it ran to the end.
-    package func drive(until limit: Duration?) -> String? {
+    package func drive(until limit: Duration?, steps: Int? = nil) -> String? {
         let executor = self.executor
         let virtual = self.virtual
-        let stepLimit = virtual.stepLimit
+        let stepLimit = steps ?? virtual.stepLimit
         executor.adoptCurrentThread()
         // Built only when the limit is hit: a test's fixed cost should not pay for formatting it.
         var limitText: String { "the test scheduler ran \(stepLimit) steps and work was still due" }
@@ -144,7 +156,10 @@ package final class VirtualRuntime {
     /// deadline was computed from virtual `now`); read back where they are real
     /// (``SleepDeadline``).
     package func scheduleReadBackSleep(_ job: UnownedJob, remaining: Duration, at real: ContinuousClock.Instant, clock: Any.Type?) {
-        guard clocks.mode != .virtual else { return schedule(job, after: SleepDeadline(exactly: remaining, clock: clock)) }
+        guard clocks.mode != .virtual else {
+            clocks.noteDeadlineSleep(on: clock)
+            return schedule(job, after: SleepDeadline(exactly: remaining, clock: clock))
+        }
         let now = virtual.now
         // This instant is noted once any job exists, and a sleep is one; should it not be, the
         // bound is the sleep's own arrival (the read was just before).
@@ -164,6 +179,7 @@ package final class VirtualRuntime {
     /// At an instant where an async expectation's `!` cancels its consumer, wake-ups wait until
     /// the cancel has run.
     package func scheduleWake(at due: Duration, _ wake: @escaping () -> Void) {
+        if state.sleepNotes != nil { noteSleeper(until: due) }
         if !state.heldWakes.isEmpty {
             return scheduleHeldWake(at: due, wake)
         }
@@ -223,6 +239,37 @@ package final class VirtualRuntime {
         guard clocks.mode != .virtual, state.recentInstants.last?.time != time else { return }
         if state.recentInstants.count == Self.instantsKept { state.recentInstants.removeFirst() }
         state.recentInstants.append(SleepDeadline.Instant(time: time, real: .now))
+    }
+
+    // MARK: The step limit
+
+    /// After the step limit: runs up to `steps` more steps and returns the tasks that went to
+    /// sleep meanwhile (a task that keeps sleeping is what keeps the run going), each once, with
+    /// its latest deadline, in the order they first slept.
+    package func sleepingTasks(steps: Int) -> [SleepingTask] {
+        guard executor.hasSeenJobs else { return [] }
+        state.sleepNotes = []
+        _ = drive(until: nil, steps: steps)
+        let notes = state.sleepNotes ?? []
+        state.sleepNotes = nil
+        var tasks: [SleepingTask] = []
+        for note in notes {
+            if let known = tasks.firstIndex(where: { $0.task != nil && $0.task == note.task }) {
+                tasks[known].deadline = note.deadline
+            } else {
+                tasks.append(note)
+            }
+        }
+        return tasks
+    }
+
+    private func noteSleeper(until deadline: Duration) {
+        var name: String?
+        #if compiler(>=6.2)
+            if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) { name = Task.name }
+        #endif
+        let task = withUnsafeCurrentTask { $0?.hashValue }
+        state.sleepNotes?.append(SleepingTask(name: name, deadline: deadline, task: task))
     }
 
     // MARK: The end of a flush

@@ -75,6 +75,11 @@ typedef struct marbles_virtual_clocks {
     void *_Nonnull context;
     /// Virtual readings answered so far (touched only by the driving thread).
     unsigned long long reads;
+    /// The same by clock: CLOCK_REALTIME (`Date()`), CLOCK_MONOTONIC (`SuspendingClock`),
+    /// CLOCK_BOOTTIME (`ContinuousClock`), for the portability note.
+    unsigned long long realtime_reads;
+    unsigned long long monotonic_reads;
+    unsigned long long boottime_reads;
     /// Receives a sleeper the default executor handed to Dispatch on the driving thread (a task
     /// with no executor preference, on a default actor): `remaining_ns` is its deadline minus
     /// virtual now.

@@ -1,3 +1,4 @@
+import Foundation
 import MarblesTesting
 import Testing
 
@@ -29,6 +30,21 @@ struct AppTests {
         checkMarbles(count: 50) { scheduler, draw in
             let input = draw.cold("ab")
             scheduler.expect(input.map { $0.uppercased() }.map { $0.lowercased() }).toBeLike(input)
+        }
+    }
+
+    /// Not part of the app's suite: `make consumer-check` runs it with CONSUMER_PORTABILITY_DEMO=1,
+    /// once as it is (on Linux it passes, with the portability note) and once with
+    /// MARBLES_PORTABLE=1 (the clocks of Apple platforms: it fails, as it would on a Mac).
+    @Test(
+        "a model that stamps with Date()",
+        .enabled(if: ProcessInfo.processInfo.environment["CONSUMER_PORTABILITY_DEMO"] == "1"))
+    func stampsWithDate() {
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let scheduler = TestScheduler(frame: .seconds(1), startDate: start)
+        scheduler.run {
+            let taps = scheduler.cold("--t|")
+            scheduler.expect(taps.map { _ in Date().timeIntervalSince(start) }).toBe("--a|", values: ["a": 2])
         }
     }
 }
