@@ -112,6 +112,8 @@ check-diagrams: deps
 # The SwiftPM command plugin runs the CLI for users who depend on the package.
 plugin-check: deps
 	$(SWIFT) package $(TRAITS) --allow-writing-to-package-directory marblegen check docs/hard-cases --format png
+	# verify asks for no permission: with none given, SwiftPM would refuse a plugin that wants one.
+	$(SWIFT) package $(TRAITS) marblegen-verify diagrams </dev/null
 
 # A package that depends only on MarblesTesting: resolves to Marbles alone, builds clean (the
 # time is printed) and its test passes.

@@ -30,6 +30,7 @@ let package = Package(
         .executable(name: "marblegen", targets: ["marblegen"]),
         .executable(name: "marbleplay", targets: ["marbleplay"]),
         .plugin(name: "MarblegenPlugin", targets: ["MarblegenPlugin"]),
+        .plugin(name: "MarblegenVerifyPlugin", targets: ["MarblegenVerifyPlugin"]),
     ],
     // What a package that uses only the libraries must not fetch sits behind traits, off by
     // default: a dependent that names none resolves to this package alone.
@@ -127,6 +128,12 @@ let package = Package(
             capability: .command(
                 intent: .custom(verb: "marblegen", description: "Render, check or verify marble diagram specs with marblegen"),
                 permissions: [.writeToPackageDirectory(reason: "marblegen render writes PNG/SVG/PDF files beside the specs")]),
+            dependencies: ["marblegen"]),
+        // verify only reads: a plugin of its own, which asks for no permission.
+        .plugin(
+            name: "MarblegenVerifyPlugin",
+            capability: .command(
+                intent: .custom(verb: "marblegen-verify", description: "Verify the expected: lines of marble diagram specs (reads only)")),
             dependencies: ["marblegen"]),
 
         .executableTarget(

@@ -10,9 +10,11 @@ import MarbleCore
 /// swift test --filter MyTests                    # passes with the recorded diagrams
 /// ```
 ///
-/// A diagram is written only when it would pass: values must be named by the test's `values:`
-/// keys (or, without `values:`, be the diagram's own characters); otherwise the failure says
-/// which value has no key. Interpolated, raw and multi-line literals, variables and
+/// A diagram is written only when it would pass. A value no key of the test's `values:` names
+/// gets a new key (a free letter), added to the `values:` dictionary literal with the value as a
+/// Swift literal (`"z": 20`); a value with no literal (a struct), a `values:` that is not a
+/// literal, or a test without `values:` whose values are not the diagram's own characters is
+/// refused, and the failure says why. Interpolated, raw and multi-line literals, variables and
 /// concatenations are never rewritten.
 package enum RecordMode {
     /// Whether `MARBLES_RECORD` is `1`, `true` or `yes`.
@@ -38,7 +40,7 @@ package enum RecordMode {
             let result = Result { () throws(StringLiteralRewrite.Refusal) -> [UInt8] in
                 try StringLiteralRewrite.apply(
                     to: Array(data), line: location.line, column: location.column, written: recording.written,
-                    recorded: recording.recorded)
+                    recorded: recording.recorded, newValues: recording.newValues.map { ($0.key, $0.literal) })
             }
             let rewritten: [UInt8]
             switch result {
@@ -50,7 +52,9 @@ package enum RecordMode {
             } catch {
                 return "record mode: not rewritten: cannot write \(location.filePath): \(error.localizedDescription)"
             }
+            let added = recording.newValues.map { "\(StringLiteral.quoted($0.key)): \($0.literal)" }
             return "record mode: rewrote \(location.fileID):\(location.line): \"\(recording.written)\" → \"\(recording.recorded)\""
+                + (added.isEmpty ? "" : ", and added \(added.joined(separator: ", ")) to values:")
         }
         print(message)
         return message
@@ -65,7 +69,9 @@ enum StringLiteralRewrite {
         var reason: String
     }
 
-    static func apply(to source: [UInt8], line: Int, column: Int, written: String, recorded: String) throws(Refusal) -> [UInt8] {
+    static func apply(
+        to source: [UInt8], line: Int, column: Int, written: String, recorded: String, newValues: [(key: String, literal: String)] = []
+    ) throws(Refusal) -> [UInt8] {
         let open = try offset(of: line, column: column, in: source)
         guard source[open] == UInt8(ascii: "(") else {
             throw Refusal(reason: "no call at line \(line), column \(column) (has the file changed since it was compiled?)")
@@ -79,7 +85,97 @@ enum StringLiteralRewrite {
         guard content == written else {
             throw Refusal(reason: "the diagram is not written as one plain string literal (a variable, a concatenation?)")
         }
-        return Array(source[..<start]) + Array(quoted(recorded).utf8) + Array(source[end...])
+        let diagram = Array(source[..<start]) + Array(quoted(recorded).utf8)
+        guard !newValues.isEmpty else { return diagram + Array(source[end...]) }
+        let (replaced, insertion) = try valuesInsertion(in: source, after: end, newValues: newValues)
+        return diagram + Array(source[end..<replaced.lowerBound]) + Array(insertion.utf8) + Array(source[replaced.upperBound...])
+    }
+
+    /// What the new keys replace in the call's `values: [ … ]` literal that follows `offset`
+    /// (the end of the diagram literal): an empty range before its `]`, or the `:` of `[:]`;
+    /// and the text that goes there.
+    static func valuesInsertion(
+        in source: [UInt8], after offset: Int, newValues: [(key: String, literal: String)]
+    ) throws(Refusal) -> (Range<Int>, String) {
+        let entries = newValues.map { "\(quoted($0.key)): \($0.literal)" }.joined(separator: ", ")
+        let notLiteral = Refusal(reason: "new keys \(entries) belong in `values:`, which is not a dictionary literal in the call")
+        var index = offset
+        var depth = 0
+        while index < source.count {
+            let byte = source[index]
+            if byte == UInt8(ascii: "\"") {
+                index = try skipLiteral(in: source, at: index)
+                continue
+            }
+            if byte == UInt8(ascii: "(") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") { depth += 1 }
+            if byte == UInt8(ascii: ")") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
+                if depth == 0 { throw notLiteral }
+                depth -= 1
+            }
+            if depth == 0, source[index...].starts(with: Array("values".utf8)),
+                index == 0 || !isIdentifierByte(source[index - 1])
+            {
+                var next = index + 6
+                while next < source.count, source[next] == UInt8(ascii: " ") { next += 1 }
+                guard next < source.count, source[next] == UInt8(ascii: ":") else {
+                    index += 1
+                    continue
+                }
+                next += 1
+                while next < source.count, [UInt8(ascii: " "), UInt8(ascii: "\n")].contains(source[next]) { next += 1 }
+                guard next < source.count, source[next] == UInt8(ascii: "[") else { throw notLiteral }
+                return try insertion(in: source, dictionaryAt: next, entries: entries)
+            }
+            index += 1
+        }
+        throw notLiteral
+    }
+
+    /// The place before the dictionary's closing `]` and the entries as they join what is there.
+    private static func insertion(in source: [UInt8], dictionaryAt open: Int, entries: String) throws(Refusal) -> (Range<Int>, String) {
+        var index = open + 1
+        var depth = 0
+        while index < source.count {
+            let byte = source[index]
+            if byte == UInt8(ascii: "\"") {
+                index = try skipLiteral(in: source, at: index)
+                continue
+            }
+            if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "(") { depth += 1 }
+            if byte == UInt8(ascii: ")") { depth -= 1 }
+            if byte == UInt8(ascii: "]") {
+                if depth > 0 {
+                    depth -= 1
+                } else {
+                    let inside = String(decoding: source[(open + 1)..<index], as: UTF8.self)
+                    let trimmed = inside.trimmingCharacters(in: .whitespacesAndNewlines)
+                    if trimmed == ":" { return ((open + 1)..<index, entries) }
+                    var last = index - 1
+                    while last > open, [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t")].contains(source[last]) { last -= 1 }
+                    let after = last + 1
+                    return source[last] == UInt8(ascii: ",") ? (after..<after, " \(entries),") : (after..<after, ", \(entries)")
+                }
+            }
+            index += 1
+        }
+        throw Refusal(reason: "unterminated `values:` dictionary")
+    }
+
+    private static func skipLiteral(in source: [UInt8], at start: Int) throws(Refusal) -> Int {
+        if source[start...].starts(with: Array("\"\"\"".utf8)) {
+            throw Refusal(reason: "a multi-line string literal in `values:` is not rewritten")
+        }
+        var index = start + 1
+        while index < source.count, source[index] != UInt8(ascii: "\"") {
+            if source[index] == UInt8(ascii: "\\") { index += 1 }
+            index += 1
+        }
+        return index + 1
+    }
+
+    private static func isIdentifierByte(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
     }
 
     /// The byte offset of a 1-based line and column.
@@ -145,18 +241,5 @@ enum StringLiteralRewrite {
     }
 
     /// `text` as a Swift string literal.
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        for character in text {
-            switch character {
-            case "\\": result += "\\\\"
-            case "\"": result += "\\\""
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            default: result.append(character)
-            }
-        }
-        return result + "\""
-    }
+    static func quoted(_ text: String) -> String { StringLiteral.quoted(text) }
 }

@@ -79,18 +79,59 @@ struct RecordModeTests {
         #expect(recorded == "--x-y|")
     }
 
-    @Test("a value with no key in values: is refused, with the reason, and the file is untouched")
-    func refusesUnkeyedValue() throws {
+    @Test("a value with no key in values: gets a free key, added to the values: literal, and the test passes when run again")
+    func addsKeyForNewValue() throws {
         let fixture = try RecordFixture(source)
         let (scheduler, reporter) = recordingScheduler()
         scheduler.run {
             scheduler.expect(scheduler.cold("-1-5|", values: ["1": 1, "5": 5]).map { $0 * 2 })
                 .toBe("-a-b-|", values: ["a": 2, "b": 4, "c": 6], at: fixture.location(ofCall: 0))
         }
-        #expect(fixture.text == source)
+        let expected = source.replacingOccurrences(
+            of: #"toBe("-a-b-|", values: ["a": 2, "b": 4, "c": 6])"#, with: #"toBe("-a-d|", values: ["a": 2, "b": 4, "c": 6, "d": 10])"#)
+        #expect(fixture.text == expected)
         let message = try #require(reporter.failures.first?.message)
-        #expect(message.contains("record mode: not rewritten:"), "\(message)")
-        #expect(message.contains("give those values keys in `values:`"), "\(message)")
+        #expect(
+            message.contains(#"record mode: rewrote Tests/Fixture.swift:3: "-a-b-|" → "-a-d|", and added "d": 10 to values:"#), "\(message)"
+        )
+        let again = TestScheduler(reporter: MarbleFailure.Collector())
+        again.run {
+            again.expect(again.cold("-1-5|", values: ["1": 1, "5": 5]).map { $0 * 2 })
+                .toBe("-a-d|", values: ["a": 2, "b": 4, "c": 6, "d": 10])
+        }
+        #expect((again.reporter as? MarbleFailure.Collector)?.failures.isEmpty == true)
+    }
+
+    @Test(
+        "new keys join a values: literal as it is written",
+        arguments: [
+            (#"toBe("-a-|", values: [:])"#, #"toBe("-a-|", values: ["a": "x"])"#),
+            (#"toBe("-a-|", values: ["q": "y"])"#, #"toBe("-a-|", values: ["q": "y", "a": "x"])"#),
+            ("toBe(\"-a-|\", values: [\n    \"q\": \"y\",\n])", "toBe(\"-a-|\", values: [\n    \"q\": \"y\", \"a\": \"x\",\n])"),
+            (#"toBe("-a-|", values: ["q": "]"], error: E())"#, #"toBe("-a-|", values: ["q": "]", "a": "x"], error: E())"#),
+        ])
+    func newKeysJoinTheLiteral(written: String, rewritten: String) throws {
+        let rewrittenSource = try StringLiteralRewrite.apply(
+            to: Array(written.utf8), line: 1, column: 5, written: "-a-|", recorded: "-a-|", newValues: [("a", "\"x\"")])
+        #expect(String(decoding: rewrittenSource, as: UTF8.self) == rewritten)
+    }
+
+    @Test("a new value with no Swift literal (a struct), or values: that is not a literal, is refused with the reason")
+    func refusesWhatCannotBeWritten() throws {
+        struct Point: Equatable { var x: Int }
+        let fixture = try RecordFixture(source)
+        let (scheduler, reporter) = recordingScheduler()
+        scheduler.run {
+            scheduler.expect(scheduler.cold("-1|", values: ["1": 1]).map { Point(x: $0) })
+                .toBe("-a-|", values: ["a": Point(x: 0)], at: fixture.location(ofCall: 0))
+        }
+        #expect(fixture.text == source)
+        #expect(reporter.failures.first?.message.contains("has no Swift literal; give it a key and record again") == true)
+        #expect(throws: StringLiteralRewrite.Refusal.self) {
+            try StringLiteralRewrite.apply(
+                to: Array(#"toBe("-a-|", values: table)"#.utf8), line: 1, column: 5, written: "-a-|", recorded: "-a-|",
+                newValues: [("a", "1")])
+        }
     }
 
     @Test("a subscription diagram is recorded too")

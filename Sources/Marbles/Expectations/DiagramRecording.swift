@@ -7,14 +7,86 @@ package struct DiagramRecording: Sendable, Equatable {
     public var location: MarbleFailure.Location
     /// The diagram the test passed to `toBe`.
     public var written: String
-    /// The actual timeline as a diagram, with the same `values:` keys.
+    /// The actual timeline as a diagram, with the same `values:` keys and, for values no key
+    /// names, the keys in ``newValues``.
     public var recorded: String
+    /// Keys the recorded diagram uses that the test's `values:` literal lacks, each with its
+    /// value as a Swift literal (`"z"`, `20`): record mode adds them to that literal.
+    public var newValues: [NewValue]
+
+    /// A key to add to `values:`.
+    public struct NewValue: Sendable, Equatable {
+        /// The key, one character.
+        public var key: String
+        /// The value as Swift source (`20`, `"swift"`, `true`).
+        public var literal: String
+    }
 
     /// Creates a recording.
-    public init(location: MarbleFailure.Location, written: String, recorded: String) {
+    public init(location: MarbleFailure.Location, written: String, recorded: String, newValues: [NewValue] = []) {
         self.location = location
         self.written = written
         self.recorded = recorded
+        self.newValues = newValues
+    }
+}
+
+extension DiagramRecording {
+    /// Keys for the actual values that none of `keys` names, with each value (`Value`-typed) and
+    /// its Swift literal; `nil` when such a value has no literal (a struct): a person must name
+    /// it. Keys are letters (then digits) that `keys` does not use, in the order values appear.
+    static func newKeys<Value>(
+        for actual: [Recorded<Event<RecordedValue>>], keys: [(key: String, value: RecordedValue)], as: Value.Type
+    ) -> [(key: String, value: Value, literal: String)]? {
+        var taken = Set(keys.map(\.key))
+        var free = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789").map(String.init).makeIterator()
+        var added: [(key: String, value: Value, literal: String)] = []
+        for recorded in actual {
+            guard case .next(.plain(let plain)) = recorded.value else { continue }
+            let candidate = RecordedValue.plain(plain)
+            if keys.contains(where: { $0.value.matches(candidate) }) { continue }
+            if added.contains(where: { RecordedValue.plain($0.value).matches(candidate) }) { continue }
+            guard let value = plain as? Value, let literal = swiftLiteral(value) else { return nil }
+            while let key = free.next() {
+                guard !taken.contains(key) else { continue }
+                taken.insert(key)
+                added.append((key, value, literal))
+                break
+            }
+        }
+        return added
+    }
+
+    /// `value` as Swift source, for the types a `values:` literal holds without a constructor.
+    static func swiftLiteral(_ value: Any) -> String? {
+        switch value {
+        case let text as String: return StringLiteral.quoted(text)
+        case let character as Character: return StringLiteral.quoted(String(character))
+        case let flag as Bool: return flag ? "true" : "false"
+        case let number as any BinaryInteger: return "\(number)"
+        case let number as Double: return number.isFinite ? "\(number)" : nil
+        case let number as Float: return number.isFinite ? "\(number)" : nil
+        default: return nil
+        }
+    }
+}
+
+/// Swift string literals, as record mode writes them.
+package enum StringLiteral {
+    /// `text` as a Swift string literal.
+    package static func quoted(_ text: String) -> String {
+        var result = "\""
+        for character in text {
+            switch character {
+            case "\\": result += "\\\\"
+            case "\"": result += "\\\""
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\r": result += "\\r"
+            default: result.append(character)
+            }
+        }
+        return result + "\""
     }
 }
 
@@ -23,10 +95,11 @@ extension TestScheduler {
     /// `wouldPass` checks the candidate the way the `toBe` checks its own diagram (nil when it
     /// would pass), so only a diagram that passes is ever written.
     func recordingNote(
-        written: String, candidate: String, at location: MarbleFailure.Location, wouldPass: (String) -> String?
+        written: String, candidate: String, newValues: [DiagramRecording.NewValue] = [], at location: MarbleFailure.Location,
+        wouldPass: (String) -> String?
     ) -> String? {
         guard let recordDiagram else { return nil }
         if let problem = wouldPass(candidate) { return "record mode: not rewritten: \(problem)" }
-        return recordDiagram(DiagramRecording(location: location, written: written, recorded: candidate))
+        return recordDiagram(DiagramRecording(location: location, written: written, recorded: candidate, newValues: newValues))
     }
 }

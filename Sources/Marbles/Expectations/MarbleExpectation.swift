@@ -197,20 +197,9 @@ public final class MarbleExpectation<Element> {
             let expected = parsed ?? typed?.erased() ?? []
             let comparison = MarbleComparison(expected: expected, actual: actual, frame: scheduler.frame, keys: keys, areEqual: compare)
             if !comparison.matches {
-                let note = scheduler.recordingNote(written: diagram, candidate: comparison.actualDiagram(), at: location) { candidate in
-                    let problem: String
-                    do throws(MarbleDiagram.SyntaxError) {
-                        let reparsed = try parseExpected(candidate, values: values, error: error)
-                        let check = MarbleComparison(
-                            expected: reparsed, actual: actual, frame: scheduler.frame, keys: keys, areEqual: compare)
-                        guard let first = check.mismatches.first else { return nil }
-                        problem = "\(first)"
-                    } catch {
-                        problem = error.reason
-                    }
-                    return "the actual diagram '\(candidate)' does not read back as the actual values with this test's `values:` "
-                        + "(\(problem)); give those values keys in `values:` and record again"
-                }
+                let note =
+                    scheduler.recordDiagram == nil
+                    ? nil : recordModeNote(diagram, values: values, error: error, keys: keys, areEqual: compare, at: location)
                 scheduler.report(comparison.message() + (note.map { "\n" + $0 } ?? ""), at: location)
             }
             scheduler.onExpectationChecked?(
@@ -218,6 +207,42 @@ public final class MarbleExpectation<Element> {
                     location: location, testName: scheduler.testName, inputs: inputs.map(ExpectationOutcome.Input.init), expected: expected,
                     actual: actual,
                     mismatches: comparison.mismatches, frame: scheduler.frame))
+        }
+    }
+
+    /// Record mode: the actual timeline as a diagram that would pass, with keys added to
+    /// `values:` for values none of its keys names (when `values:` is used at all), or why not.
+    private func recordModeNote<Value>(
+        _ diagram: String, values: [String: Value], error: any Error, keys: [(key: String, value: RecordedValue)],
+        areEqual: ((Any, Any) -> Bool)?, at location: MarbleFailure.Location
+    ) -> String? {
+        let actual = self.actual
+        var values = values
+        var keys = keys
+        var newValues: [DiagramRecording.NewValue] = []
+        if !values.isEmpty {
+            guard let added = DiagramRecording.newKeys(for: actual, keys: keys, as: Value.self) else {
+                return "record mode: not rewritten: a value with no key in `values:` has no Swift literal; give it a key and record again"
+            }
+            for (key, value, literal) in added {
+                values[key] = value
+                keys.append((key, RecordedValue.expected(value)))
+                newValues.append(DiagramRecording.NewValue(key: key, literal: literal))
+            }
+        }
+        let candidate = MarbleComparison(expected: [], actual: actual, frame: scheduler.frame, keys: keys).actualDiagram()
+        return scheduler.recordingNote(written: diagram, candidate: candidate, newValues: newValues, at: location) { candidate in
+            let problem: String
+            do throws(MarbleDiagram.SyntaxError) {
+                let reparsed = try parseExpected(candidate, values: values, error: error)
+                let check = MarbleComparison(expected: reparsed, actual: actual, frame: scheduler.frame, keys: keys, areEqual: areEqual)
+                guard let first = check.mismatches.first else { return nil }
+                problem = "\(first)"
+            } catch {
+                problem = error.reason
+            }
+            return "the actual diagram '\(candidate)' does not read back as the actual values with this test's `values:` "
+                + "(\(problem)); give those values keys in `values:` and record again"
         }
     }
 
