@@ -1,6 +1,26 @@
+import Foundation
 import MarbleCore
 import MarblesTesting
 import Testing
+
+/// The README's step-by-step model: each search sleeps 300 ms on the clock, then searches
+/// (a newer search cancels the pending one).
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+private final class SearchModel: @unchecked Sendable {
+    private let clock: TestClock
+    private let lock = NSLock()
+    private var task: Task<Void, Never>?
+    private var found: [String] = []
+    init(clock: TestClock) { self.clock = clock }
+    var results: [String] { lock.withLock { found } }
+    func search(_ query: String) {
+        task?.cancel()
+        task = Task { [clock] in
+            guard (try? await clock.sleep(for: .milliseconds(300))) != nil else { return }
+            lock.withLock { found = [query.uppercased()] }
+        }
+    }
+}
 
 /// The README's examples, verbatim, so that they keep compiling and passing.
 @Suite("README examples")
@@ -13,6 +33,19 @@ struct ReadmeExamplesTests {
             scheduler.expect(e1.map { $0 * 10 }).toBe("---b--c--|", values: ["b": 20, "c": 30])
             scheduler.expect(subscriptions: e1.subscriptions).toBe("^--------!")
             scheduler.expect(e2, unsubscribe: "--!").toBe("---")
+        }
+    }
+
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    @Test func searchesAfterAPause() {
+        let scheduler = TestScheduler()
+        let model = SearchModel(clock: scheduler.clock)  // sleeps 300 ms on the clock, then searches
+        scheduler.run {
+            model.search("swift")  // its Task runs on the scheduler
+            scheduler.advance(by: .milliseconds(299))
+            #expect(model.results.isEmpty)
+            scheduler.advance(by: .milliseconds(1))
+            #expect(model.results == ["SWIFT"])
         }
     }
 
