@@ -287,10 +287,18 @@ final class UncheckedBox<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
-/// Busy-waits `duration` of real time (Dispatch's clock stays real inside a run).
+/// Busy-waits `duration` of real time (the test's own clock reads stay real inside a run).
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 func realSpin(for duration: Duration) {
     let nanoseconds = UInt64(duration.components.seconds) * 1_000_000_000 + UInt64(duration.components.attoseconds / 1_000_000_000)
-    let end = DispatchTime.now().uptimeNanoseconds + nanoseconds
-    while DispatchTime.now().uptimeNanoseconds < end {}
+    let end = realMonotonicNanoseconds() + nanoseconds
+    while realMonotonicNanoseconds() < end {}
+}
+
+/// `clock_gettime` called from the test itself: the interposer answers only the Swift runtime's,
+/// Foundation's and Dispatch's reads with virtual time.
+func realMonotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }

@@ -10,6 +10,8 @@ extension TestScheduler {
         let leftovers = runtime.takeLeftovers()
         reportAmbiguousSleeps(leftovers, at: location)
         reportMainActorEscapes(leftovers.mainActorEscapes, at: location)
+        reportOverdue(leftovers.overdue, at: location)
+        if let busyWait = leftovers.busyWait { reportBusyWait(busyWait, at: location) }
         guard !state.asyncRuns.isEmpty || state.testClock != nil else { return }
         // A task still suspended when nothing is left to run waits for something that will not
         // come on this timeline: work on another thread, or an input that never ends. Either
@@ -27,10 +29,11 @@ extension TestScheduler {
             report(
                 """
                 the async sequence under test was still suspended when nothing was left to run on the test \
-                scheduler: it waits either for work outside the test scheduler (a DispatchQueue timer, an actor \
-                with its own executor, MainActor in a test not marked @MainActor, a thread of its own) or for an \
-                input that never ends (add an unsubscription diagram, e.g. expect(sequence, unsubscribe: "-----!"), \
-                to cancel it on purpose)
+                scheduler, and no work it handed to another thread was still out: it waits for something that will \
+                not come on this timeline: a continuation nothing resumes, work started before the run or by a \
+                thread the scheduler does not see (a DispatchSource timer, a Timer, a RunLoop, a pthread of its own), \
+                MainActor work in a test not marked @MainActor, or an input that never ends (add an unsubscription \
+                diagram, e.g. expect(sequence, unsubscribe: "-----!"), to cancel it on purpose)
                 """, at: stalled.location)
         }
         if escapes > state.reportedEscapes {
@@ -45,6 +48,48 @@ extension TestScheduler {
                 start its tasks inside scheduler.run { }, and mark the test @MainActor for main-actor code
                 """, at: unfinished.first?.location ?? location)
         }
+    }
+
+    private func reportOverdue(_ overdue: [ForeignWork.Overdue], at location: MarbleFailure.Location) {
+        guard !overdue.isEmpty else { return }
+        let listed = overdue.prefix(5).map { work in
+            let what =
+                switch work.kind {
+                case "thread": "a Thread started"
+                case "timer": "a timer's work, due"
+                case "function": "a function submitted to queue '\(work.label)'"
+                default: "a block submitted to queue '\(work.label)'"
+                }
+            return "  \(what) at \(frameText(work.submitted, frame: frame)) has not finished after \(seconds(work.age))"
+        }
+        report(
+            """
+            work the code under test handed to another thread was still out after \(seconds(runtime.foreignWorkTimeout)) \
+            of real time, so the run went on without it (virtual time waits for such work at the instant it was \
+            handed over):
+            """ + "\n" + listed.joined(separator: "\n")
+                + (overdue.count > 5 ? "\n  … and \(overdue.count - 5) more" : "") + "\n"
+                    + """
+                    Work that waits for the test itself (a semaphore the test signals later, DispatchQueue.main.sync from \
+                    a test on the main actor) cannot finish while the test waits for it; a longer bound is \
+                    scheduler.foreignWorkTimeout.
+                    """, at: location)
+    }
+
+    private func reportBusyWait(_ busyWait: (clock: String, at: Duration), at location: MarbleFailure.Location) {
+        report(
+            """
+            the code under test read \(busyWait.clock) in a loop at \(frameText(busyWait.at, frame: frame)), waiting \
+            for it to move: virtual time moves only between jobs, never while one runs, so such a loop never ends \
+            on its own. After 100000 reads that clock read real time for the rest of that job, so the loop could \
+            end. Wait by sleeping instead (try await Task.sleep(for:), or clock.sleep(for:) on scheduler.clock).
+            """, at: location)
+    }
+
+    private func seconds(_ duration: Duration) -> String {
+        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let tenths = Int((value * 10).rounded())
+        return value >= 10 ? "\(Int(value.rounded())) s" : "\(tenths / 10).\(tenths % 10) s"
     }
 
     private var escapeCount: Int { runtime.foreignWorkCount + (state.testClock?.foreignAccessCount ?? 0) }

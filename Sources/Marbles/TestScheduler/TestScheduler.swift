@@ -44,6 +44,13 @@ public final class TestScheduler: Scheduler {
     /// When set, a flush runs only up to this many frames past the time of the flush; work
     /// due later stays queued. `nil` runs until no work is left (or the step limit).
     public var maxFrames: Int?
+    /// How long a run waits, in real time, for work the code under test handed to another thread
+    /// (a block on a `DispatchQueue`, a `Thread`, an actor's job on its own executor) before it
+    /// reports that work and goes on; 10 s. While such work is out, virtual time does not move.
+    public var foreignWorkTimeout: Duration {
+        get { runtime.foreignWorkTimeout }
+        set { runtime.foreignWorkTimeout = newValue }
+    }
     /// Who hears about this scheduler's expectations beyond its reporter (given at init).
     package let listener: TestScheduler.Listener
     var onExpectationChecked: ((ExpectationOutcome) -> Void)? { listener.expectationChecked }

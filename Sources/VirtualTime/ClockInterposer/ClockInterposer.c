@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -36,6 +37,8 @@ static text_range concurrency_text[max_ranges];
 static int concurrency_count;
 static text_range foundation_text[max_ranges];
 static int foundation_count;
+static text_range dispatch_text[max_ranges];
+static int dispatch_count;
 static pthread_once_t ranges_once = PTHREAD_ONCE_INIT;
 
 // The definition ours stands in front of: a sanitizer's interceptor is a weak definition in the
@@ -56,6 +59,30 @@ typedef void (*dispatch_after_f_fn)(uint64_t when, void *queue, void *context, v
 static _Atomic(dispatch_after_f_fn) next_dispatch_after_f;
 void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(void *));
 
+// Work handed to other threads inside a run (ForeignWork.c in CRuntimeHooks): `DispatchQueue`'s
+// `async` and `asyncAfter` (libswiftDispatch calls the block forms), their `_f` forms, and
+// Foundation's `Thread` (`pthread_create` from libFoundation), submitted on a driving thread or
+// from work already tracked, are tracked so that the run waits for them at the current virtual
+// instant. A timer submitted on a driving thread whose clocks are virtual is due at virtual time
+// instead (the tracker's timer callback), and the main queue's work, in a test on the main actor,
+// runs in the scheduler's loop. The Swift runtime's own calls (its global executor) and
+// libdispatch's calls to itself pass through.
+typedef void (*dispatch_async_fn)(void *queue, void *block);
+typedef void (*dispatch_async_f_fn)(void *queue, void *context, void (*work)(void *));
+typedef void (*dispatch_after_fn)(uint64_t when, void *queue, void *block);
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static _Atomic(dispatch_async_fn) next_dispatch_async;
+static _Atomic(dispatch_async_f_fn) next_dispatch_async_f;
+static _Atomic(dispatch_after_fn) next_dispatch_after;
+static _Atomic(pthread_create_fn) next_pthread_create;
+static void *main_queue;
+void dispatch_async(void *queue, void *block);
+void dispatch_async_f(void *queue, void *context, void (*work)(void *));
+void dispatch_after(uint64_t when, void *queue, void *block);
+int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument);
+static void submit_untracked(void *queue, void *context, void (*work)(void *));
+static bool after_f_tracked(uint64_t when, void *queue, void *context, void (*work)(void *), uintptr_t caller);
+
 static void find_ranges(void);
 
 __attribute__((constructor)) static void resolve_next(void) {
@@ -71,6 +98,22 @@ __attribute__((constructor)) static void resolve_next(void) {
     // once, here, so that a read on a driving thread checks nothing more (a library loaded
     // later with dlopen keeps real reads; the probe at the first run then finds the clocks real).
     pthread_once(&ranges_once, find_ranges);
+    atomic_store_explicit(
+        &next_dispatch_async, (dispatch_async_fn)find_next("dispatch_async", "__interceptor_dispatch_async", (void *)dispatch_async),
+        memory_order_release);
+    atomic_store_explicit(
+        &next_dispatch_async_f,
+        (dispatch_async_f_fn)find_next("dispatch_async_f", "__interceptor_dispatch_async_f", (void *)dispatch_async_f),
+        memory_order_release);
+    atomic_store_explicit(
+        &next_dispatch_after, (dispatch_after_fn)find_next("dispatch_after", "__interceptor_dispatch_after", (void *)dispatch_after),
+        memory_order_release);
+    atomic_store_explicit(
+        &next_pthread_create,
+        (pthread_create_fn)find_next("pthread_create", "__interceptor_pthread_create", (void *)pthread_create),
+        memory_order_release);
+    main_queue = dlsym(RTLD_DEFAULT, "_dispatch_main_q");
+    marbles_foreign_register_submit(submit_untracked);
     marbles_clock_interposer_register(marbles_clock_gettime_next);
 }
 
@@ -92,6 +135,9 @@ static int note_library(struct dl_phdr_info *info, size_t size, void *data) {
     } else if (ends_with(name, "/libFoundationEssentials.so") || ends_with(name, "/libFoundation.so")) {
         ranges = foundation_text;
         count = &foundation_count;
+    } else if (ends_with(name, "/libdispatch.so")) {
+        ranges = dispatch_text;
+        count = &dispatch_count;
     } else {
         return 0;
     }
@@ -148,19 +194,51 @@ static void set_bases(marbles_virtual_clocks *clocks) {
     clocks->bases_set = true;
 }
 
+// Past this many reads of one clock at one virtual instant, a job is taken to wait for the clock
+// to move (a busy wait), which it never does while the job runs: the reading then moves with
+// real time, so the loop ends, and the run reports it.
+enum { spin_limit = 100000 };
+
+// `source`: the clock id, or `dispatch_source` for libdispatch's reads.
+enum { dispatch_source = 100 };
+
+static long long virtual_reading(marbles_virtual_clocks *clocks, clockid_t id, int source, long long *base) {
+    long long virtual_now = clocks->now_ns(clocks->context);
+    long long reading = *base + virtual_now;
+    if (clocks->spin_now_ns != virtual_now) {
+        clocks->spin_now_ns = virtual_now;
+        clocks->spin_reads = 0;
+        clocks->spin_clock = -1;
+        return reading;
+    }
+    if (clocks->spin_clock == source) return clocks->spin_virtual_ns + (real_ns(id) - clocks->spin_real_ns);
+    if (++clocks->spin_reads < spin_limit || clocks->spin_clock != -1) return reading;
+    clocks->spin_clock = source;
+    clocks->spin_real_ns = real_ns(id);
+    clocks->spin_virtual_ns = reading;
+    clocks->spin_at_ns = virtual_now;
+    clocks->spins += 1;
+    return reading;
+}
+
 int clock_gettime(clockid_t id, struct timespec *tp) {
     marbles_virtual_clocks *clocks = marbles_route_clocks();
     if (clocks != NULL) {
         uintptr_t caller = (uintptr_t)__builtin_return_address(0);
         long long *base = base_for(clocks, id);
+        // libdispatch's reads (`DispatchTime.now()`, a timer's deadline) are virtual too, so that
+        // an `asyncAfter` submitted on the driving thread is due at virtual time.
         if (base != NULL && (lies_in(concurrency_text, concurrency_count, caller) ||
-                             (id == CLOCK_REALTIME && lies_in(foundation_text, foundation_count, caller)))) {
+                             (id == CLOCK_REALTIME && lies_in(foundation_text, foundation_count, caller)) ||
+                             (id != CLOCK_REALTIME && lies_in(dispatch_text, dispatch_count, caller)))) {
             if (!clocks->bases_set) set_bases(clocks);
-            long long now = *base + clocks->now_ns(clocks->context);
+            int source = id != CLOCK_REALTIME && lies_in(dispatch_text, dispatch_count, caller) ? dispatch_source : (int)id;
+            long long now = virtual_reading(clocks, id, source, base);
             clocks->reads += 1;
-            *(id == CLOCK_REALTIME ? &clocks->realtime_reads
-              : id == CLOCK_MONOTONIC ? &clocks->monotonic_reads
-                                      : &clocks->boottime_reads) += 1;
+            *(source == dispatch_source ? &clocks->dispatch_reads
+              : id == CLOCK_REALTIME    ? &clocks->realtime_reads
+              : id == CLOCK_MONOTONIC   ? &clocks->monotonic_reads
+                                        : &clocks->boottime_reads) += 1;
             tp->tv_sec = (time_t)(now / 1000000000);
             tp->tv_nsec = (long)(now % 1000000000);
             return 0;
@@ -170,6 +248,8 @@ int clock_gettime(clockid_t id, struct timespec *tp) {
 }
 
 void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(void *)) {
+    uintptr_t caller = (uintptr_t)__builtin_return_address(0);
+    if (!lies_in(concurrency_text, concurrency_count, caller) && after_f_tracked(when, queue, context, work, caller)) return;
     marbles_virtual_clocks *clocks = marbles_route_clocks();
     if (clocks != NULL && clocks->sleep != NULL && context != NULL &&
         lies_in(concurrency_text, concurrency_count, (uintptr_t)__builtin_return_address(0))) {
@@ -210,3 +290,161 @@ bool marbles_clock_interposer_linked(void) { return false; }
 const char *marbles_clock_gettime_next(void) { return ""; }
 
 #endif
+
+// MARK: Foreign work
+
+static void submit_untracked(void *queue, void *context, void (*work)(void *)) {
+    dispatch_async_f_fn next = atomic_load_explicit(&next_dispatch_async_f, memory_order_acquire);
+    if (next != NULL) next(queue, context, work);
+}
+
+// The tracker for a submission from `caller`: none for the Swift runtime's and libdispatch's own.
+static marbles_foreign *tracker_for(uintptr_t caller) {
+    marbles_foreign *foreign = marbles_foreign_here();
+    if (foreign == NULL) return NULL;
+    if (lies_in(concurrency_text, concurrency_count, caller) || lies_in(dispatch_text, dispatch_count, caller)) return NULL;
+    return foreign;
+}
+
+// A timer submitted on a driving thread whose clocks are virtual: the time left to `when` on
+// the clock it encodes (libdispatch: uptime, or with bit 63 the monotonic clock that counts
+// sleep; wall-clock deadlines stay real); false when it cannot go on virtual time.
+static bool virtual_remaining(marbles_foreign *foreign, uint64_t when, long long *remaining) {
+    marbles_virtual_clocks *clocks = marbles_route_clocks();
+    if (clocks == NULL || marbles_route_foreign() != foreign || marbles_foreign_timer(foreign) == NULL) return false;
+    if (when == UINT64_MAX || (when >> 62) == 1 || (when >> 62) == 3) return false;
+    if (!clocks->bases_set) set_bases(clocks);
+    long long now = clocks->now_ns(clocks->context);
+    long long base = (when >> 62) == 0 ? clocks->monotonic_base_ns : clocks->boottime_base_ns;
+    *remaining = (long long)(when & ~(1ULL << 63)) - base - now;
+    return true;
+}
+
+// A block or function for a timer or the main queue, handed to the tracker's owner (Swift).
+static void hand_to_timer(marbles_foreign *foreign, void *queue, long long remaining, void *context, void (*work)(void *)) {
+    marbles_foreign_timer(foreign)(
+        marbles_foreign_owner(foreign), queue, queue == main_queue, remaining < 0 ? 0 : remaining, context, work);
+}
+
+typedef struct {
+    marbles_foreign *foreign;
+    long long sequence;
+    void *context;
+    void (*work)(void *);
+} tracked_timer;
+
+static void run_tracked_timer(void *raw) {
+    tracked_timer *t = raw;
+    marbles_foreign_context saved = marbles_foreign_enter(t->foreign, t->sequence);
+    t->work(t->context);
+    marbles_foreign_leave(saved);
+    marbles_foreign_end(t->foreign, t->sequence);
+    free(t);
+}
+
+// A timer set from tracked work on another thread: real time, but waited for.
+static void after_tracked(marbles_foreign *foreign, uint64_t when, void *queue, void *context, void (*work)(void *)) {
+    tracked_timer *t = malloc(sizeof(tracked_timer));
+    if (t == NULL) abort();
+    *t = (tracked_timer){foreign, marbles_foreign_begin(foreign, marbles_foreign_kind_timer, "a timer"), context, work};
+    dispatch_after_f_fn next = atomic_load_explicit(&next_dispatch_after_f, memory_order_acquire);
+    next(when, queue, t, run_tracked_timer);
+}
+
+static bool on_main_queue_in_loop(marbles_foreign *foreign, void *queue) {
+    return queue == main_queue && marbles_route_foreign() == foreign && marbles_foreign_timer(foreign) != NULL;
+}
+
+void dispatch_async(void *queue, void *block) {
+    marbles_foreign *foreign = tracker_for((uintptr_t)__builtin_return_address(0));
+    void *copy = foreign != NULL ? marbles_foreign_copy_block(block) : NULL;
+    if (copy != NULL) {
+        if (on_main_queue_in_loop(foreign, queue)) {
+            hand_to_timer(foreign, queue, 0, copy, marbles_foreign_invoke_block);
+        } else {
+            marbles_foreign_submit(foreign, queue, marbles_foreign_kind_block, copy, marbles_foreign_invoke_block);
+        }
+        return;
+    }
+    dispatch_async_fn next = atomic_load_explicit(&next_dispatch_async, memory_order_acquire);
+    if (next != NULL) next(queue, block);
+}
+
+void dispatch_async_f(void *queue, void *context, void (*work)(void *)) {
+    marbles_foreign *foreign = tracker_for((uintptr_t)__builtin_return_address(0));
+    if (foreign != NULL) {
+        if (on_main_queue_in_loop(foreign, queue)) {
+            hand_to_timer(foreign, queue, 0, context, work);
+        } else {
+            marbles_foreign_submit(foreign, queue, marbles_foreign_kind_function, context, work);
+        }
+        return;
+    }
+    submit_untracked(queue, context, work);
+}
+
+void dispatch_after(uint64_t when, void *queue, void *block) {
+    marbles_foreign *foreign = tracker_for((uintptr_t)__builtin_return_address(0));
+    void *copy = foreign != NULL ? marbles_foreign_copy_block(block) : NULL;
+    if (copy != NULL) {
+        long long remaining;
+        if (virtual_remaining(foreign, when, &remaining)) {
+            hand_to_timer(foreign, queue, remaining, copy, marbles_foreign_invoke_block);
+        } else {
+            after_tracked(foreign, when, queue, copy, marbles_foreign_invoke_block);
+        }
+        return;
+    }
+    dispatch_after_fn next = atomic_load_explicit(&next_dispatch_after, memory_order_acquire);
+    if (next != NULL) next(when, queue, block);
+}
+
+// The `_f` form from the code under test (the Swift runtime's sleeps come through
+// `dispatch_after_f` above).
+static bool after_f_tracked(uint64_t when, void *queue, void *context, void (*work)(void *), uintptr_t caller) {
+    marbles_foreign *foreign = tracker_for(caller);
+    if (foreign == NULL) return false;
+    long long remaining;
+    if (virtual_remaining(foreign, when, &remaining)) {
+        hand_to_timer(foreign, queue, remaining, context, work);
+    } else {
+        after_tracked(foreign, when, queue, context, work);
+    }
+    return true;
+}
+
+typedef struct {
+    marbles_foreign *foreign;
+    long long sequence;
+    void *(*start)(void *);
+    void *argument;
+} tracked_thread;
+
+static void *run_tracked_thread(void *raw) {
+    tracked_thread t = *(tracked_thread *)raw;
+    free(raw);
+    marbles_foreign_context saved = marbles_foreign_enter(t.foreign, t.sequence);
+    void *result = t.start(t.argument);
+    marbles_foreign_leave(saved);
+    marbles_foreign_end(t.foreign, t.sequence);
+    return result;
+}
+
+int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument) {
+    pthread_create_fn next = atomic_load_explicit(&next_pthread_create, memory_order_acquire);
+    if (next == NULL) next = (pthread_create_fn)find_next("pthread_create", "__interceptor_pthread_create", (void *)pthread_create);
+    marbles_foreign *foreign = marbles_foreign_here();
+    // Only Foundation's `Thread`: libdispatch and the runtime start threads of their own.
+    if (foreign == NULL || !lies_in(foundation_text, foundation_count, (uintptr_t)__builtin_return_address(0))) {
+        return next(thread, attributes, start, argument);
+    }
+    tracked_thread *t = malloc(sizeof(tracked_thread));
+    if (t == NULL) abort();
+    *t = (tracked_thread){foreign, marbles_foreign_begin(foreign, marbles_foreign_kind_thread, "a Thread"), start, argument};
+    int status = next(thread, attributes, run_tracked_thread, t);
+    if (status != 0) {
+        marbles_foreign_end(foreign, t->sequence);
+        free(t);
+    }
+    return status;
+}

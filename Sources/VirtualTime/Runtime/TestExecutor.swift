@@ -1,4 +1,5 @@
 import Atomics
+internal import CRuntimeHooks
 import MarbleCore
 // `SchedulingExecutor` and the `enqueue(_:after:tolerance:clock:)` / `enqueue(_:at:tolerance:clock:)`
 // requirements it adds are SPI (ExperimentalScheduling); `Task.defaultExecutor` and `ExecutorJob`
@@ -22,9 +23,10 @@ import MarbleCore
 /// and sleepers whose virtual deadline came (`Task.sleep` on the system clocks, see
 /// ``SleepDeadline``).
 ///
-/// Jobs arriving from another thread are still queued (they belong to our tasks), but counted:
-/// they mean some work ran outside the scheduler (a `DispatchQueue`, a custom executor), which
-/// makes timing racy, and the scheduler fails the test when it sees any.
+/// Jobs arriving from another thread (a continuation resumed on a queue, an actor's job done on
+/// its own executor) are held apart until the driver takes them, at the end of an instant (see
+/// ``ForeignWork``). Those that came from work nobody tracked are counted: they mean some work
+/// ran outside the scheduler unseen, which makes timing racy, and the scheduler fails the test.
 package final class TestTaskExecutor: @unchecked Sendable {
     // The executor's atomics and mutex, in the object (its first stored property: see
     // InlineAtomic.swift), each reached through a named field's place.
@@ -83,6 +85,9 @@ package final class TestTaskExecutor: @unchecked Sendable {
     private struct Queue {
         var jobs: [Queued] = []
         var head = 0
+        /// Jobs back from other threads, with the sequence of the tracked work they came from
+        /// (-1: untracked), in arrival order.
+        var returned: [(sequence: Int64, job: Queued)] = []
         /// Escapes (rare: they mean a failure).
         var foreignEnqueues = 0
         var foreignEmissions = 0
@@ -123,6 +128,14 @@ package final class TestTaskExecutor: @unchecked Sendable {
     // empty run took 1.24×, a 10-event test 1.19× and an async test 1.25× the time of 40fe785;
     // unowned(unsafe), 0.95× each (scripts/profile-ab.py, release, min of 7).
     unowned(unsafe) var runtime: VirtualRuntime?
+    /// The runtime's foreign-work tracker, which jobs from other threads are counted in (a
+    /// reference of our own: tasks keep this executor after the runtime is gone).
+    var foreign: OpaquePointer? {
+        didSet {
+            if let foreign { marbles_foreign_retain(foreign) }
+            if let oldValue { marbles_foreign_release(oldValue) }
+        }
+    }
     /// Whether to note the real time each job starts at (clocks read back: a sleep's deadline is
     /// bounded by the age of the job that sleeps).
     var notesJobStarts: Bool {
@@ -144,7 +157,10 @@ package final class TestTaskExecutor: @unchecked Sendable {
         owner.store(Self.currentThread, ordering: .releasing)
     }
 
-    deinit { mutex.destroy() }
+    deinit {
+        if let foreign { marbles_foreign_release(foreign) }
+        mutex.destroy()
+    }
 
     /// The calling thread's identity as a number.
     private static var currentThread: Int {
@@ -170,6 +186,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
     fileprivate func enqueue(_ queued: Queued, routed: Bool) {
         // Routed jobs come from the driving thread (the hooks route by thread); others may not.
         let onOwnerThread = routed || isOwnerThread
+        if !onOwnerThread { return enqueueReturned(queued) }
         let first = seen.load(ordering: .relaxed) == 0 && seen.exchange(1, ordering: .relaxed) == 0
         withLock {
             if !onOwnerThread { queue.foreignEnqueues += 1 }
@@ -182,6 +199,37 @@ package final class TestTaskExecutor: @unchecked Sendable {
         // The first async work: from now on the scheduler notes when each instant begins; for
         // this one, a clock read by the work is later than now.
         if first, onOwnerThread { runtime?.noteFirstJob() }
+    }
+
+    /// A job from another thread: held until the driver takes it (``takeReturned()``).
+    private func enqueueReturned(_ queued: Queued) {
+        let sequence = marbles_foreign_current_sequence()
+        seen.store(1, ordering: .relaxed)
+        withLock {
+            if sequence < 0 { queue.foreignEnqueues += 1 }
+            queue.returned.append((sequence, queued))
+            if let foreign { marbles_foreign_note_returned(foreign) }
+        }
+    }
+
+    /// Queues the jobs back from other threads, ordered by the work they came from (untracked
+    /// ones last, in arrival order), so that which thread was faster does not show.
+    func takeReturned() {
+        withLock {
+            guard !queue.returned.isEmpty else { return }
+            let returned = queue.returned.enumerated().sorted {
+                let a = $0.element.sequence < 0 ? Int64.max : $0.element.sequence
+                let b = $1.element.sequence < 0 ? Int64.max : $1.element.sequence
+                return a != b ? a < b : $0.offset < $1.offset
+            }
+            queue.returned.removeAll(keepingCapacity: true)
+            for (_, back) in returned {
+                if let chooser = driver.chooser { chooser.noteReady(back.job.job) }
+                queue.jobs.append(back.job)
+            }
+            waiting.wrappingIncrement(by: returned.count, ordering: .releasing)
+            if let foreign { marbles_foreign_note_taken(foreign, returned.count) }
+        }
     }
 
     /// Jobs enqueued from other threads so far.

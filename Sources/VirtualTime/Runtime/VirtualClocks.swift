@@ -61,7 +61,9 @@ package final class VirtualClocks {
                     Unmanaged<VirtualTimeScheduler>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.nowNanoseconds }
                 },
                 context: Unmanaged.passUnretained(virtual).toOpaque(), reads: 0, realtime_reads: 0, monotonic_reads: 0,
-                boottime_reads: 0,
+                boottime_reads: 0, dispatch_reads: 0, spin_now_ns: -1, spin_reads: 0, spin_clock: 0, spin_real_ns: 0, spin_virtual_ns: 0,
+                spins: 0,
+                spin_at_ns: 0,
                 sleep: { owner, job, remaining, clock in
                     Unmanaged<VirtualClocks>.fromOpaque(owner)._withUnsafeGuaranteedRef {
                         $0.noteDeadlineSleep(on: RuntimeClock(clock).type)
@@ -106,9 +108,12 @@ package final class VirtualClocks {
             bases_set: true, has_start_date: false, start_date_ns: 0, origin_ns: 0, realtime_base_ns: 0, monotonic_base_ns: 0,
             boottime_base_ns: 0, now_ns: { _ in 0 },
             context: UnsafeMutableRawPointer(bitPattern: 1)!, reads: 0, realtime_reads: 0, monotonic_reads: 0, boottime_reads: 0,
-            sleep: nil, owner: nil)
+            dispatch_reads: 0,
+            spin_now_ns: -1, spin_reads: 0, spin_clock: 0, spin_real_ns: 0, spin_virtual_ns: 0, spins: 0, spin_at_ns: 0, sleep: nil,
+            owner: nil)
         return withUnsafeMutablePointer(to: &probe) { pointer in
-            let previous = marbles_route_set(marbles_route(driver: nil, main_identity: nil, main_witness: nil, clocks: pointer))
+            let previous = marbles_route_set(
+                marbles_route(driver: nil, main_identity: nil, main_witness: nil, clocks: pointer, foreign: nil))
             defer { marbles_route_set(previous) }
             _ = ContinuousClock.now
             let continuous = pointer.pointee.reads == 1
@@ -171,11 +176,30 @@ package final class VirtualClocks {
         guard state.mode == .virtual else { return [] }
         let counts = [
             ("Date()", storage.pointee.realtime_reads), ("ContinuousClock.now", storage.pointee.boottime_reads),
-            ("SuspendingClock.now", storage.pointee.monotonic_reads),
+            ("SuspendingClock.now", storage.pointee.monotonic_reads), ("DispatchTime.now()", storage.pointee.dispatch_reads),
         ]
+        storage.pointee.dispatch_reads = 0
         storage.pointee.realtime_reads = 0
         storage.pointee.monotonic_reads = 0
         storage.pointee.boottime_reads = 0
         return counts.filter { $0.1 > 0 }.map { ($0.0, Int($0.1)) }
+    }
+
+    // MARK: Busy waits
+
+    /// A job that read a clock in a loop while virtual time stood still, since the last call:
+    /// the clock's name and the virtual time; the interposer then let that reading move with
+    /// real time, so the loop ended.
+    func takeBusyWait() -> (clock: String, at: Duration)? {
+        guard state.mode == .virtual, storage.pointee.spins > 0 else { return nil }
+        storage.pointee.spins = 0
+        let clock: String
+        switch storage.pointee.spin_clock {
+        case 0: clock = "Date()"
+        case 1: clock = "SuspendingClock.now"
+        case 100: clock = "DispatchTime.now()"
+        default: clock = "ContinuousClock.now"
+        }
+        return (clock, .nanoseconds(storage.pointee.spin_at_ns))
     }
 }

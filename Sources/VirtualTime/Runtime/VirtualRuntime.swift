@@ -1,4 +1,5 @@
 package import Atomics
+internal import CRuntimeHooks
 package import MarbleCore
 
 #if canImport(FoundationEssentials)
@@ -34,6 +35,14 @@ package final class VirtualRuntime {
     package let executor: TestTaskExecutor
     package let clocks: VirtualClocks
     private let virtual: VirtualTimeScheduler
+    /// Work handed to other threads, which the driver waits for (see ``ForeignWork``).
+    let foreign: ForeignWork
+    /// How long a run waits, in real time, for work the code handed to another thread before it
+    /// reports that work and goes on (10 s).
+    package var foreignWorkTimeout: Duration {
+        get { foreign.timeout }
+        set { foreign.timeout = newValue }
+    }
 
     /// How many instants back a read-back sleep's deadline may have been computed.
     static let instantsKept = 4
@@ -57,6 +66,8 @@ package final class VirtualRuntime {
         var publishedNow: ManagedAtomic<Int64>?
         /// While the step-limit message is gathered: the sleeps that arrive, by task.
         var sleepNotes: [SleepingTask]?
+        /// Foreign work still out when the bound passed, not yet reported.
+        var overdue: [ForeignWork.Overdue] = []
     }
 
     /// A task that went to sleep, as the step-limit failure names it.
@@ -76,12 +87,16 @@ package final class VirtualRuntime {
         self.virtual = virtual
         executor = TestTaskExecutor()
         clocks = VirtualClocks(virtual: virtual, startDate: startDate)
+        foreign = ForeignWork()
         // Unowned: the executor may outlive this runtime (tasks keep it), so deinit clears them.
         executor.runtime = self
         clocks.runtime = self
+        executor.foreign = foreign.tracker
+        foreign.deliverTimers(to: self)
     }
 
     deinit {
+        marbles_foreign_set_timer(foreign.tracker, UnsafeMutableRawPointer(bitPattern: 1)!, nil)
         executor.runtime = nil
         clocks.runtime = nil
     }
@@ -95,6 +110,9 @@ package final class VirtualRuntime {
         return published
     }
 
+    /// Virtual time now (for the foreign-work timers).
+    var virtualNow: Duration { virtual.now }
+
     /// The executor's first job: from now on the scheduler notes when each instant begins.
     func noteFirstJob() { noteInstant(virtual.now) }
 
@@ -104,7 +122,7 @@ package final class VirtualRuntime {
         let clockRoute = clocks.route(at: virtual.now)
         executor.notesJobStarts = clocks.mode == .readBack
         if clocks.mode == .readBack { noteInstant(virtual.now) }
-        return try RuntimeRoute.routing(to: executor, clocks: clockRoute, body)
+        return try RuntimeRoute.routing(to: executor, clocks: clockRoute, foreign: foreign.tracker, body)
     }
 
     // MARK: Driving
@@ -124,6 +142,8 @@ package final class VirtualRuntime {
         var limitText: String { "the test scheduler ran \(stepLimit) steps and work was still due" }
         var budget = RunawayGuard.Budget(limit: stepLimit)
         let limitNanos = limit.map(VirtualTimeScheduler.nanos) ?? .max
+        let foreign = self.foreign
+        foreign.now.store(virtual.nowNanoseconds, ordering: .relaxed)
         return routing {
             RunawayGuard.withBudget(&budget) { budget -> String? in
                 while true {
@@ -131,16 +151,28 @@ package final class VirtualRuntime {
                         budget.pointee.used += executor.runUntilIdle(limit: stepLimit - budget.pointee.used + 1)
                         if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
                     }
+                    // Work handed to other threads: wait for it at this instant, then run what came back.
+                    if foreign.pending.load(ordering: .acquiring) > 0 {
+                        settleForeignWork()
+                        if executor.hasWaitingJobs { continue }
+                    }
                     noteNextInstant()
                     guard virtual.step(throughNanoseconds: limitNanos) else { break }
                     budget.pointee.used &+= 1
                     if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
+                    foreign.now.store(virtual.nowNanoseconds, ordering: .relaxed)
                     if let publishedNow = state.publishedNow { publishedNow.store(virtual.nowNanoseconds, ordering: .relaxed) }
                 }
                 if let limit { try? virtual.advance(to: limit) }
                 return nil
             }
         }
+    }
+
+    /// Waits for the work out (bounded), notes what was overdue, and queues what came back.
+    private func settleForeignWork() {
+        state.overdue += foreign.settle()
+        executor.takeReturned()
     }
 
     // MARK: Sleeps
@@ -281,17 +313,28 @@ package final class VirtualRuntime {
         /// Main-actor jobs sent to the real main queue since the last flush (the test is not
         /// on the main actor).
         package var mainActorEscapes: Int
+        /// Work handed to other threads that was still out when the bound passed.
+        package var overdue: [ForeignWork.Overdue] = []
+        /// A job that waited for a virtual clock to move, reading it in a loop: the clock, and the
+        /// virtual time it began at.
+        package var busyWait: (clock: String, at: Duration)?
     }
 
     /// Hands over what the last flush left to report.
     package func takeLeftovers() -> Leftovers {
         // No job and no escape ever (a test of observables): nothing to hand over, no lock taken.
-        guard executor.hasSeenJobs || !state.ambiguousSleeps.isEmpty else { return Leftovers(ambiguousSleeps: [], mainActorEscapes: 0) }
+        let busyWait = clocks.takeBusyWait()
+        guard executor.hasSeenJobs || !state.ambiguousSleeps.isEmpty || !state.overdue.isEmpty || busyWait != nil else {
+            return Leftovers(ambiguousSleeps: [], mainActorEscapes: 0)
+        }
         let ambiguous = state.ambiguousSleeps
         state.ambiguousSleeps = []
+        let overdue = state.overdue
+        state.overdue = []
         let escapes = executor.mainActorEscapeCount
         defer { state.reportedMainActorEscapes = escapes }
-        return Leftovers(ambiguousSleeps: ambiguous, mainActorEscapes: escapes - state.reportedMainActorEscapes)
+        return Leftovers(
+            ambiguousSleeps: ambiguous, mainActorEscapes: escapes - state.reportedMainActorEscapes, overdue: overdue, busyWait: busyWait)
     }
 
     /// Runs the jobs that cancelling the leftover tasks made ready (teardown: nothing stays parked).

@@ -46,6 +46,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static __thread void *current_driver;
 static __thread executor_ref current_main_standin;
 static __thread marbles_virtual_clocks *current_clocks;
+static __thread marbles_foreign *current_foreign;
 static atomic_bool interposer_registered;
 static const char *(*interposer_next_name)(void);
 
@@ -168,13 +169,16 @@ bool marbles_runtime_hooks_install(marbles_runtime_callbacks given) {
 int marbles_runtime_hooks_installed(void) { return installed; }
 
 marbles_route marbles_route_set(marbles_route route) {
-    marbles_route previous = {current_driver, current_main_standin.identity, current_main_standin.witness, current_clocks};
+    marbles_route previous = {current_driver, current_main_standin.identity, current_main_standin.witness, current_clocks, current_foreign};
     current_driver = route.driver;
     current_main_standin.identity = route.main_identity;
     current_main_standin.witness = route.main_witness;
     current_clocks = route.clocks;
+    current_foreign = route.foreign;
     return previous;
 }
+
+marbles_foreign *marbles_route_foreign(void) { return current_foreign; }
 
 marbles_virtual_clocks *marbles_route_clocks(void) { return current_clocks; }
 
@@ -190,7 +194,7 @@ const char *marbles_clock_interposer_next_name(void) {
 }
 
 void marbles_enqueue_on_real_main(void *job) {
-    marbles_route saved = marbles_route_set((marbles_route){NULL, NULL, NULL, NULL});
+    marbles_route saved = marbles_route_set((marbles_route){NULL, NULL, NULL, NULL, NULL});
     executor_ref main = swift_task_getMainExecutor();
     marbles_route_set(saved);
     swift_task_enqueue((Job *)job, main);

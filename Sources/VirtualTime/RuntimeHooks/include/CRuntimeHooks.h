@@ -80,6 +80,18 @@ typedef struct marbles_virtual_clocks {
     unsigned long long realtime_reads;
     unsigned long long monotonic_reads;
     unsigned long long boottime_reads;
+    /// libdispatch's (`DispatchTime.now()`).
+    unsigned long long dispatch_reads;
+    /// A job that reads a clock in a loop while virtual time stands still (a busy wait): reads
+    /// at `spin_now_ns`; past the limit the reading moves with real time from `spin_real_ns`
+    /// (and `spin_virtual_ns`), and `spins` counts each such loop for the failure.
+    long long spin_now_ns;
+    unsigned long long spin_reads;
+    int spin_clock;
+    long long spin_real_ns;
+    long long spin_virtual_ns;
+    unsigned long long spins;
+    long long spin_at_ns;
     /// Receives a sleeper the default executor handed to Dispatch on the driving thread (a task
     /// with no executor preference, on a default actor): `remaining_ns` is its deadline minus
     /// virtual now.
@@ -92,12 +104,96 @@ typedef struct marbles_virtual_clocks {
 /// - `MainActor`'s executor is `main_identity`/`main_witness` (NULL with a driver: the driver's
 ///   stand-in, made by the `main_standin` callback when first asked for);
 /// - `clocks` answers the thread's clock reads when the interposer is linked (NULL: real).
+typedef struct marbles_foreign marbles_foreign;
+
 typedef struct {
     void *_Nullable driver;
     void *_Nullable main_identity;
     void *_Nullable main_witness;
     marbles_virtual_clocks *_Nullable clocks;
+    /// Where work handed to other threads from this thread is tracked (NULL: untracked).
+    marbles_foreign *_Nullable foreign;
 } marbles_route;
+
+// MARK: Foreign work
+
+/// What a piece of foreign work is, for the message when it does not finish.
+typedef enum marbles_foreign_kind {
+    marbles_foreign_kind_block,
+    marbles_foreign_kind_function,
+    marbles_foreign_kind_thread,
+    marbles_foreign_kind_timer,
+} marbles_foreign_kind;
+
+/// Receives a Dispatch timer submitted on a driving thread whose clocks are virtual: `work(context)`
+/// is due `remaining_ns` from virtual now, on `queue` (`is_main`: the main queue).
+typedef void (*marbles_timer_fn)(
+    void *_Nonnull owner, void *_Nonnull queue, bool is_main, long long remaining_ns, void *_Nullable context,
+    void (*_Nonnull work)(void *_Nullable));
+
+/// Makes a tracker of the work a test scheduler's code hands to other threads (Dispatch blocks
+/// and functions, Foundation threads) from a driving thread, or from tracked work: how much is
+/// out, and what came back. Reference counted: work still out keeps it. `owner` and `timer`
+/// take Dispatch timers submitted on the driving thread (`timer` NULL: timers stay real).
+marbles_foreign *_Nonnull marbles_foreign_create(void *_Nonnull owner, marbles_timer_fn _Nullable timer);
+/// Sets who takes the Dispatch timers submitted on the driving thread (`timer` NULL: they stay real).
+void marbles_foreign_set_timer(marbles_foreign *_Nonnull foreign, void *_Nonnull owner, marbles_timer_fn _Nullable timer);
+/// Takes a reference (the executor's: jobs come back to it after its runtime is gone).
+void marbles_foreign_retain(marbles_foreign *_Nonnull foreign);
+/// Submits `work(context)` to `queue` untracked (the main queue's work in a test that is not on
+/// the main actor).
+void marbles_foreign_submit_untracked(void *_Nonnull queue, void *_Nullable context, void (*_Nonnull work)(void *_Nullable));
+/// Drops the creator's reference; first abandons what is still out.
+void marbles_foreign_release(marbles_foreign *_Nonnull foreign);
+/// The count the driver reads between steps: work out (not abandoned) plus jobs that came back
+/// and were not taken yet. An `_Atomic long`.
+void *_Nonnull marbles_foreign_pending_address(marbles_foreign *_Nonnull foreign);
+/// The virtual time (ns) stamped on work as it is submitted, which the driver keeps current: an
+/// `_Atomic long long`.
+void *_Nonnull marbles_foreign_now_address(marbles_foreign *_Nonnull foreign);
+/// The calling thread's tracker from its route.
+marbles_foreign *_Nullable marbles_route_foreign(void);
+/// Where work submitted on this thread is tracked: the route's (a driving thread), or that of
+/// the tracked work running on this thread; NULL: nowhere.
+marbles_foreign *_Nullable marbles_foreign_here(void);
+/// Whether the calling thread drives a run (its route has a tracker).
+bool marbles_foreign_on_driver(void);
+/// The sequence number of the tracked work running on this thread (-1: none): what a job it
+/// sends back is ordered by.
+long long marbles_foreign_current_sequence(void);
+/// Counts a job that came back from another thread (pending + 1); `taken` counts them taken.
+void marbles_foreign_note_returned(marbles_foreign *_Nonnull foreign);
+void marbles_foreign_note_taken(marbles_foreign *_Nonnull foreign, long count);
+/// Submits `work(context)` to `queue` as tracked work (through the next `dispatch_async_f`).
+void marbles_foreign_submit(
+    marbles_foreign *_Nonnull foreign, void *_Nonnull queue, marbles_foreign_kind kind, void *_Nullable context,
+    void (*_Nonnull work)(void *_Nullable));
+/// Begins and ends tracking one piece of work run elsewhere (the interposer's wrappers).
+long long marbles_foreign_begin(marbles_foreign *_Nonnull foreign, marbles_foreign_kind kind, const char *_Nonnull label);
+void marbles_foreign_end(marbles_foreign *_Nonnull foreign, long long sequence);
+/// While tracked work `sequence` runs on this thread; returns what to restore.
+typedef struct {
+    marbles_foreign *_Nullable foreign;
+    long long sequence;
+} marbles_foreign_context;
+marbles_foreign_context marbles_foreign_enter(marbles_foreign *_Nonnull foreign, long long sequence);
+void marbles_foreign_leave(marbles_foreign_context saved);
+/// The driver waits, at most `timeout_ns` of real time, until no work is out; true when none is.
+bool marbles_foreign_wait(marbles_foreign *_Nonnull foreign, long long timeout_ns);
+/// Describes the work still out, one per line (`kind\tlabel\tsubmitted_ns\treal_age_ns`), into
+/// `buffer`, and abandons it: it no longer counts as out. Returns how many.
+long marbles_foreign_abandon(marbles_foreign *_Nonnull foreign, char *_Nonnull buffer, unsigned long size);
+/// A timer's work, due on virtual time, goes to its queue as tracked work; `Block` variants
+/// copy and release a block (`_Block_copy`), for the interposer.
+void marbles_foreign_invoke_block(void *_Nullable block);
+void *_Nullable marbles_foreign_copy_block(void *_Nonnull block);
+void marbles_foreign_release_block(void *_Nullable block);
+/// The timer callback registered for `foreign` (NULL when timers stay real) and its owner.
+marbles_timer_fn _Nullable marbles_foreign_timer(marbles_foreign *_Nonnull foreign);
+void *_Nonnull marbles_foreign_owner(marbles_foreign *_Nonnull foreign);
+/// The interposer's `dispatch_async_f`, the next one in the chain (NULL before the interposer
+/// registered it); foreign work is submitted through it.
+void marbles_foreign_register_submit(void (*_Nonnull submit)(void *_Nonnull, void *_Nullable, void (*_Nonnull)(void *_Nullable)));
 
 /// Sets the calling thread's route; returns the one set before, to restore it.
 marbles_route marbles_route_set(marbles_route route);

@@ -1,0 +1,103 @@
+import Atomics
+internal import CRuntimeHooks
+import MarbleCore
+
+/// Work the code under test hands to other threads inside a run, as the runtime waits for it:
+/// blocks and functions submitted to a `DispatchQueue`, Foundation `Thread`s, actors whose
+/// executor runs jobs on a queue (their jobs go through `dispatch_async`). The interposer
+/// (CClockInterposer, test executables on Linux) wraps each one submitted on the driving thread,
+/// or from work already tracked, so that the tracker (CRuntimeHooks) knows how much is out.
+///
+/// While any is out, virtual time does not move: the driver waits in real time, at most
+/// ``timeout``, at the current instant. Jobs that come back from other threads (a continuation
+/// resumed on a queue, an actor's job done) are held apart, then run at that instant after the
+/// local work, ordered by the submission they came from, so the outcome does not depend on
+/// which thread was faster. A test that hands nothing over never waits, and pays one atomic load
+/// per step.
+///
+/// Dispatch timers (`asyncAfter`, blocks, `_f` forms, `DispatchWorkItem`s) submitted on the
+/// driving thread, where the clocks are virtual (Linux), are due at virtual time instead: at
+/// their deadline their work goes to its queue as tracked work. The main queue's work, in a test
+/// on the main actor, runs in the scheduler's loop.
+package final class ForeignWork {
+    /// The C tracker (reference counted: work still out, and the executor, keep it).
+    let tracker: OpaquePointer
+    /// Work out plus jobs back and not taken (the driver's one load per step).
+    let pending: UnsafeAtomic<Int>
+    /// The virtual time stamped on work as it is submitted.
+    let now: UnsafeAtomic<Int64>
+    /// How long the driver waits for work out before it reports it and goes on.
+    var timeout: Duration = .seconds(10)
+
+    /// Work that was still out when the bound passed.
+    package struct Overdue: Equatable {
+        /// `block`, `function`, `thread` or `timer`.
+        package var kind: String
+        /// The queue's label (or what the work is).
+        package var label: String
+        /// The virtual time it was submitted at.
+        package var submitted: Duration
+        /// How long it had been out, in real time.
+        package var age: Duration
+    }
+
+    init() {
+        tracker = marbles_foreign_create(UnsafeMutableRawPointer(bitPattern: 1)!, nil)
+        pending = UnsafeAtomic(at: marbles_foreign_pending_address(tracker).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
+        now = UnsafeAtomic(at: marbles_foreign_now_address(tracker).assumingMemoryBound(to: UnsafeAtomic<Int64>.Storage.self))
+    }
+
+    deinit { marbles_foreign_release(tracker) }
+
+    /// From now on `runtime` takes the Dispatch timers submitted on its driving thread.
+    func deliverTimers(to runtime: VirtualRuntime) {
+        marbles_foreign_set_timer(tracker, Unmanaged.passUnretained(runtime).toOpaque(), dispatchTimer)
+    }
+
+    /// Waits until no work is out, at most ``timeout``; returns what was still out then (now
+    /// abandoned: it no longer holds the run).
+    func settle() -> [Overdue] {
+        let nanoseconds = max(timeout.clampedNanoseconds, 0)
+        if marbles_foreign_wait(tracker, nanoseconds) { return [] }
+        var buffer = [CChar](repeating: 0, count: 8192)
+        let count = buffer.withUnsafeMutableBufferPointer { marbles_foreign_abandon(tracker, $0.baseAddress!, UInt($0.count)) }
+        guard count > 0 else { return [] }
+        let text = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count == 4, let submitted = Int64(fields[2]), let age = Int64(fields[3]) else { return nil }
+            return Overdue(kind: String(fields[0]), label: String(fields[1]), submitted: .nanoseconds(submitted), age: .nanoseconds(age))
+        }
+    }
+}
+
+/// The tracker's timer callback: a Dispatch timer (or the main queue's work) submitted on the
+/// driving thread, handed to its runtime.
+private let dispatchTimer: marbles_timer_fn = { owner, queue, isMain, remaining, context, work in
+    Unmanaged<VirtualRuntime>.fromOpaque(owner)._withUnsafeGuaranteedRef {
+        $0.scheduleDispatchWork(on: queue, isMain: isMain, after: .nanoseconds(remaining), context: context, work: work)
+    }
+}
+
+extension VirtualRuntime {
+    /// A Dispatch timer's work (or the main queue's, `after` zero), due `after` from now on
+    /// virtual time: then the main queue's work runs here when the test is on the main actor
+    /// (else it goes to the real main queue, reported as main-actor work that escaped), and any
+    /// other queue's goes to its queue as tracked work.
+    func scheduleDispatchWork(
+        on queue: UnsafeMutableRawPointer, isMain: Bool, after delay: Duration, context: UnsafeMutableRawPointer?,
+        work: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void
+    ) {
+        let tracker = foreign.tracker
+        scheduleWake(at: virtualNow + max(delay, .zero)) { [executor] in
+            if isMain, executor.drivesOnMainActor {
+                work(context)
+            } else if isMain {
+                executor.noteMainActorEscape()
+                marbles_foreign_submit_untracked(queue, context, work)
+            } else {
+                marbles_foreign_submit(tracker, queue, marbles_foreign_kind_timer, context, work)
+            }
+        }
+    }
+}
