@@ -5,6 +5,7 @@ import MarblesTesting
 import Testing
 
 @testable import Marbles
+@testable import MarblesRuntime
 
 /// A continuation resumed by a block on a global queue.
 private func answeredOnGlobalQueue() async -> Int {
@@ -253,4 +254,35 @@ final class LockedBox<Value>: @unchecked Sendable {
     private var value: Value
     init(_ value: Value) { self.value = value }
     func withLock<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&value) } }
+}
+
+@Suite("Watchdog", .serialized)
+struct WatchdogTests {
+    @Test("a run still busy after the limit prints the test, its virtual time and what it does, then again each limit")
+    func reportsABusyRun() {
+        let lines = LockedBox<[String]>([])
+        let name = "watched-\(UInt64.random(in: 0...UInt64.max))"
+        let (savedTick, savedLimit, savedSink) = (
+            Watchdog.tickNanoseconds.load(ordering: .relaxed), Watchdog.limit.load(ordering: .relaxed), Watchdog.sink
+        )
+        Watchdog.tickNanoseconds.store(20_000_000, ordering: .relaxed)
+        Watchdog.limit.store(5, ordering: .relaxed)
+        Watchdog.sink = { line in if line.contains(name) { lines.withLock { $0.append(line) } } }
+        defer {
+            Watchdog.tickNanoseconds.store(savedTick, ordering: .relaxed)
+            Watchdog.limit.store(savedLimit, ordering: .relaxed)
+            Watchdog.sink = savedSink
+        }
+        let scheduler = TestScheduler(
+            frame: .seconds(1), reporter: MarbleFailure.Collector(), listener: TestScheduler.Listener(testName: name))
+        scheduler.run {
+            scheduler.schedule(after: .seconds(3)) { realSpin(for: .milliseconds(400)) }
+        }
+        let seen = lines.withLock { $0 }
+        #expect(seen.count >= 2, "\(seen)")
+        #expect(
+            seen.first?.hasPrefix(
+                "marbles: the test \"\(name)\" has been running for 0.1 seconds of real time, past virtual time 0.0 seconds: it is running its jobs"
+            ) == true, "\(seen)")
+    }
 }

@@ -116,6 +116,7 @@ public final class TestScheduler: Scheduler {
         self.listener = listener
         self.virtual = VirtualTimeScheduler(stepLimit: stepLimit)
         self.runtime = VirtualRuntime(virtual: virtual, startDate: startDate)
+        if let name = listener.testName { runtime.watchName = "the test \"\(name)\"" }
         self.reporter = reporter
         self.parser = MarbleDiagram.Parser(frame: frame)
     }

@@ -125,7 +125,11 @@ long long marbles_foreign_begin(marbles_foreign *foreign, marbles_foreign_kind k
     if (it == NULL) abort();
     it->kind = kind;
     snprintf(it->label, sizeof it->label, "%s", label);
-    it->submitted_ns = atomic_load_explicit(&foreign->now_ns, memory_order_relaxed);
+    // On the driving thread the clocks give virtual now exactly (the published time is the last
+    // step's); elsewhere (work submitted from tracked work) the instant being settled.
+    marbles_virtual_clocks *clocks = marbles_route_clocks();
+    it->submitted_ns = clocks != NULL && marbles_route_foreign() == foreign ? clocks->now_ns(clocks->context)
+                                                                           : atomic_load_explicit(&foreign->now_ns, memory_order_relaxed);
     clock_gettime(CLOCK_MONOTONIC, &it->began);
     retain(foreign);
     pthread_mutex_lock(&mutex);
