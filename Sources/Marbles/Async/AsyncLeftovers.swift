@@ -129,8 +129,9 @@ extension TestScheduler {
     /// out), a warning, once per scheduler, that the test means something else on Apple
     /// platforms, where those clocks are real.
     func noteSystemClockReads(at location: MarbleFailure.Location) {
+        guard !state.reportedClockReads else { return }
         let reads = runtime.clocks.takeCodeReads()
-        guard !reads.isEmpty, !state.reportedClockReads else { return }
+        guard !reads.isEmpty else { return }
         state.reportedClockReads = true
         let which = reads.map { "\($0.clock) (\($0.reads) read\($0.reads == 1 ? "" : "s"))" }.joined(separator: ", ")
         reporter.report(

@@ -56,7 +56,7 @@ public final class MarbleExpectation<Element> {
 
     /// Whether the recording is over: a terminal event arrived, or the `!` of its subscription
     /// diagram has passed.
-    var windowClosed: Bool {
+    package var windowClosed: Bool {
         let last = isHigherOrder ? erased.last?.value.isTerminal : events.last?.value.isTerminal
         if last == true { return true }
         guard let window, let unsubscribe = try? scheduler.parser.parseSubscription(window).unsubscribe else { return false }
@@ -179,8 +179,7 @@ public final class MarbleExpectation<Element> {
             }
         }
         let inputs = scheduler.state.testObservables
-        let closed = { [unowned self] in windowClosed }
-        scheduler.register(at: location, windowClosed: closed) { [self, unowned scheduler] in
+        scheduler.register(at: location, window: self) { [self, unowned scheduler] in
             // Passing typed means passing the general comparison (both ask `Event.matches` with
             // the same value equality); a failure to explain, or a run whose outcome is
             // observed, takes the general path.
@@ -265,8 +264,7 @@ public final class MarbleExpectation<Element> {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) {
         let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
-        let closed = { [unowned self] in windowClosed }
-        scheduler.register(at: location, windowClosed: closed) { [self, unowned scheduler] in
+        scheduler.register(at: location, window: self) { [self, unowned scheduler] in
             let received = actual.compactMap { recorded -> RecordedValue? in
                 if case .next(let value) = recorded.value { return value }
                 return nil
@@ -302,8 +300,7 @@ public final class MarbleExpectation<Element> {
         let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
         let reference = scheduler.expect(other, unsubscribe: window, at: location)
         let inputs = scheduler.state.testObservables
-        let closed = { [unowned self] in windowClosed }
-        scheduler.register(at: location, windowClosed: closed) { [self, unowned scheduler] in
+        scheduler.register(at: location, window: self) { [self, unowned scheduler] in
             let comparison = MarbleComparison(expected: reference.actual, actual: actual, frame: scheduler.frame)
             if !comparison.matches { scheduler.report(comparison.message(headline: "timelines differ"), at: location) }
             // The reference's timeline stands as the expected one (a diagram spec shows both).
@@ -354,3 +351,5 @@ struct TypedExpectation<Value> {
         expected.map { Recorded(time: $0.time, value: $0.value.map { RecordedValue.expected($0) }) }
     }
 }
+
+extension MarbleExpectation: CheckWindow {}

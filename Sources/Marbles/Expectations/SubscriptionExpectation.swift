@@ -43,11 +43,7 @@ extension TestScheduler {
                 scheduler.report(error.description, at: location)
                 return
             }
-            let windowClosed = { [logs] in
-                let current = logs()
-                return !current.isEmpty && current.allSatisfy { $0.unsubscribed != nil }
-            }
-            scheduler.register(at: location, windowClosed: windowClosed) { [self, unowned scheduler] in
+            scheduler.register(at: location, window: LogWindow(logs: logs)) { [self, unowned scheduler] in
                 scheduler.state.logsRead = nil
                 let raw = logs()
                 let read = owner.map(ObjectIdentifier.init) ?? scheduler.state.logsRead
@@ -77,5 +73,15 @@ extension TestScheduler {
                         expectedSubscriptions: expected, actualSubscriptions: actual, frame: scheduler.frame))
             }
         }
+    }
+}
+
+/// A subscription expectation's window: over once every subscription in the log has ended.
+private final class LogWindow: CheckWindow {
+    let logs: () -> [SubscriptionLog]
+    init(logs: @escaping () -> [SubscriptionLog]) { self.logs = logs }
+    var windowClosed: Bool {
+        let current = logs()
+        return !current.isEmpty && current.allSatisfy { $0.unsubscribed != nil }
     }
 }

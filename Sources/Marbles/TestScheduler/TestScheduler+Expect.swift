@@ -110,9 +110,9 @@ extension TestScheduler {
     /// Queues a check for the end of the run; `location` is where it is reported if the run
     /// never comes.
     func register(
-        at location: MarbleFailure.Location, isReady: @escaping () -> Bool = { true }, windowClosed: @escaping () -> Bool = { false },
+        at location: MarbleFailure.Location, isReady: @escaping () -> Bool = { true }, window: (any CheckWindow)? = nil,
         _ check: @escaping () -> Void
     ) {
-        state.checks.append(PendingCheck(location: location, isReady: isReady, windowClosed: windowClosed, check: check))
+        state.checks.append(PendingCheck(location: location, isReady: isReady, window: window, check: check))
     }
 }

@@ -242,10 +242,19 @@ struct OpenSubscription: Hashable {
 struct PendingCheck {
     let location: MarbleFailure.Location
     let isReady: () -> Bool
-    /// Whether what it watches is over (ended, or unsubscribed at its `!`): checked even when
-    /// the step limit cut the run short.
-    let windowClosed: () -> Bool
+    /// What it watches, which says whether it is over (ended, or unsubscribed at its `!`): such
+    /// a check runs even when the step limit cut the run short.
+    let window: (any CheckWindow)?
     let check: () -> Void
+
+    func windowClosed() -> Bool { window?.windowClosed ?? false }
+}
+
+/// What an expectation watches, as the step limit asks it (an object: a check holds it without
+/// a closure of its own).
+protocol CheckWindow: AnyObject {
+    /// Whether the recording is over: ended, or unsubscribed at its `!`.
+    var windowClosed: Bool { get }
 }
 
 extension TestScheduler: VirtualTimeBacked {

@@ -19,7 +19,7 @@ import MarbleCore
 /// driving thread, where the clocks are virtual (Linux), are due at virtual time instead: at
 /// their deadline their work goes to its queue as tracked work. The main queue's work, in a test
 /// on the main actor, runs in the scheduler's loop.
-package final class ForeignWork {
+package final class ForeignWork: @unchecked Sendable {
     /// The C tracker (reference counted: work still out, and the executor, keep it).
     let tracker: OpaquePointer
     /// Work out plus jobs back and not taken (the driver's one load per step).
@@ -28,6 +28,11 @@ package final class ForeignWork {
     let now: UnsafeAtomic<Int64>
     /// How long the driver waits for work out before it reports it and goes on.
     var timeout: Duration = .seconds(10)
+    /// What the watchdog calls the run ("the test \"name\"").
+    var watchName = "a test scheduler"
+    /// The watchdog's record of the drive under way (the real time it began, reports so far,
+    /// its slot), under the watchdog's lock.
+    var watch = (start: 0, reported: 0, slot: -1)
 
     /// Work that was still out when the bound passed.
     package struct Overdue: Equatable {

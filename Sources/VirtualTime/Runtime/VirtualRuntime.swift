@@ -38,7 +38,10 @@ package final class VirtualRuntime {
     /// Work handed to other threads, which the driver waits for (see ``ForeignWork``).
     let foreign: ForeignWork
     /// What the watchdog calls the run ("the test \"name\"", or "a test scheduler").
-    package var watchName = "a test scheduler"
+    package var watchName: String {
+        get { foreign.watchName }
+        set { foreign.watchName = newValue }
+    }
     /// How long a run waits, in real time, for work the code handed to another thread before it
     /// reports that work and goes on (10 s).
     package var foreignWorkTimeout: Duration {
@@ -146,8 +149,8 @@ package final class VirtualRuntime {
         let limitNanos = limit.map(VirtualTimeScheduler.nanos) ?? .max
         let foreign = self.foreign
         foreign.now.store(virtual.nowNanoseconds, ordering: .relaxed)
-        let watched = Watchdog.begin(test: watchName, foreign: foreign)
-        defer { Watchdog.end(watched) }
+        Watchdog.begin(foreign)
+        defer { Watchdog.end(foreign) }
         return routing {
             RunawayGuard.withBudget(&budget) { budget -> String? in
                 while true {

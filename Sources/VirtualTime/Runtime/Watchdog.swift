@@ -16,20 +16,6 @@ import MarbleCore
 /// it looked at; each drive registers with that time when it starts and leaves when it ends (a
 /// lock each), and reads no clock.
 package enum Watchdog {
-    /// What one drive shows the watchdog.
-    final class Drive: @unchecked Sendable {
-        let test: String
-        let foreign: ForeignWork
-        let start: Int
-        var reported = 0
-
-        init(test: String, foreign: ForeignWork, start: Int) {
-            self.test = test
-            self.foreign = foreign
-            self.start = start
-        }
-    }
-
     /// The unit of ``limit``, in nanoseconds of real time (1 s; tests shorten it).
     package static let tickNanoseconds = ManagedAtomic<Int>(1_000_000_000)
     /// How many ticks a run may take before it is reported, and between two reports (60).
@@ -45,7 +31,9 @@ package enum Watchdog {
         let text = Array((line + "\n").utf8)
         _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }
-    private nonisolated(unsafe) static var drives: [ObjectIdentifier: Drive] = [:]
+    /// The drives under way, in slots (a drive keeps its slot's index): no allocation and no
+    /// hashing per drive. Beyond the last slot, a drive is not watched.
+    private nonisolated(unsafe) static var slots = [ForeignWork?](repeating: nil, count: 128)
     /// The real time (ns, monotonic) of the watchdog's last look.
     private static let lastLook = ManagedAtomic<Int>(0)
     private static let started: Void = {
@@ -60,16 +48,24 @@ package enum Watchdog {
         #endif
     }()
 
-    /// A drive of `test` begins (the returned value ends it).
-    static func begin(test: String, foreign: ForeignWork) -> Drive {
+    /// A drive begins: what it shows the watchdog lives in its runtime's ``ForeignWork`` (the
+    /// name, the start, the reports so far, the slot), so a drive allocates nothing.
+    static func begin(_ drive: ForeignWork) {
         _ = started
-        let drive = Drive(test: test, foreign: foreign, start: lastLook.load(ordering: .relaxed))
-        lock.withLock { drives[ObjectIdentifier(drive)] = drive }
-        return drive
+        let start = lastLook.load(ordering: .relaxed)
+        lock.withLock {
+            guard let free = slots.firstIndex(where: { $0 == nil }) else { return }
+            slots[free] = drive
+            drive.watch = (start, 0, free)
+        }
     }
 
-    static func end(_ drive: Drive) {
-        _ = lock.withLock { drives.removeValue(forKey: ObjectIdentifier(drive)) }
+    static func end(_ drive: ForeignWork) {
+        lock.withLock {
+            guard drive.watch.slot >= 0 else { return }
+            slots[drive.watch.slot] = nil
+            drive.watch.slot = -1
+        }
     }
 
     private static func watch() -> UnsafeMutableRawPointer? {
@@ -79,12 +75,13 @@ package enum Watchdog {
             let now = realNanoseconds()
             lastLook.store(now, ordering: .relaxed)
             let every = max(tickNanoseconds.load(ordering: .relaxed), 1_000_000) * max(limit.load(ordering: .relaxed), 1)
-            let due: [(Drive, Duration)] = lock.withLock {
-                drives.values.compactMap { drive in
-                    let busy = now - drive.start
-                    guard busy >= every * (drive.reported + 1) else { return nil }
-                    drive.reported += 1
-                    return (drive, .nanoseconds(every * drive.reported))
+            let due: [(ForeignWork, Duration)] = lock.withLock {
+                slots.compactMap { drive in
+                    guard let drive else { return nil }
+                    let busy = now - drive.watch.start
+                    guard busy >= every * (drive.watch.reported + 1) else { return nil }
+                    drive.watch.reported += 1
+                    return (drive, .nanoseconds(every * drive.watch.reported))
                 }
             }
             let sink = self.sink
@@ -100,13 +97,13 @@ package enum Watchdog {
     }
 
     /// The line printed for a drive busy for `real` time.
-    static func report(_ drive: Drive, busy real: Duration) -> String {
-        let virtual = Duration.nanoseconds(drive.foreign.now.load(ordering: .relaxed))
+    static func report(_ drive: ForeignWork, busy real: Duration) -> String {
+        let virtual = Duration.nanoseconds(drive.now.load(ordering: .relaxed))
         let waiting =
-            drive.foreign.pending.load(ordering: .relaxed) > 0
+            drive.pending.load(ordering: .relaxed) > 0
             ? "waiting for work it handed to another thread (a DispatchQueue block, a Thread, an actor's executor)"
             : "running its jobs and scheduled actions (a loop that never ends, or work that never settles)"
         // The time is the last step's: the work running now is at that instant or the next one due.
-        return "marbles: \(drive.test) has been running for \(real) of real time, past virtual time \(virtual): it is \(waiting)"
+        return "marbles: \(drive.watchName) has been running for \(real) of real time, past virtual time \(virtual): it is \(waiting)"
     }
 }
