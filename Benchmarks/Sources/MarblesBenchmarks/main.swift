@@ -14,7 +14,7 @@ let sections: [(String, () -> Void)] = [
     ("parser", parserBenchmarks), ("printer", printerBenchmarks), ("small-test", smallTestBenchmarks),
     ("marble-test", marbleTestBenchmarks),
     ("render", renderBenchmarks), ("combine", combineBenchmarks), ("async", asyncDriverBenchmarks), ("clock", clockReadBenchmarks),
-    ("explore", explorationBenchmarks),
+    ("foreign", foreignWorkBenchmarks), ("explore", explorationBenchmarks),
     ("shrink", shrinkingBenchmarks),
 ]
 // Parts of marble-test, run only when named.

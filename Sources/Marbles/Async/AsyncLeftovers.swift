@@ -81,7 +81,7 @@ extension TestScheduler {
             """
             the code under test read \(busyWait.clock) in a loop at \(frameText(busyWait.at, frame: frame)), waiting \
             for it to move: virtual time moves only between jobs, never while one runs, so such a loop never ends \
-            on its own. After 100000 reads that clock read real time for the rest of that job, so the loop could \
+            on its own. After a million reads that clock read real time for the rest of that job, so the loop could \
             end. Wait by sleeping instead (try await Task.sleep(for:), or clock.sleep(for:) on scheduler.clock).
             """, at: location)
     }

@@ -197,7 +197,7 @@ static void set_bases(marbles_virtual_clocks *clocks) {
 // Past this many reads of one clock at one virtual instant, a job is taken to wait for the clock
 // to move (a busy wait), which it never does while the job runs: the reading then moves with
 // real time, so the loop ends, and the run reports it.
-enum { spin_limit = 100000 };
+enum { spin_limit = 1000000 };
 
 // `source`: the clock id, or `dispatch_source` for libdispatch's reads.
 enum { dispatch_source = 100 };

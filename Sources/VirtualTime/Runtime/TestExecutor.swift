@@ -133,7 +133,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
     var foreign: OpaquePointer? {
         didSet {
             if let foreign { marbles_foreign_retain(foreign) }
-            if let oldValue { marbles_foreign_release(oldValue) }
+            if let oldValue { marbles_foreign_drop(oldValue) }
         }
     }
     /// Whether to note the real time each job starts at (clocks read back: a sleep's deadline is
@@ -158,7 +158,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
     }
 
     deinit {
-        if let foreign { marbles_foreign_release(foreign) }
+        if let foreign { marbles_foreign_drop(foreign) }
         mutex.destroy()
     }
 

@@ -83,23 +83,24 @@ marbles_foreign *marbles_foreign_create(void *owner, marbles_timer_fn timer) {
 
 void marbles_foreign_retain(marbles_foreign *foreign) { retain(foreign); }
 
+// Set and read on the driving thread only (the interposer asks on a driving thread).
 void marbles_foreign_set_timer(marbles_foreign *foreign, void *owner, marbles_timer_fn timer) {
-    pthread_mutex_lock(&mutex);
     foreign->owner = owner;
     foreign->timer = timer;
-    pthread_mutex_unlock(&mutex);
 }
 
 void marbles_foreign_submit_untracked(void *queue, void *context, void (*work)(void *)) { submit_next(queue, context, work); }
 
 void marbles_foreign_release(marbles_foreign *foreign) {
-    char ignored[1];
-    marbles_foreign_abandon(foreign, ignored, sizeof ignored);
-    pthread_mutex_lock(&mutex);
-    foreign->timer = NULL;
-    pthread_mutex_unlock(&mutex);
+    // Most runs handed nothing over: no lock, no clock read.
+    if (atomic_load_explicit(&foreign->pending, memory_order_acquire) != 0) {
+        char ignored[1];
+        marbles_foreign_abandon(foreign, ignored, sizeof ignored);
+    }
     release(foreign);
 }
+
+void marbles_foreign_drop(marbles_foreign *foreign) { release(foreign); }
 
 void *marbles_foreign_pending_address(marbles_foreign *foreign) { return (void *)&foreign->pending; }
 

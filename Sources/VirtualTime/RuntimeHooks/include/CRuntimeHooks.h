@@ -145,6 +145,8 @@ void marbles_foreign_retain(marbles_foreign *_Nonnull foreign);
 void marbles_foreign_submit_untracked(void *_Nonnull queue, void *_Nullable context, void (*_Nonnull work)(void *_Nullable));
 /// Drops the creator's reference; first abandons what is still out.
 void marbles_foreign_release(marbles_foreign *_Nonnull foreign);
+/// Drops a reference taken with `marbles_foreign_retain`.
+void marbles_foreign_drop(marbles_foreign *_Nonnull foreign);
 /// The count the driver reads between steps: work out (not abandoned) plus jobs that came back
 /// and were not taken yet. An `_Atomic long`.
 void *_Nonnull marbles_foreign_pending_address(marbles_foreign *_Nonnull foreign);
