@@ -6,34 +6,21 @@ import MarbleCore
 /// blocks and functions submitted to a `DispatchQueue`, Foundation `Thread`s, actors whose
 /// executor runs jobs on a queue (their jobs go through `dispatch_async`). The interposer
 /// (CClockInterposer, test executables on Linux) wraps each one submitted on the driving thread,
-/// or from work already tracked, so that the tracker (CRuntimeHooks) knows how much is out.
+/// or from work already tracked, so that the runtime's tracker (CRuntimeHooks, made at the first
+/// submission and kept in the clocks' storage) knows how much is out.
 ///
 /// While any is out, virtual time does not move: the driver waits in real time, at most
-/// ``timeout``, at the current instant. Jobs that come back from other threads (a continuation
-/// resumed on a queue, an actor's job done) are held apart, then run at that instant after the
-/// local work, ordered by the submission they came from, so the outcome does not depend on
-/// which thread was faster. A test that hands nothing over never waits, and pays one atomic load
-/// per step.
+/// ``VirtualRuntime/foreignWorkTimeout``, at the current instant. Jobs that come back from other
+/// threads (a continuation resumed on a queue, an actor's job done) are held apart by the
+/// executor, then run at that instant after the local work, ordered by the submission they came
+/// from, so the outcome does not depend on which thread was faster. A test that hands nothing
+/// over never waits, and pays two loads per step.
 ///
 /// Dispatch timers (`asyncAfter`, blocks, `_f` forms, `DispatchWorkItem`s) submitted on the
 /// driving thread, where the clocks are virtual (Linux), are due at virtual time instead: at
 /// their deadline their work goes to its queue as tracked work. The main queue's work, in a test
 /// on the main actor, runs in the scheduler's loop.
-package final class ForeignWork: @unchecked Sendable {
-    /// The C tracker (reference counted: work still out, and the executor, keep it).
-    let tracker: OpaquePointer
-    /// Work out plus jobs back and not taken (the driver's one load per step).
-    let pending: UnsafeAtomic<Int>
-    /// The virtual time stamped on work as it is submitted.
-    let now: UnsafeAtomic<Int64>
-    /// How long the driver waits for work out before it reports it and goes on.
-    var timeout: Duration = .seconds(10)
-    /// What the watchdog calls the run ("the test \"name\"").
-    var watchName = "a test scheduler"
-    /// The watchdog's record of the drive under way (the real time it began, reports so far,
-    /// its slot), under the watchdog's lock.
-    var watch = (start: 0, reported: 0, slot: -1)
-
+package enum ForeignWork {
     /// Work that was still out when the bound passed.
     package struct Overdue: Equatable {
         /// `block`, `function`, `thread` or `timer`.
@@ -46,24 +33,22 @@ package final class ForeignWork: @unchecked Sendable {
         package var age: Duration
     }
 
-    init() {
-        tracker = marbles_foreign_create(UnsafeMutableRawPointer(bitPattern: 1)!, nil)
-        pending = UnsafeAtomic(at: marbles_foreign_pending_address(tracker).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
-        now = UnsafeAtomic(at: marbles_foreign_now_address(tracker).assumingMemoryBound(to: UnsafeAtomic<Int64>.Storage.self))
+    /// How much of `tracker`'s work is out.
+    @inline(__always) static func out(_ tracker: OpaquePointer) -> Int {
+        UnsafeAtomic<Int>(at: marbles_foreign_pending_address(tracker).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
+            .load(ordering: .acquiring)
     }
 
-    deinit { marbles_foreign_release(tracker) }
-
-    /// From now on `runtime` takes the Dispatch timers submitted on its driving thread.
-    func deliverTimers(to runtime: VirtualRuntime) {
-        marbles_foreign_set_timer(tracker, Unmanaged.passUnretained(runtime).toOpaque(), dispatchTimer)
+    /// Stamps `now` on work submitted from other threads while the driver settles.
+    static func setNow(_ tracker: OpaquePointer, _ now: Int64) {
+        UnsafeAtomic<Int64>(at: marbles_foreign_now_address(tracker).assumingMemoryBound(to: UnsafeAtomic<Int64>.Storage.self))
+            .store(now, ordering: .relaxed)
     }
 
-    /// Waits until no work is out, at most ``timeout``; returns what was still out then (now
-    /// abandoned: it no longer holds the run).
-    func settle() -> [Overdue] {
-        let nanoseconds = max(timeout.clampedNanoseconds, 0)
-        if marbles_foreign_wait(tracker, nanoseconds) { return [] }
+    /// Waits until no work of `tracker` is out, at most `timeout`; returns what was still out
+    /// then (now abandoned: it no longer holds the run).
+    static func settle(_ tracker: OpaquePointer, timeout: Duration) -> [Overdue] {
+        if marbles_foreign_wait(tracker, max(timeout.clampedNanoseconds, 0)) { return [] }
         var buffer = [CChar](repeating: 0, count: 8192)
         let count = buffer.withUnsafeMutableBufferPointer { marbles_foreign_abandon(tracker, $0.baseAddress!, UInt($0.count)) }
         guard count > 0 else { return [] }
@@ -78,7 +63,7 @@ package final class ForeignWork: @unchecked Sendable {
 
 /// The tracker's timer callback: a Dispatch timer (or the main queue's work) submitted on the
 /// driving thread, handed to its runtime.
-private let dispatchTimer: marbles_timer_fn = { owner, queue, isMain, remaining, context, work in
+let dispatchTimer: marbles_timer_fn = { owner, queue, isMain, remaining, context, work in
     Unmanaged<VirtualRuntime>.fromOpaque(owner)._withUnsafeGuaranteedRef {
         $0.scheduleDispatchWork(on: queue, isMain: isMain, after: .nanoseconds(remaining), context: context, work: work)
     }
@@ -93,7 +78,7 @@ extension VirtualRuntime {
         on queue: UnsafeMutableRawPointer, isMain: Bool, after delay: Duration, context: UnsafeMutableRawPointer?,
         work: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void
     ) {
-        let tracker = foreign.tracker
+        guard let tracker = clocks.tracker else { return }
         scheduleWake(at: virtualNow + max(delay, .zero)) { [executor] in
             if isMain, executor.drivesOnMainActor {
                 work(context)

@@ -27,13 +27,13 @@ enum RuntimeRoute {
     /// being `executor`'s stand-in, made when the runtime first asks for it) and its clock reads
     /// answered by `clocks` (`nil`: real).
     static func routing<T>(
-        to executor: TestTaskExecutor, clocks: UnsafeMutablePointer<marbles_virtual_clocks>?, foreign: OpaquePointer,
-        _ body: () throws -> T
+        to executor: TestTaskExecutor, clocks: UnsafeMutablePointer<marbles_virtual_clocks>?,
+        home: UnsafeMutablePointer<marbles_virtual_clocks>, _ body: () throws -> T
     ) rethrows -> T {
         let driver = hooksInstalled ? Unmanaged.passUnretained(executor).toOpaque() : nil
         executor.drivesOnMainActor = MainActorStandIn.isOnMainActor
         let previous = marbles_route_set(
-            marbles_route(driver: driver, main_identity: nil, main_witness: nil, clocks: clocks, foreign: foreign))
+            marbles_route(driver: driver, main_identity: nil, main_witness: nil, clocks: clocks, home: home))
         defer { marbles_route_set(previous) }
         return try body()
     }

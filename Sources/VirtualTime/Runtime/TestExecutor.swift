@@ -48,18 +48,21 @@ package final class TestTaskExecutor: @unchecked Sendable {
         var waiting = UnsafeAtomic<Int>.Storage(0)
         /// 1 once any job was enqueued or main-actor work escaped.
         var seen = UnsafeAtomic<Int>.Storage(0)
+        /// Jobs back from other threads, not taken yet (the driver's loop asks between steps).
+        var returned = UnsafeAtomic<Int>.Storage(0)
         /// Guards ``queue``.
         var mutex = InlineMutex.Storage()
 
         /// Each field's place, in atomics from the start: constants (a `static let` computed
         /// from `MemoryLayout.offset(of:)` costs a `swift_once` check at every use, measured in
         /// `Task.sleep`'s path); ``layoutHolds`` checks them against the real layout.
-        static let owner = 0, waiting = 1, seen = 2, mutex = 3
+        static let owner = 0, waiting = 1, seen = 2, returned = 3, mutex = 4
         static let layoutHolds: Bool = {
             let stride = MemoryLayout<UnsafeAtomic<Int>.Storage>.stride
             return MemoryLayout<Inline>.offset(of: \.owner) == owner * stride
                 && MemoryLayout<Inline>.offset(of: \.waiting) == waiting * stride
                 && MemoryLayout<Inline>.offset(of: \.seen) == seen * stride
+                && MemoryLayout<Inline>.offset(of: \.returned) == returned * stride
                 && MemoryLayout<Inline>.offset(of: \.mutex) == mutex * stride
         }()
     }
@@ -72,6 +75,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
     private var owner: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + Inline.owner) }
     private var waiting: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + Inline.waiting) }
     private var seen: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + Inline.seen) }
+    private var returned: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + Inline.returned) }
     private var mutex: InlineMutex {
         InlineMutex(at: UnsafeMutableRawPointer(atomics + Inline.mutex).assumingMemoryBound(to: InlineMutex.Storage.self))
     }
@@ -128,14 +132,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
     // empty run took 1.24×, a 10-event test 1.19× and an async test 1.25× the time of 40fe785;
     // unowned(unsafe), 0.95× each (scripts/profile-ab.py, release, min of 7).
     unowned(unsafe) var runtime: VirtualRuntime?
-    /// The runtime's foreign-work tracker, which jobs from other threads are counted in (a
-    /// reference of our own: tasks keep this executor after the runtime is gone).
-    var foreign: OpaquePointer? {
-        didSet {
-            if let foreign { marbles_foreign_retain(foreign) }
-            if let oldValue { marbles_foreign_drop(oldValue) }
-        }
-    }
+
     /// Whether to note the real time each job starts at (clocks read back: a sleep's deadline is
     /// bounded by the age of the job that sleeps).
     var notesJobStarts: Bool {
@@ -157,10 +154,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
         owner.store(Self.currentThread, ordering: .releasing)
     }
 
-    deinit {
-        if let foreign { marbles_foreign_drop(foreign) }
-        mutex.destroy()
-    }
+    deinit { mutex.destroy() }
 
     /// The calling thread's identity as a number.
     private static var currentThread: Int {
@@ -208,9 +202,12 @@ package final class TestTaskExecutor: @unchecked Sendable {
         withLock {
             if sequence < 0 { queue.foreignEnqueues += 1 }
             queue.returned.append((sequence, queued))
-            if let foreign { marbles_foreign_note_returned(foreign) }
+            returned.wrappingIncrement(by: 1, ordering: .releasing)
         }
     }
+
+    /// Whether jobs came back from other threads and wait to be taken (one atomic load).
+    @inline(__always) var hasReturnedJobs: Bool { returned.load(ordering: .acquiring) > 0 }
 
     /// Queues the jobs back from other threads, ordered by the work they came from (untracked
     /// ones last, in arrival order), so that which thread was faster does not show.
@@ -228,7 +225,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
                 queue.jobs.append(back.job)
             }
             waiting.wrappingIncrement(by: returned.count, ordering: .releasing)
-            if let foreign { marbles_foreign_note_taken(foreign, returned.count) }
+            self.returned.wrappingDecrement(by: returned.count, ordering: .releasing)
         }
     }
 

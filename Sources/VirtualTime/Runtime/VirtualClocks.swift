@@ -63,7 +63,7 @@ package final class VirtualClocks {
                 context: Unmanaged.passUnretained(virtual).toOpaque(), reads: 0, realtime_reads: 0, monotonic_reads: 0,
                 boottime_reads: 0, dispatch_reads: 0, spin_now_ns: -1, spin_reads: 0, spin_clock: 0, spin_real_ns: 0, spin_virtual_ns: 0,
                 spins: 0,
-                spin_at_ns: 0,
+                spin_at_ns: 0, foreign: nil, foreign_owner: nil, foreign_timer: nil,
                 sleep: { owner, job, remaining, clock in
                     Unmanaged<VirtualClocks>.fromOpaque(owner)._withUnsafeGuaranteedRef {
                         $0.noteDeadlineSleep(on: RuntimeClock(clock).type)
@@ -74,8 +74,24 @@ package final class VirtualClocks {
     }
 
     deinit {
+        if let tracker = storage.pointee.foreign {
+            marbles_foreign_set_timer(tracker, UnsafeMutableRawPointer(bitPattern: 1)!, nil)
+            marbles_foreign_release(tracker)
+        }
         storage.deinitialize(count: 1)
         storage.deallocate()
+    }
+
+    /// The storage, as the route's `home`: it holds the runtime's foreign-work tracker.
+    var home: UnsafeMutablePointer<marbles_virtual_clocks> { storage }
+
+    /// The foreign-work tracker, once work was handed to another thread.
+    var tracker: OpaquePointer? { storage.pointee.foreign }
+
+    /// Who takes the Dispatch timers submitted on the driving thread.
+    func deliverTimers(to runtime: VirtualRuntime) {
+        storage.pointee.foreign_owner = Unmanaged.passUnretained(runtime).toOpaque()
+        storage.pointee.foreign_timer = dispatchTimer
     }
 
     /// What the route's clock reads go to while the scheduler drives: this scheduler's clocks
@@ -109,11 +125,12 @@ package final class VirtualClocks {
             boottime_base_ns: 0, now_ns: { _ in 0 },
             context: UnsafeMutableRawPointer(bitPattern: 1)!, reads: 0, realtime_reads: 0, monotonic_reads: 0, boottime_reads: 0,
             dispatch_reads: 0,
-            spin_now_ns: -1, spin_reads: 0, spin_clock: 0, spin_real_ns: 0, spin_virtual_ns: 0, spins: 0, spin_at_ns: 0, sleep: nil,
-            owner: nil)
+            spin_now_ns: -1, spin_reads: 0, spin_clock: 0, spin_real_ns: 0, spin_virtual_ns: 0, spins: 0, spin_at_ns: 0, foreign: nil,
+            foreign_owner: nil,
+            foreign_timer: nil, sleep: nil, owner: nil)
         return withUnsafeMutablePointer(to: &probe) { pointer in
             let previous = marbles_route_set(
-                marbles_route(driver: nil, main_identity: nil, main_witness: nil, clocks: pointer, foreign: nil))
+                marbles_route(driver: nil, main_identity: nil, main_witness: nil, clocks: pointer, home: nil))
             defer { marbles_route_set(previous) }
             _ = ContinuousClock.now
             let continuous = pointer.pointee.reads == 1

@@ -35,19 +35,15 @@ package final class VirtualRuntime {
     package let executor: TestTaskExecutor
     package let clocks: VirtualClocks
     private let virtual: VirtualTimeScheduler
-    /// Work handed to other threads, which the driver waits for (see ``ForeignWork``).
-    let foreign: ForeignWork
     /// What the watchdog calls the run ("the test \"name\"", or "a test scheduler").
-    package var watchName: String {
-        get { foreign.watchName }
-        set { foreign.watchName = newValue }
+    package var watchName = "a test scheduler" {
+        didSet { watchKey = Watchdog.names.wrappingIncrementThenLoad(ordering: .relaxed) }
     }
+    /// The number the watchdog knows ``watchName`` by (0: the default name).
+    private var watchKey = 0
     /// How long a run waits, in real time, for work the code handed to another thread before it
-    /// reports that work and goes on (10 s).
-    package var foreignWorkTimeout: Duration {
-        get { foreign.timeout }
-        set { foreign.timeout = newValue }
-    }
+    /// reports that work and goes on (10 s; see ``ForeignWork``).
+    package var foreignWorkTimeout: Duration = .seconds(10)
 
     /// How many instants back a read-back sleep's deadline may have been computed.
     static let instantsKept = 4
@@ -92,16 +88,13 @@ package final class VirtualRuntime {
         self.virtual = virtual
         executor = TestTaskExecutor()
         clocks = VirtualClocks(virtual: virtual, startDate: startDate)
-        foreign = ForeignWork()
         // Unowned: the executor may outlive this runtime (tasks keep it), so deinit clears them.
         executor.runtime = self
         clocks.runtime = self
-        executor.foreign = foreign.tracker
-        foreign.deliverTimers(to: self)
+        clocks.deliverTimers(to: self)
     }
 
     deinit {
-        marbles_foreign_set_timer(foreign.tracker, UnsafeMutableRawPointer(bitPattern: 1)!, nil)
         executor.runtime = nil
         clocks.runtime = nil
     }
@@ -127,7 +120,7 @@ package final class VirtualRuntime {
         let clockRoute = clocks.route(at: virtual.now)
         executor.notesJobStarts = clocks.mode == .readBack
         if clocks.mode == .readBack { noteInstant(virtual.now) }
-        return try RuntimeRoute.routing(to: executor, clocks: clockRoute, foreign: foreign.tracker, body)
+        return try RuntimeRoute.routing(to: executor, clocks: clockRoute, home: clocks.home, body)
     }
 
     // MARK: Driving
@@ -147,10 +140,9 @@ package final class VirtualRuntime {
         var limitText: String { "the test scheduler ran \(stepLimit) steps and work was still due" }
         var budget = RunawayGuard.Budget(limit: stepLimit)
         let limitNanos = limit.map(VirtualTimeScheduler.nanos) ?? .max
-        let foreign = self.foreign
-        foreign.now.store(virtual.nowNanoseconds, ordering: .relaxed)
-        Watchdog.begin(foreign)
-        defer { Watchdog.end(foreign) }
+        let home = clocks.home
+        let watch = Watchdog.begin(watchName, key: watchKey, virtualNow: virtual.nowNanoseconds)
+        defer { watch.end() }
         return routing {
             RunawayGuard.withBudget(&budget) { budget -> String? in
                 while true {
@@ -159,15 +151,15 @@ package final class VirtualRuntime {
                         if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
                     }
                     // Work handed to other threads: wait for it at this instant, then run what came back.
-                    if foreign.pending.load(ordering: .acquiring) > 0 {
-                        settleForeignWork()
+                    if executor.hasReturnedJobs || home.pointee.foreign.map(ForeignWork.out) ?? 0 > 0 {
+                        settleForeignWork(watch)
                         if executor.hasWaitingJobs { continue }
                     }
                     noteNextInstant()
                     guard virtual.step(throughNanoseconds: limitNanos) else { break }
                     budget.pointee.used &+= 1
                     if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
-                    foreign.now.store(virtual.nowNanoseconds, ordering: .relaxed)
+                    watch.virtualNow.store(virtual.nowNanoseconds, ordering: .relaxed)
                     if let publishedNow = state.publishedNow { publishedNow.store(virtual.nowNanoseconds, ordering: .relaxed) }
                 }
                 if let limit { try? virtual.advance(to: limit) }
@@ -177,8 +169,13 @@ package final class VirtualRuntime {
     }
 
     /// Waits for the work out (bounded), notes what was overdue, and queues what came back.
-    private func settleForeignWork() {
-        state.overdue += foreign.settle()
+    private func settleForeignWork(_ watch: Watchdog.Record) {
+        if let tracker = clocks.tracker {
+            ForeignWork.setNow(tracker, virtual.nowNanoseconds)
+            watch.waiting.store(true, ordering: .relaxed)
+            state.overdue += ForeignWork.settle(tracker, timeout: foreignWorkTimeout)
+            watch.waiting.store(false, ordering: .relaxed)
+        }
         executor.takeReturned()
     }
 

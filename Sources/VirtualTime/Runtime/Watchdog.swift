@@ -1,4 +1,5 @@
 package import Atomics
+internal import CRuntimeHooks
 import MarbleCore
 
 #if canImport(Glibc)
@@ -8,14 +9,35 @@ import MarbleCore
 #endif
 
 /// Watches the runs under way in the process, so that one that never finishes says what it is
-/// doing: a run still busy after ``limit`` ticks of real time (a minute) prints, to standard error, the test, its
-/// virtual time and what it is waiting for, and again after each further ``limit`` (as Kotlin's
-/// `runTest` reports its timeout), so a CI log names the culprit of a hang.
+/// doing: a run still busy after ``limit`` ticks of real time (a minute) prints, to standard
+/// error, the test, the virtual time it had passed and whether it waits for work on another
+/// thread, and again after each further ``limit`` (as Kotlin's `runTest` reports its timeout),
+/// so a CI log names the culprit of a hang.
 ///
 /// A thread of its own, started with the first run, looks every 20 ms and publishes the real time
-/// it looked at; each drive registers with that time when it starts and leaves when it ends (a
-/// lock each), and reads no clock.
+/// it looked at. Each thread that drives has one ``Record``, registered the first time (a lock,
+/// once per thread); a drive then only stores into it (the start, the virtual time of each step),
+/// and reads no clock.
 package enum Watchdog {
+    /// What one driving thread shows the watchdog.
+    package final class Record: @unchecked Sendable {
+        /// The real time (ns) the drive under way began at; 0: none under way.
+        let start = ManagedAtomic<Int>(0)
+        /// The virtual time (ns) of the drive's last step.
+        package let virtualNow = ManagedAtomic<Int64>(0)
+        /// Whether the drive waits for work handed to another thread.
+        package let waiting = ManagedAtomic<Bool>(false)
+        /// Reports so far of the drive that began at `reportedStart` (the watchdog's, under its lock).
+        var reported = 0
+        var reportedStart = 0
+        /// The run's name (under the watchdog's lock), and whose it is (the driving thread's).
+        var name = "a test scheduler"
+        var key = 0
+
+        /// The drive ends.
+        package func end() { start.store(0, ordering: .relaxed) }
+    }
+
     /// The unit of ``limit``, in nanoseconds of real time (1 s; tests shorten it).
     package static let tickNanoseconds = ManagedAtomic<Int>(1_000_000_000)
     /// How many ticks a run may take before it is reported, and between two reports (60).
@@ -31,9 +53,7 @@ package enum Watchdog {
         let text = Array((line + "\n").utf8)
         _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }
-    /// The drives under way, in slots (a drive keeps its slot's index): no allocation and no
-    /// hashing per drive. Beyond the last slot, a drive is not watched.
-    private nonisolated(unsafe) static var slots = [ForeignWork?](repeating: nil, count: 128)
+    private nonisolated(unsafe) static var records: [Record] = []
     /// The real time (ns, monotonic) of the watchdog's last look.
     private static let lastLook = ManagedAtomic<Int>(0)
     private static let started: Void = {
@@ -48,24 +68,32 @@ package enum Watchdog {
         #endif
     }()
 
-    /// A drive begins: what it shows the watchdog lives in its runtime's ``ForeignWork`` (the
-    /// name, the start, the reports so far, the slot), so a drive allocates nothing.
-    static func begin(_ drive: ForeignWork) {
-        _ = started
-        let start = lastLook.load(ordering: .relaxed)
-        lock.withLock {
-            guard let free = slots.firstIndex(where: { $0 == nil }) else { return }
-            slots[free] = drive
-            drive.watch = (start, 0, free)
+    /// A number for each run's name, never reused (an object's identity can be, once it is gone).
+    static let names = ManagedAtomic<Int>(0)
+
+    /// A drive of the run `name` (numbered `key`, from ``names``) begins on this thread; end it
+    /// with ``Record/end()``.
+    static func begin(_ name: @autoclosure () -> String, key: Int, virtualNow: Int64) -> Record {
+        let record = current()
+        if record.key != key {
+            record.key = key
+            let name = name()
+            lock.withLock { record.name = name }
         }
+        record.virtualNow.store(virtualNow, ordering: .relaxed)
+        record.start.store(max(lastLook.load(ordering: .relaxed), 1), ordering: .relaxed)
+        return record
     }
 
-    static func end(_ drive: ForeignWork) {
-        lock.withLock {
-            guard drive.watch.slot >= 0 else { return }
-            slots[drive.watch.slot] = nil
-            drive.watch.slot = -1
-        }
+    /// This thread's record.
+    private static func current() -> Record {
+        if let known = marbles_watch_record() { return Unmanaged<Record>.fromOpaque(known).takeUnretainedValue() }
+        _ = started
+        let record = Record()
+        lock.withLock { records.append(record) }
+        // Kept for the life of the process (threads of a test process are few and long-lived).
+        marbles_watch_record_set(Unmanaged.passRetained(record).toOpaque())
+        return record
     }
 
     private static func watch() -> UnsafeMutableRawPointer? {
@@ -75,17 +103,18 @@ package enum Watchdog {
             let now = realNanoseconds()
             lastLook.store(now, ordering: .relaxed)
             let every = max(tickNanoseconds.load(ordering: .relaxed), 1_000_000) * max(limit.load(ordering: .relaxed), 1)
-            let due: [(ForeignWork, Duration)] = lock.withLock {
-                slots.compactMap { drive in
-                    guard let drive else { return nil }
-                    let busy = now - drive.watch.start
-                    guard busy >= every * (drive.watch.reported + 1) else { return nil }
-                    drive.watch.reported += 1
-                    return (drive, .nanoseconds(every * drive.watch.reported))
+            let due: [String] = lock.withLock {
+                records.compactMap { record in
+                    let start = record.start.load(ordering: .relaxed)
+                    guard start > 0 else { return nil }
+                    if record.reportedStart != start { (record.reported, record.reportedStart) = (0, start) }
+                    guard now - start >= every * (record.reported + 1) else { return nil }
+                    record.reported += 1
+                    return report(record, busy: .nanoseconds(every * record.reported))
                 }
             }
             let sink = self.sink
-            for (drive, real) in due { sink(report(drive, busy: real)) }
+            for line in due { sink(line) }
         }
     }
 
@@ -96,14 +125,14 @@ package enum Watchdog {
         return now.tv_sec * 1_000_000_000 + now.tv_nsec
     }
 
-    /// The line printed for a drive busy for `real` time.
-    static func report(_ drive: ForeignWork, busy real: Duration) -> String {
-        let virtual = Duration.nanoseconds(drive.now.load(ordering: .relaxed))
+    /// The line printed for a drive busy for `real` time (under the lock: reads the name).
+    static func report(_ record: Record, busy real: Duration) -> String {
+        // The time is the last step's: the work running now is at that instant or the next one due.
+        let virtual = Duration.nanoseconds(record.virtualNow.load(ordering: .relaxed))
         let waiting =
-            drive.pending.load(ordering: .relaxed) > 0
+            record.waiting.load(ordering: .relaxed)
             ? "waiting for work it handed to another thread (a DispatchQueue block, a Thread, an actor's executor)"
             : "running its jobs and scheduled actions (a loop that never ends, or work that never settles)"
-        // The time is the last step's: the work running now is at that instant or the next one due.
-        return "marbles: \(drive.watchName) has been running for \(real) of real time, past virtual time \(virtual): it is \(waiting)"
+        return "marbles: \(record.name) has been running for \(real) of real time, past virtual time \(virtual): it is \(waiting)"
     }
 }

@@ -56,7 +56,7 @@ static __thread marbles_foreign *running_foreign;
 static __thread long long running_sequence = -1;
 static void (*submit_next)(void *, void *, void (*)(void *));
 
-marbles_foreign *marbles_route_foreign(void);
+marbles_virtual_clocks *marbles_route_home(void);
 
 static void retain(marbles_foreign *foreign) { atomic_fetch_add_explicit(&foreign->references, 1, memory_order_relaxed); }
 
@@ -107,11 +107,13 @@ void *marbles_foreign_pending_address(marbles_foreign *foreign) { return (void *
 void *marbles_foreign_now_address(marbles_foreign *foreign) { return (void *)&foreign->now_ns; }
 
 marbles_foreign *marbles_foreign_here(void) {
-    marbles_foreign *routed = marbles_route_foreign();
-    return routed != NULL ? routed : running_foreign;
+    marbles_virtual_clocks *home = marbles_route_home();
+    if (home == NULL) return running_foreign;
+    if (home->foreign == NULL) home->foreign = marbles_foreign_create(home->foreign_owner != NULL ? home->foreign_owner : (void *)1, home->foreign_timer);
+    return home->foreign;
 }
 
-bool marbles_foreign_on_driver(void) { return marbles_route_foreign() != NULL; }
+bool marbles_foreign_on_driver(void) { return marbles_route_home() != NULL; }
 
 long long marbles_foreign_current_sequence(void) { return running_foreign != NULL ? running_sequence : -1; }
 
@@ -129,7 +131,7 @@ long long marbles_foreign_begin(marbles_foreign *foreign, marbles_foreign_kind k
     // On the driving thread the clocks give virtual now exactly (the published time is the last
     // step's); elsewhere (work submitted from tracked work) the instant being settled.
     marbles_virtual_clocks *clocks = marbles_route_clocks();
-    it->submitted_ns = clocks != NULL && marbles_route_foreign() == foreign ? clocks->now_ns(clocks->context)
+    it->submitted_ns = clocks != NULL && clocks->now_ns != NULL && marbles_route_foreign() == foreign ? clocks->now_ns(clocks->context)
                                                                            : atomic_load_explicit(&foreign->now_ns, memory_order_relaxed);
     clock_gettime(CLOCK_MONOTONIC, &it->began);
     retain(foreign);

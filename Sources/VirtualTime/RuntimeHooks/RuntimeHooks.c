@@ -46,7 +46,8 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static __thread void *current_driver;
 static __thread executor_ref current_main_standin;
 static __thread marbles_virtual_clocks *current_clocks;
-static __thread marbles_foreign *current_foreign;
+static __thread marbles_virtual_clocks *current_home;
+static __thread void *watch_record;
 static atomic_bool interposer_registered;
 static const char *(*interposer_next_name)(void);
 
@@ -169,16 +170,22 @@ bool marbles_runtime_hooks_install(marbles_runtime_callbacks given) {
 int marbles_runtime_hooks_installed(void) { return installed; }
 
 marbles_route marbles_route_set(marbles_route route) {
-    marbles_route previous = {current_driver, current_main_standin.identity, current_main_standin.witness, current_clocks, current_foreign};
+    marbles_route previous = {current_driver, current_main_standin.identity, current_main_standin.witness, current_clocks, current_home};
     current_driver = route.driver;
     current_main_standin.identity = route.main_identity;
     current_main_standin.witness = route.main_witness;
     current_clocks = route.clocks;
-    current_foreign = route.foreign;
+    current_home = route.home;
     return previous;
 }
 
-marbles_foreign *marbles_route_foreign(void) { return current_foreign; }
+marbles_foreign *marbles_route_foreign(void) { return current_home != NULL ? current_home->foreign : NULL; }
+
+marbles_virtual_clocks *marbles_route_home(void) { return current_home; }
+
+void *marbles_watch_record(void) { return watch_record; }
+
+void marbles_watch_record_set(void *record) { watch_record = record; }
 
 marbles_virtual_clocks *marbles_route_clocks(void) { return current_clocks; }
 

@@ -92,6 +92,13 @@ typedef struct marbles_virtual_clocks {
     long long spin_virtual_ns;
     unsigned long long spins;
     long long spin_at_ns;
+    /// The runtime's foreign-work tracker, made at the first submission (most runs hand nothing
+    /// over and never make one), with who takes its Dispatch timers.
+    struct marbles_foreign *_Nullable foreign;
+    void *_Nullable foreign_owner;
+    void (*_Nullable foreign_timer)(
+        void *_Nonnull owner, void *_Nonnull queue, bool is_main, long long remaining_ns, void *_Nullable context,
+        void (*_Nonnull work)(void *_Nullable));
     /// Receives a sleeper the default executor handed to Dispatch on the driving thread (a task
     /// with no executor preference, on a default actor): `remaining_ns` is its deadline minus
     /// virtual now.
@@ -111,8 +118,9 @@ typedef struct {
     void *_Nullable main_identity;
     void *_Nullable main_witness;
     marbles_virtual_clocks *_Nullable clocks;
-    /// Where work handed to other threads from this thread is tracked (NULL: untracked).
-    marbles_foreign *_Nullable foreign;
+    /// The runtime whose tracker takes work handed to other threads from this thread (its
+    /// clocks' storage, which holds the tracker once made; NULL: untracked).
+    struct marbles_virtual_clocks *_Nullable home;
 } marbles_route;
 
 // MARK: Foreign work
@@ -153,8 +161,11 @@ void *_Nonnull marbles_foreign_pending_address(marbles_foreign *_Nonnull foreign
 /// The virtual time (ns) stamped on work as it is submitted, which the driver keeps current: an
 /// `_Atomic long long`.
 void *_Nonnull marbles_foreign_now_address(marbles_foreign *_Nonnull foreign);
-/// The calling thread's tracker from its route.
+/// The calling thread's tracker from its route (NULL: none, or none made yet).
 marbles_foreign *_Nullable marbles_route_foreign(void);
+/// This thread's watchdog record (a Swift object), set once.
+void *_Nullable marbles_watch_record(void);
+void marbles_watch_record_set(void *_Nullable record);
 /// Where work submitted on this thread is tracked: the route's (a driving thread), or that of
 /// the tracked work running on this thread; NULL: nowhere.
 marbles_foreign *_Nullable marbles_foreign_here(void);
