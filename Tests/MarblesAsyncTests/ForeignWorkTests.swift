@@ -29,6 +29,30 @@ private func answeredOnThread() async -> Int {
     }
 }
 
+/// Two blocks in a group on global queues; the group's notification answers with their sum.
+private func answeredByGroup() async -> Int {
+    await withCheckedContinuation { continuation in
+        let group = DispatchGroup()
+        let sum = LockedBox(0)
+        for part in [40, 2] {
+            DispatchQueue.global().async(group: group) {
+                usleep(2_000)
+                sum.withLock { $0 += part }
+            }
+        }
+        group.notify(queue: DispatchQueue(label: "notify")) { continuation.resume(returning: sum.withLock { $0 }) }
+    }
+}
+
+/// Work that hands more work on: a block on one queue submits the answer from a timer on another.
+private func answeredThroughTwoQueues() async -> Int {
+    await withCheckedContinuation { continuation in
+        DispatchQueue(label: "first").async {
+            DispatchQueue(label: "second").asyncAfter(deadline: .now() + .milliseconds(5)) { continuation.resume(returning: 42) }
+        }
+    }
+}
+
 /// A search box's debouncer in the pre-concurrency style: each query cancels the pending work
 /// item and schedules a new one 300 ms later on a queue of its own.
 private final class WorkItemDebouncer: @unchecked Sendable {
@@ -120,6 +144,14 @@ struct ForeignWorkTests {
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a continuation resumed by a Thread of its own is waited for")
     func thread() { Self.everyTime("(b|)") { await answeredOnThread() } }
+
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    @Test("a DispatchGroup's blocks and its notification are waited for")
+    func group() { Self.everyTime("(a|)") { await answeredByGroup() } }
+
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    @Test("work handed on from a block to a timer on another queue is waited for (that timer is real: it was set off the test's thread)")
+    func handedOn() { Self.everyTime("(a|)") { await answeredThroughTwoQueues() } }
 
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("an actor whose executor runs jobs on a DispatchQueue is waited for")

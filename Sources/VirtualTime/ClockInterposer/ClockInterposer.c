@@ -71,6 +71,14 @@ typedef void (*dispatch_async_fn)(void *queue, void *block);
 typedef void (*dispatch_async_f_fn)(void *queue, void *context, void (*work)(void *));
 typedef void (*dispatch_after_fn)(uint64_t when, void *queue, void *block);
 typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+typedef void (*dispatch_group_f_fn)(void *group, void *queue, void *context, void (*work)(void *));
+typedef void (*dispatch_group_fn)(void *group, void *queue, void *block);
+static _Atomic(dispatch_group_f_fn) next_dispatch_group_async_f;
+static _Atomic(dispatch_group_f_fn) next_dispatch_group_notify_f;
+static _Atomic(dispatch_group_fn) next_dispatch_group_async;
+static _Atomic(dispatch_group_fn) next_dispatch_group_notify;
+void dispatch_group_async(void *group, void *queue, void *block);
+void dispatch_group_notify(void *group, void *queue, void *block);
 static _Atomic(dispatch_async_fn) next_dispatch_async;
 static _Atomic(dispatch_async_f_fn) next_dispatch_async_f;
 static _Atomic(dispatch_after_fn) next_dispatch_after;
@@ -111,6 +119,21 @@ __attribute__((constructor)) static void resolve_next(void) {
     atomic_store_explicit(
         &next_pthread_create,
         (pthread_create_fn)find_next("pthread_create", "__interceptor_pthread_create", (void *)pthread_create),
+        memory_order_release);
+    atomic_store_explicit(
+        &next_dispatch_group_async,
+        (dispatch_group_fn)find_next("dispatch_group_async", "__interceptor_dispatch_group_async", (void *)dispatch_group_async),
+        memory_order_release);
+    atomic_store_explicit(
+        &next_dispatch_group_notify,
+        (dispatch_group_fn)find_next("dispatch_group_notify", "__interceptor_dispatch_group_notify", (void *)dispatch_group_notify),
+        memory_order_release);
+    atomic_store_explicit(
+        &next_dispatch_group_async_f,
+        (dispatch_group_f_fn)find_next("dispatch_group_async_f", "__interceptor_dispatch_group_async_f", NULL), memory_order_release);
+    atomic_store_explicit(
+        &next_dispatch_group_notify_f,
+        (dispatch_group_f_fn)find_next("dispatch_group_notify_f", "__interceptor_dispatch_group_notify_f", NULL),
         memory_order_release);
     main_queue = dlsym(RTLD_DEFAULT, "_dispatch_main_q");
     marbles_foreign_register_submit(submit_untracked);
@@ -447,4 +470,48 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*
         free(t);
     }
     return status;
+}
+
+// `DispatchQueue.async(group:)` and `DispatchGroup.notify(queue:)`: the block runs as tracked work
+// through the `_f` forms, in the group as before. A notification is out from the moment it is
+// registered until it has run, so the run waits for the group to empty.
+typedef struct {
+    marbles_foreign *foreign;
+    long long sequence;
+    void *block;
+} tracked_group_block;
+
+static void run_tracked_group_block(void *raw) {
+    tracked_group_block *t = raw;
+    marbles_foreign_context saved = marbles_foreign_enter(t->foreign, t->sequence);
+    marbles_foreign_invoke_block(t->block);
+    marbles_foreign_leave(saved);
+    marbles_foreign_end(t->foreign, t->sequence);
+    free(t);
+}
+
+static bool group_tracked(void *group, void *queue, void *block, dispatch_group_f_fn next, uintptr_t caller) {
+    // The main queue's notification stays as it was: the loop does not run group work.
+    marbles_foreign *foreign = next != NULL && queue != main_queue ? tracker_for(caller) : NULL;
+    void *copy = foreign != NULL ? marbles_foreign_copy_block(block) : NULL;
+    if (copy == NULL) return false;
+    tracked_group_block *t = malloc(sizeof(tracked_group_block));
+    if (t == NULL) abort();
+    *t = (tracked_group_block){foreign, marbles_foreign_begin(foreign, marbles_foreign_kind_block, "a group's block"), copy};
+    next(group, queue, t, run_tracked_group_block);
+    return true;
+}
+
+void dispatch_group_async(void *group, void *queue, void *block) {
+    dispatch_group_f_fn tracked = atomic_load_explicit(&next_dispatch_group_async_f, memory_order_acquire);
+    if (group_tracked(group, queue, block, tracked, (uintptr_t)__builtin_return_address(0))) return;
+    dispatch_group_fn next = atomic_load_explicit(&next_dispatch_group_async, memory_order_acquire);
+    if (next != NULL) next(group, queue, block);
+}
+
+void dispatch_group_notify(void *group, void *queue, void *block) {
+    dispatch_group_f_fn tracked = atomic_load_explicit(&next_dispatch_group_notify_f, memory_order_acquire);
+    if (group_tracked(group, queue, block, tracked, (uintptr_t)__builtin_return_address(0))) return;
+    dispatch_group_fn next = atomic_load_explicit(&next_dispatch_group_notify, memory_order_acquire);
+    if (next != NULL) next(group, queue, block);
 }

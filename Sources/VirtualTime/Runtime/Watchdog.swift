@@ -14,28 +14,30 @@ import MarbleCore
 /// thread, and again after each further ``limit`` (as Kotlin's `runTest` reports its timeout),
 /// so a CI log names the culprit of a hang.
 ///
-/// A thread of its own, started with the first run, looks every 20 ms and publishes the real time
-/// it looked at. Each thread that drives has one ``Record``, registered the first time (a lock,
-/// once per thread); a drive then only stores into it (the start, the virtual time of each step),
-/// and reads no clock.
+/// A thread of its own, started with the first run, looks every 20 ms. Each thread that drives has
+/// one ``Record``, registered the first time (a lock, once per thread); a drive then only counts
+/// itself in and out of it and stores the virtual time of each step, and reads no clock: the
+/// watchdog notes when it first saw a drive under way (so a report comes up to one look late).
 package enum Watchdog {
     /// What one driving thread shows the watchdog.
     package final class Record: @unchecked Sendable {
-        /// The real time (ns) the drive under way began at; 0: none under way.
-        let start = ManagedAtomic<Int>(0)
+        /// Odd while a drive is under way: each drive adds one as it begins and one as it ends.
+        let drives = ManagedAtomic<Int>(0)
         /// The virtual time (ns) of the drive's last step.
         package let virtualNow = ManagedAtomic<Int64>(0)
         /// Whether the drive waits for work handed to another thread.
         package let waiting = ManagedAtomic<Bool>(false)
-        /// Reports so far of the drive that began at `reportedStart` (the watchdog's, under its lock).
+        /// The watchdog's, under its lock: the drive it saw under way, when it first saw it, and
+        /// its reports so far.
+        var seenDrive = 0
+        var seenAt = 0
         var reported = 0
-        var reportedStart = 0
         /// The run's name (under the watchdog's lock), and whose it is (the driving thread's).
         var name = "a test scheduler"
         var key = 0
 
         /// The drive ends.
-        package func end() { start.store(0, ordering: .relaxed) }
+        package func end() { drives.wrappingIncrement(ordering: .relaxed) }
     }
 
     /// The unit of ``limit``, in nanoseconds of real time (1 s; tests shorten it).
@@ -54,10 +56,7 @@ package enum Watchdog {
         _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }
     private nonisolated(unsafe) static var records: [Record] = []
-    /// The real time (ns, monotonic) of the watchdog's last look.
-    private static let lastLook = ManagedAtomic<Int>(0)
     private static let started: Void = {
-        lastLook.store(realNanoseconds(), ordering: .relaxed)
         var thread = pthread_t()
         #if canImport(Darwin)
             var created: pthread_t?
@@ -81,7 +80,7 @@ package enum Watchdog {
             lock.withLock { record.name = name }
         }
         record.virtualNow.store(virtualNow, ordering: .relaxed)
-        record.start.store(max(lastLook.load(ordering: .relaxed), 1), ordering: .relaxed)
+        record.drives.wrappingIncrement(ordering: .relaxed)
         return record
     }
 
@@ -101,14 +100,13 @@ package enum Watchdog {
             var pause = timespec(tv_sec: 0, tv_nsec: 20_000_000)
             nanosleep(&pause, nil)
             let now = realNanoseconds()
-            lastLook.store(now, ordering: .relaxed)
             let every = max(tickNanoseconds.load(ordering: .relaxed), 1_000_000) * max(limit.load(ordering: .relaxed), 1)
             let due: [String] = lock.withLock {
                 records.compactMap { record in
-                    let start = record.start.load(ordering: .relaxed)
-                    guard start > 0 else { return nil }
-                    if record.reportedStart != start { (record.reported, record.reportedStart) = (0, start) }
-                    guard now - start >= every * (record.reported + 1) else { return nil }
+                    let drive = record.drives.load(ordering: .relaxed)
+                    guard drive % 2 == 1 else { return nil }
+                    if record.seenDrive != drive { (record.seenDrive, record.seenAt, record.reported) = (drive, now, 0) }
+                    guard now - record.seenAt >= every * (record.reported + 1) else { return nil }
                     record.reported += 1
                     return report(record, busy: .nanoseconds(every * record.reported))
                 }

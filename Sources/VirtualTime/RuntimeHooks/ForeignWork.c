@@ -26,7 +26,7 @@ typedef struct item {
 
 struct marbles_foreign {
     _Atomic long references;
-    // Work out (not abandoned) plus jobs that came back and were not taken.
+    // Work out (not abandoned).
     _Atomic long pending;
     _Atomic long long now_ns;
     long long next_sequence;
@@ -81,7 +81,6 @@ marbles_foreign *marbles_foreign_create(void *owner, marbles_timer_fn timer) {
     return foreign;
 }
 
-void marbles_foreign_retain(marbles_foreign *foreign) { retain(foreign); }
 
 // Set and read on the driving thread only (the interposer asks on a driving thread).
 void marbles_foreign_set_timer(marbles_foreign *foreign, void *owner, marbles_timer_fn timer) {
@@ -100,7 +99,7 @@ void marbles_foreign_release(marbles_foreign *foreign) {
     release(foreign);
 }
 
-void marbles_foreign_drop(marbles_foreign *foreign) { release(foreign); }
+
 
 void *marbles_foreign_pending_address(marbles_foreign *foreign) { return (void *)&foreign->pending; }
 
@@ -117,11 +116,6 @@ bool marbles_foreign_on_driver(void) { return marbles_route_home() != NULL; }
 
 long long marbles_foreign_current_sequence(void) { return running_foreign != NULL ? running_sequence : -1; }
 
-void marbles_foreign_note_returned(marbles_foreign *foreign) { atomic_fetch_add_explicit(&foreign->pending, 1, memory_order_release); }
-
-void marbles_foreign_note_taken(marbles_foreign *foreign, long count) {
-    atomic_fetch_sub_explicit(&foreign->pending, count, memory_order_release);
-}
 
 long long marbles_foreign_begin(marbles_foreign *foreign, marbles_foreign_kind kind, const char *label) {
     item *it = calloc(1, sizeof(item));

@@ -146,17 +146,12 @@ typedef void (*marbles_timer_fn)(
 marbles_foreign *_Nonnull marbles_foreign_create(void *_Nonnull owner, marbles_timer_fn _Nullable timer);
 /// Sets who takes the Dispatch timers submitted on the driving thread (`timer` NULL: they stay real).
 void marbles_foreign_set_timer(marbles_foreign *_Nonnull foreign, void *_Nonnull owner, marbles_timer_fn _Nullable timer);
-/// Takes a reference (the executor's: jobs come back to it after its runtime is gone).
-void marbles_foreign_retain(marbles_foreign *_Nonnull foreign);
 /// Submits `work(context)` to `queue` untracked (the main queue's work in a test that is not on
 /// the main actor).
 void marbles_foreign_submit_untracked(void *_Nonnull queue, void *_Nullable context, void (*_Nonnull work)(void *_Nullable));
 /// Drops the creator's reference; first abandons what is still out.
 void marbles_foreign_release(marbles_foreign *_Nonnull foreign);
-/// Drops a reference taken with `marbles_foreign_retain`.
-void marbles_foreign_drop(marbles_foreign *_Nonnull foreign);
-/// The count the driver reads between steps: work out (not abandoned) plus jobs that came back
-/// and were not taken yet. An `_Atomic long`.
+/// The count the driver reads between steps: work out (not abandoned). An `_Atomic long`.
 void *_Nonnull marbles_foreign_pending_address(marbles_foreign *_Nonnull foreign);
 /// The virtual time (ns) stamped on work as it is submitted, which the driver keeps current: an
 /// `_Atomic long long`.
@@ -174,9 +169,6 @@ bool marbles_foreign_on_driver(void);
 /// The sequence number of the tracked work running on this thread (-1: none): what a job it
 /// sends back is ordered by.
 long long marbles_foreign_current_sequence(void);
-/// Counts a job that came back from another thread (pending + 1); `taken` counts them taken.
-void marbles_foreign_note_returned(marbles_foreign *_Nonnull foreign);
-void marbles_foreign_note_taken(marbles_foreign *_Nonnull foreign, long count);
 /// Submits `work(context)` to `queue` as tracked work (through the next `dispatch_async_f`).
 void marbles_foreign_submit(
     marbles_foreign *_Nonnull foreign, void *_Nonnull queue, marbles_foreign_kind kind, void *_Nullable context,
