@@ -140,86 +140,93 @@ struct ForeignWorkTests {
         #expect(messages.withLock { $0 }.isEmpty, "\(messages.withLock { $0 })")
     }
 
-    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-    @Test("a continuation resumed by a block on a global queue is waited for, at the same instant")
-    func globalQueue() { Self.everyTime("(a|)") { await answeredOnGlobalQueue() } }
+    // Waiting for other threads and Dispatch timers on virtual time need the interposer (Linux);
+    // on Apple platforms such work still escapes, as the README's table says.
+    #if os(Linux)
+        @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+        @Test("a continuation resumed by a block on a global queue is waited for, at the same instant")
+        func globalQueue() { Self.everyTime("(a|)") { await answeredOnGlobalQueue() } }
 
-    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-    @Test("asyncAfter on a global queue is due at virtual time")
-    func globalTimer() { Self.everyTime(frame: .milliseconds(100), "-----(a|)") { await answeredAfterTimer() } }
+        @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+        @Test("asyncAfter on a global queue is due at virtual time")
+        func globalTimer() { Self.everyTime(frame: .milliseconds(100), "-----(a|)") { await answeredAfterTimer() } }
 
-    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-    @Test("a continuation resumed by a Thread of its own is waited for")
-    func thread() { Self.everyTime("(b|)") { await answeredOnThread() } }
+        @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+        @Test("a continuation resumed by a Thread of its own is waited for")
+        func thread() { Self.everyTime("(b|)") { await answeredOnThread() } }
 
-    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-    @Test("a DispatchGroup's blocks and its notification are waited for")
-    func group() { Self.everyTime("(a|)") { await answeredByGroup() } }
+        @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+        @Test("a DispatchGroup's blocks and its notification are waited for")
+        func group() { Self.everyTime("(a|)") { await answeredByGroup() } }
 
-    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-    @Test("work handed on from a block to a timer on another queue is waited for (that timer is real: it was set off the test's thread)")
-    func handedOn() { Self.everyTime("(a|)") { await answeredThroughTwoQueues() } }
+        @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+        @Test(
+            "work handed on from a block to a timer on another queue is waited for (that timer is real: it was set off the test's thread)")
+        func handedOn() { Self.everyTime("(a|)") { await answeredThroughTwoQueues() } }
 
-    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-    @Test("an actor whose executor runs jobs on a DispatchQueue is waited for")
-    func actorOnQueue() { Self.everyTime("(a|)") { await QueueActor().answer() } }
+        @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+        @Test("an actor whose executor runs jobs on a DispatchQueue is waited for")
+        func actorOnQueue() { Self.everyTime("(a|)") { await QueueActor().answer() } }
 
-    @Test("a DispatchWorkItem debouncer fed three queries 100 ms apart searches once, 300 ms after the last")
-    func workItemDebouncer() {
-        for _ in 0..<100 {
-            let reporter = MarbleFailure.Collector()
-            let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
-            let debouncer = WorkItemDebouncer()
-            var seen: [(Duration, [String])] = []
-            scheduler.run {
-                let typing = scheduler.hot("abc|")
-                _ = typing.subscribe(onNext: { debouncer.query($0) })
-                for frame in 1...6 {
-                    scheduler.schedule(after: .milliseconds(100 * frame + 50)) { seen.append((scheduler.now, debouncer.searches)) }
+        @Test("a DispatchWorkItem debouncer fed three queries 100 ms apart searches once, 300 ms after the last")
+        func workItemDebouncer() {
+            for _ in 0..<100 {
+                let reporter = MarbleFailure.Collector()
+                let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+                let debouncer = WorkItemDebouncer()
+                var seen: [(Duration, [String])] = []
+                scheduler.run {
+                    let typing = scheduler.hot("abc|")
+                    _ = typing.subscribe(onNext: { debouncer.query($0) })
+                    for frame in 1...6 {
+                        scheduler.schedule(after: .milliseconds(100 * frame + 50)) { seen.append((scheduler.now, debouncer.searches)) }
+                    }
                 }
+                #expect(reporter.failures.isEmpty, "\(reporter.failures)")
+                #expect(seen.map(\.1) == [[], [], [], [], ["c"], ["c"]], "\(seen)")
             }
-            #expect(reporter.failures.isEmpty, "\(reporter.failures)")
-            #expect(seen.map(\.1) == [[], [], [], [], ["c"], ["c"]], "\(seen)")
         }
-    }
 
-    @MainActor
-    @Test("a main-actor model debouncing on DispatchQueue.main.asyncAfter, in a @MainActor test, shows the query at frame 4")
-    func mainQueueDebouncer() {
-        for _ in 0..<100 {
+        @MainActor
+        @Test("a main-actor model debouncing on DispatchQueue.main.asyncAfter, in a @MainActor test, shows the query at frame 4")
+        func mainQueueDebouncer() {
+            for _ in 0..<100 {
+                let reporter = MarbleFailure.Collector()
+                let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+                let model = MainQueueDebouncer()
+                scheduler.run {
+                    let shown = scheduler.expect(model.shown)
+                    let typing = scheduler.hot("-s|", values: ["s": "swift"])
+                    _ = typing.subscribe(onNext: { text in MainActor.assumeIsolated { model.query(text) } })
+                    shown.toBe("----s", values: ["s": "swift"])
+                }
+                #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
+            }
+        }
+
+        @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+        @Test("work that never finishes is reported when the bound passes, naming the queue and the frame")
+        func overdueWork() {
             let reporter = MarbleFailure.Collector()
-            let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
-            let model = MainQueueDebouncer()
+            let scheduler = TestScheduler(reporter: reporter)
+            scheduler.foreignWorkTimeout = .milliseconds(200)
+            let never = DispatchSemaphore(value: 0)
             scheduler.run {
-                let shown = scheduler.expect(model.shown)
-                let typing = scheduler.hot("-s|", values: ["s": "swift"])
-                _ = typing.subscribe(onNext: { text in MainActor.assumeIsolated { model.query(text) } })
-                shown.toBe("----s", values: ["s": "swift"])
+                scheduler.expect(emitting: Int.self) { emit in
+                    try await Task.sleep(for: .milliseconds(3))
+                    DispatchQueue(label: "stuck").async { never.wait() }
+                    emit(1)
+                }.toBe("---(a|)", values: ["a": 1])
             }
-            #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
+            never.signal()
+            let messages = reporter.failures.map(\.message)
+            #expect(messages.count == 1, "\(messages)")
+            #expect(
+                messages.first?.contains("a block submitted to queue 'stuck' at frame 3 has not finished after 0.2 s") == true,
+                "\(messages)")
         }
-    }
 
-    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-    @Test("work that never finishes is reported when the bound passes, naming the queue and the frame")
-    func overdueWork() {
-        let reporter = MarbleFailure.Collector()
-        let scheduler = TestScheduler(reporter: reporter)
-        scheduler.foreignWorkTimeout = .milliseconds(200)
-        let never = DispatchSemaphore(value: 0)
-        scheduler.run {
-            scheduler.expect(emitting: Int.self) { emit in
-                try await Task.sleep(for: .milliseconds(3))
-                DispatchQueue(label: "stuck").async { never.wait() }
-                emit(1)
-            }.toBe("---(a|)", values: ["a": 1])
-        }
-        never.signal()
-        let messages = reporter.failures.map(\.message)
-        #expect(messages.count == 1, "\(messages)")
-        #expect(
-            messages.first?.contains("a block submitted to queue 'stuck' at frame 3 has not finished after 0.2 s") == true, "\(messages)")
-    }
+    #endif
 
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a continuation nothing resumes still fails, at once")

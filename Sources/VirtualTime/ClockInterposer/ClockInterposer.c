@@ -307,13 +307,6 @@ const char *marbles_clock_gettime_next(void) {
     return info.dli_sname != NULL ? info.dli_sname : (info.dli_fname != NULL ? info.dli_fname : "");
 }
 
-#else
-
-bool marbles_clock_interposer_linked(void) { return false; }
-const char *marbles_clock_gettime_next(void) { return ""; }
-
-#endif
-
 // MARK: Foreign work
 
 static void submit_untracked(void *queue, void *context, void (*work)(void *)) {
@@ -515,3 +508,10 @@ void dispatch_group_notify(void *group, void *queue, void *block) {
     dispatch_group_fn next = atomic_load_explicit(&next_dispatch_group_notify, memory_order_acquire);
     if (next != NULL) next(group, queue, block);
 }
+
+#else
+
+bool marbles_clock_interposer_linked(void) { return false; }
+const char *marbles_clock_gettime_next(void) { return ""; }
+
+#endif
