@@ -26,11 +26,19 @@ public struct SubscriptionLog: Equatable, Sendable, CustomStringConvertible {
     public var subscribed: Duration
     /// The unsubscription time; `nil` while still subscribed.
     public var unsubscribed: Duration?
+    /// The test observable that logged it (its identity; 0: none), so that a subscription
+    /// expectation given a log learns whose it is from the log itself. Not part of equality.
+    @usableFromInline package var owner: UInt = 0
 
     /// Creates a log entry.
     public init(subscribed: Duration, unsubscribed: Duration? = nil) {
         self.subscribed = subscribed
         self.unsubscribed = unsubscribed
+    }
+
+    /// The same times (whoever logged them).
+    public static func == (a: SubscriptionLog, b: SubscriptionLog) -> Bool {
+        a.subscribed == b.subscribed && a.unsubscribed == b.unsubscribed
     }
 
     public var description: String {

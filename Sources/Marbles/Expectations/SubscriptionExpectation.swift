@@ -44,17 +44,18 @@ extension TestScheduler {
                 return
             }
             scheduler.register(at: location, window: LogWindow(logs: logs)) { [self, unowned scheduler] in
-                scheduler.state.logsRead = nil
                 let raw = logs()
-                let read = owner.map(ObjectIdentifier.init) ?? scheduler.state.logsRead
+                let named = owner.map { UInt(bitPattern: ObjectIdentifier($0)) }
                 let actual = raw.map {
                     SubscriptionLog(subscribed: $0.subscribed - origin, unsubscribed: $0.unsubscribed.map { $0 - origin })
                 }
                 let comparison = SubscriptionComparison(expected: expected, actual: actual, frame: scheduler.frame)
-                if comparison.matches, let read {
-                    // The diagram drew these as open: the test expects them to outlive the run.
+                if comparison.matches {
+                    // The diagram drew these as open: the test expects them to outlive the run. Given
+                    // a log, not the observable, each entry names the observable that logged it.
                     for log in raw where log.unsubscribed == nil {
-                        scheduler.state.expectedOpen.insert(OpenSubscription(owner: UInt(bitPattern: read), subscribed: log.subscribed))
+                        let owner = named ?? log.owner
+                        if owner != 0 { scheduler.state.expectedOpen.insert(OpenSubscription(owner: owner, subscribed: log.subscribed)) }
                     }
                 }
                 if !comparison.matches {

@@ -6,14 +6,10 @@ extension TestScheduler {
         public let messages: [Recorded<Event<Element>>]
         /// One entry per subscription, in subscription order, in the scheduler's absolute time.
         ///
-        /// Reading it inside `expect(subscriptions:)`'s argument tells that expectation whose log
-        /// it compares (the scheduler notes the reader); `expect(subscriptions: observable)` says
-        /// so directly.
+        /// (A plain read: each entry names the observable that logged it, which is how
+        /// `expect(subscriptions:)` given this log learns whose it is.)
         public internal(set) var subscriptions: [SubscriptionLog] {
-            get {
-                scheduler.state.logsRead = ObjectIdentifier(self)
-                return subscriptionLogs
-            }
+            get { subscriptionLogs }
             set { subscriptionLogs = newValue }
         }
         // The scheduler's thread's.
@@ -44,7 +40,9 @@ extension TestScheduler {
                 let subscription = ColdSubscription(
                     of: self, logIndex: subscriptionLogs.count, on: virtual,
                     replay: MessageReplay(messages: messages, receiver: observer, on: virtual, base: virtual.now, clampsNegative: true))
-                subscriptionLogs.append(SubscriptionLog(subscribed: scheduler.now))
+                var log = SubscriptionLog(subscribed: scheduler.now)
+                log.owner = UInt(bitPattern: ObjectIdentifier(self))
+                subscriptionLogs.append(log)
                 observer.setUpstream(subscription)
                 if !subscription.isDisposed { subscription.replay.scheduleAll(inTimeOrder: inTimeOrder) }
             })
@@ -191,14 +189,10 @@ extension TestScheduler {
         public let messages: [Recorded<Event<Element>>]
         /// One entry per subscription, in subscription order, in the scheduler's absolute time.
         ///
-        /// Reading it inside `expect(subscriptions:)`'s argument tells that expectation whose log
-        /// it compares (the scheduler notes the reader); `expect(subscriptions: observable)` says
-        /// so directly.
+        /// (A plain read: each entry names the observable that logged it, which is how
+        /// `expect(subscriptions:)` given this log learns whose it is.)
         public internal(set) var subscriptions: [SubscriptionLog] {
-            get {
-                scheduler.state.logsRead = ObjectIdentifier(self)
-                return subscriptionLogs
-            }
+            get { subscriptionLogs }
             set { subscriptionLogs = newValue }
         }
         // The scheduler's thread's.
@@ -232,7 +226,9 @@ extension TestScheduler {
         public func asObservable() -> Observable<Element> {
             Observable.create { [self] observer in
                 let index = subscriptionLogs.count
-                subscriptionLogs.append(SubscriptionLog(subscribed: scheduler.now))
+                var log = SubscriptionLog(subscribed: scheduler.now)
+                log.owner = UInt(bitPattern: ObjectIdentifier(self))
+                subscriptionLogs.append(log)
                 let subscription = subject.subscribe(observer)
                 return Disposables.create { [self] in
                     subscriptionLogs[index].unsubscribed = scheduler.now

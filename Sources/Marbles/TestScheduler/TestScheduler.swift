@@ -216,9 +216,6 @@ extension TestScheduler {
         var asyncRuns: [AsyncRun] = []
         /// The scheduler's `clock`, once made.
         var testClock: TestClock?
-        /// The test observable whose `subscriptions` was read last (a subscription expectation
-        /// given the log learns whose it is).
-        @usableFromInline var logsRead: ObjectIdentifier?
         /// Escaped work already reported (counts only grow; each flush reports what is new).
         var reportedEscapes = 0
         /// Runs begun (`run { }`).
