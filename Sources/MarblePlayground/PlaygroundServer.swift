@@ -18,33 +18,33 @@
     /// | `GET /api/files` | `{folder, files}`: the served folder's `.marble` files |
     /// | `GET /api/file?path=…` | a spec's text |
     /// | `PUT /api/file?path=…` | saves a spec (atomically, inside the folder only) |
-    public final class PlaygroundServer: Sendable {
+    package final class PlaygroundServer: Sendable {
         /// The limits a request meets.
-        public struct Limits: Sendable {
+        package struct Limits: Sendable {
             /// The largest request body accepted (413 beyond).
-            public var maxBodyBytes = 256 * 1024
+            package var maxBodyBytes = 256 * 1024
             /// How long a render may take before the server answers 503.
-            public var renderTime: Duration = .seconds(5)
+            package var renderTime: Duration = .seconds(5)
             /// Renders at once (the cores).
-            public var renderWidth = max(ProcessInfo.processInfo.activeProcessorCount, 1)
+            package var renderWidth = max(ProcessInfo.processInfo.activeProcessorCount, 1)
             /// Renders admitted (running or waiting) before the server answers 503.
-            public var renderCapacity = 64
+            package var renderCapacity = 64
 
             /// The defaults: 256 KiB bodies, 5 s per render, one render per core, 64 admitted.
-            public init() {}
+            package init() {}
         }
 
         /// What the server does.
-        public let service: PlaygroundService
+        package let service: PlaygroundService
         /// The per-run secret every request carries.
-        public let token: String
+        package let token: String
         let limits: Limits
         let renders: RenderQueue
         private let http: HTTPServer
         private let boundPort = ManagedAtomic<Int>(0)
 
         /// Creates a server for `folder` on 127.0.0.1:`port` (0: a free port); a random token unless given.
-        public init(folder: String, port: UInt16 = 0, token: String? = nil, limits: Limits = Limits()) throws {
+        package init(folder: String, port: UInt16 = 0, token: String? = nil, limits: Limits = Limits()) throws {
             self.service = PlaygroundService(folder: folder)
             self.token = token ?? Self.randomToken()
             self.limits = limits
@@ -54,24 +54,24 @@
         }
 
         /// Serves until the task is cancelled.
-        public func run() async throws {
+        package func run() async throws {
             await http.appendRoute("*", to: PlaygroundHandler(server: self))
             try await http.run()
         }
 
         /// Waits until the socket listens, then returns the port it listens on.
         @discardableResult
-        public func waitUntilListening() async throws -> UInt16 {
+        package func waitUntilListening() async throws -> UInt16 {
             try await http.waitUntilListening()
             if case .ip4(_, let port) = await http.listeningAddress { boundPort.store(Int(port), ordering: .relaxed) }
             return UInt16(boundPort.load(ordering: .relaxed))
         }
 
         /// The page's address, token included (after ``waitUntilListening()``).
-        public var url: String { "http://127.0.0.1:\(boundPort.load(ordering: .relaxed))/?token=\(token)" }
+        package var url: String { "http://127.0.0.1:\(boundPort.load(ordering: .relaxed))/?token=\(token)" }
 
         /// Stops listening, letting requests in flight finish for up to a second.
-        public func stop() async { await http.stop(timeout: 1) }
+        package func stop() async { await http.stop(timeout: 1) }
 
         static func randomToken() -> String {
             var generator = SystemRandomNumberGenerator()

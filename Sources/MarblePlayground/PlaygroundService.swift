@@ -1,24 +1,24 @@
-public import Foundation
-public import MarblegenCommands
+package import Foundation
+package import MarblegenCommands
 
 /// What the playground does, apart from HTTP: render spec text, list, read and save the served
 /// folder's specs, and hand out the gallery. Every answer is a ``PlaygroundReply``, so the
 /// server only translates.
-public struct PlaygroundService: Sendable {
+package struct PlaygroundService: Sendable {
     /// The folder whose `.marble` files are listed and saved; nothing outside it is touched.
-    public let folder: URL
+    package let folder: URL
     /// The renderer's settings (font, text engine); formats and theme come per request.
-    public var marblegen = Marblegen()
+    package var marblegen = Marblegen()
 
     /// Serves `folder` (made absolute and free of symbolic links).
-    public init(folder: String) {
+    package init(folder: String) {
         self.folder = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath()
     }
 
     // MARK: render
 
     /// Renders spec text; a spec error answers 422 with its line, column and the located message.
-    public func render(_ text: String, format: OutputFormat, theme: ThemeChoice) -> PlaygroundReply {
+    package func render(_ text: String, format: OutputFormat, theme: ThemeChoice) -> PlaygroundReply {
         var drawer = marblegen
         drawer.theme = theme
         switch drawer.draw(text, source: "<editor>", format: format) {
@@ -32,7 +32,7 @@ public struct PlaygroundService: Sendable {
     // MARK: files
 
     /// The `.marble` files of the folder and its subfolders, as paths relative to it, sorted.
-    public func specFiles() -> [String] {
+    package func specFiles() -> [String] {
         let root = folder.path
         guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
         var found: [String] = []
@@ -50,7 +50,7 @@ public struct PlaygroundService: Sendable {
     /// Where `relative` lives inside the folder, or why it may not be used: absolute paths,
     /// `..`, hidden components, anything not ending in `.marble`, and symbolic links that lead
     /// out of the folder are refused.
-    public func resolve(_ relative: String) -> Result<URL, PlaygroundReply> {
+    package func resolve(_ relative: String) -> Result<URL, PlaygroundReply> {
         func refuse(_ why: String) -> Result<URL, PlaygroundReply> { .failure(.error(403, "refused '\(relative)': \(why)")) }
         if relative.isEmpty || relative.utf8.count > 1_024 { return refuse("the path must have 1 to 1024 bytes") }
         if relative.hasPrefix("/") || relative.hasPrefix("~") { return refuse("the path must be relative to the served folder") }
@@ -77,7 +77,7 @@ public struct PlaygroundService: Sendable {
     }
 
     /// The text of a spec in the folder.
-    public func read(_ relative: String) -> PlaygroundReply {
+    package func read(_ relative: String) -> PlaygroundReply {
         let url: URL
         switch resolve(relative) {
         case .failure(let reply): return reply
@@ -92,7 +92,7 @@ public struct PlaygroundService: Sendable {
 
     /// Writes `text` to a spec in the folder atomically (a temporary file renamed over it), so
     /// a reader never sees half a file; its folder must exist already (404 otherwise).
-    public func save(_ relative: String, text: String) -> PlaygroundReply {
+    package func save(_ relative: String, text: String) -> PlaygroundReply {
         let url: URL
         switch resolve(relative) {
         case .failure(let reply): return reply
@@ -109,10 +109,10 @@ public struct PlaygroundService: Sendable {
     // MARK: gallery
 
     /// The gallery's operators (name and spec text, in name order) as JSON.
-    public func gallery() -> PlaygroundReply { .json(200, GallerySpecs.all.map { GalleryEntry(name: $0.name, spec: $0.spec) }) }
+    package func gallery() -> PlaygroundReply { .json(200, GallerySpecs.all.map { GalleryEntry(name: $0.name, spec: $0.spec) }) }
 
     /// The folder's specs as JSON: `{"folder": …, "files": […]}`.
-    public func files() -> PlaygroundReply { .json(200, FileList(folder: folder.path, files: specFiles())) }
+    package func files() -> PlaygroundReply { .json(200, FileList(folder: folder.path, files: specFiles())) }
 }
 
 extension OutputFormat {
@@ -127,23 +127,23 @@ extension OutputFormat {
 }
 
 /// An HTTP answer without HTTP: status, media type and body.
-public struct PlaygroundReply: Error, Sendable, Equatable {
+package struct PlaygroundReply: Error, Sendable, Equatable {
     /// The HTTP status code.
-    public var status: Int
+    package var status: Int
     /// The `Content-Type`.
-    public var contentType: String
+    package var contentType: String
     /// The bytes sent.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Creates a reply.
-    public init(status: Int, contentType: String, body: [UInt8]) {
+    package init(status: Int, contentType: String, body: [UInt8]) {
         self.status = status
         self.contentType = contentType
         self.body = body
     }
 
     /// The body as text (for tests and logs).
-    public var text: String { String(decoding: body, as: UTF8.self) }
+    package var text: String { String(decoding: body, as: UTF8.self) }
 
     /// A JSON reply (keys sorted, so answers are stable).
     static func json(_ status: Int, _ value: some Encodable) -> PlaygroundReply {

@@ -4,7 +4,7 @@ import Foundation
 extension Marblegen {
     /// Re-renders every spec in `directory` in memory and lists the files on disk that are
     /// missing or differ (exit 1).
-    public func check(_ directory: String) -> CommandResult {
+    package func check(_ directory: String) -> CommandResult {
         var result = CommandResult(exitCode: 0, output: "", errors: "")
         let renderer = CairoRenderer(fontFamily: fontFamily, textEngine: textEngine)
         do { try renderer.verifyFont() } catch {
@@ -41,7 +41,7 @@ extension Marblegen {
     }
 
     /// Runs each spec and checks its `expected:` line against the computed output.
-    public func verify(_ paths: [String]) -> CommandResult {
+    package func verify(_ paths: [String]) -> CommandResult {
         var result = CommandResult(exitCode: 0, output: "", errors: "")
         let (specs, problems) = collectSpecs(paths)
         for problem in problems { result.fail(2, problem) }

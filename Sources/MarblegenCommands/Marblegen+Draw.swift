@@ -4,7 +4,7 @@ internal import MarbleSpec
 extension Marblegen {
     /// The spec text `draw` renders: the inputs (the first unnamed, the others `in2`, `in3`, …)
     /// and the operator, if any.
-    public static func drawSpec(inputs: [String], operator call: String?) -> String {
+    package static func drawSpec(inputs: [String], operator call: String?) -> String {
         var lines = inputs.enumerated().map { index, diagram in index == 0 ? "input: \(diagram)" : "input in\(index + 1): \(diagram)" }
         if let call { lines.append("operator: \(call)") }
         return lines.joined(separator: "\n") + "\n"
@@ -13,7 +13,7 @@ extension Marblegen {
     /// Renders one spec given as text (`marblegen draw`) in `format`: the file's bytes, or a
     /// failure with the located error (`source` names the text in messages: `<command line>`,
     /// `<stdin>`).
-    public func draw(_ text: String, source: String, format: OutputFormat) -> Result<[UInt8], DrawFailure> {
+    package func draw(_ text: String, source: String, format: OutputFormat) -> Result<[UInt8], DrawFailure> {
         let renderer = CairoRenderer(fontFamily: fontFamily, textEngine: textEngine)
         do { try renderer.verifyFont() } catch { return .failure(DrawFailure(message: "error: \(error)")) }
         let spec: DiagramSpec
@@ -36,23 +36,23 @@ extension Marblegen {
     }
 
     /// Writes `bytes` to `path` atomically (never a half-written file).
-    public static func write(_ bytes: [UInt8], to path: String) throws {
+    package static func write(_ bytes: [UInt8], to path: String) throws {
         try writeAtomically(bytes, to: path)
     }
 }
 
 /// Why `draw` drew nothing: a located spec error, or a rendering or font problem.
-public struct DrawFailure: Error, Sendable, CustomStringConvertible {
+package struct DrawFailure: Error, Sendable, CustomStringConvertible {
     /// What went wrong, with the place (`<command line>:2:11: error: …` and a caret).
-    public var message: String
+    package var message: String
     /// The 1-based line of a spec error; `nil` when the spec is not at fault (font, Cairo).
-    public var line: Int?
+    package var line: Int?
     /// The 1-based column of a spec error.
-    public var column: Int?
-    public var description: String { message }
+    package var column: Int?
+    package var description: String { message }
 
     /// Creates a failure, located when `location` is given.
-    public init(message: String, location: (line: Int, column: Int)? = nil) {
+    package init(message: String, location: (line: Int, column: Int)? = nil) {
         self.message = message
         self.line = location?.line
         self.column = location?.column

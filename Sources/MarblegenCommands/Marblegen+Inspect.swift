@@ -3,7 +3,7 @@ import Foundation
 // `marblegen parse` (a marble string's events) and `marblegen operators` (what specs may name).
 extension Marblegen {
     /// What kind of diagram `parse` reads.
-    public enum ParseKind: String, CaseIterable, Sendable {
+    package enum ParseKind: String, CaseIterable, Sendable {
         /// Times from the subscription; no `^`.
         case cold
         /// `^` marks frame 0.
@@ -15,7 +15,7 @@ extension Marblegen {
     }
 
     /// Prints a marble diagram's events as a table, or its syntax error with a caret.
-    public static func parse(_ diagram: String, kind: ParseKind = .cold) -> CommandResult {
+    package static func parse(_ diagram: String, kind: ParseKind = .cold) -> CommandResult {
         var result = CommandResult(exitCode: 0, output: "", errors: "")
         let parser = MarbleDiagram.Parser()
         do {
@@ -44,7 +44,7 @@ extension Marblegen {
 
     /// Lists the operators specs may use, within 80 columns: each usage at the margin, then
     /// what it does and its inputs, indented.
-    public static func operators() -> CommandResult {
+    package static func operators() -> CommandResult {
         var result = CommandResult(exitCode: 0, output: "", errors: "")
         for definition in OperatorRegistry.definitions {
             let inputs =

@@ -18,7 +18,7 @@ extension Marblegen {
     /// the block current (`![title](images/name.png)`, inserted if missing); with `check`, writes
     /// nothing and exits 1 when an image or a link is missing or out of date. A broken spec is an
     /// error at its line in the Markdown file (exit 2); nothing is written then.
-    public func markdown(_ path: String, imageDirectory: String, format: OutputFormat = .png, check: Bool) -> CommandResult {
+    package func markdown(_ path: String, imageDirectory: String, format: OutputFormat = .png, check: Bool) -> CommandResult {
         var result = CommandResult(exitCode: 0, output: "", errors: "")
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
             result.fail(2, "error: cannot read \(path) as UTF-8 text")

@@ -3,7 +3,7 @@ import Foundation
 // `marblegen render`: every spec drawn beside itself or into a folder, each file written atomically.
 extension Marblegen {
     /// Renders every spec in `paths` (files or folders; the gallery when empty) beside itself, or into `outputDirectory`.
-    public func render(_ paths: [String], outputDirectory: String? = nil) -> CommandResult {
+    package func render(_ paths: [String], outputDirectory: String? = nil) -> CommandResult {
         var result = CommandResult(exitCode: 0, output: "", errors: "")
         let renderer = CairoRenderer(fontFamily: fontFamily, textEngine: textEngine)
         do { try renderer.verifyFont() } catch {

@@ -3,19 +3,19 @@ import Foundation
 
 /// The theme choice of the command line: a fixed theme, or `auto` (SVG follows the reader's
 /// light/dark preference; PNG and PDF use light).
-public enum ThemeChoice: String, CaseIterable, Sendable {
+package enum ThemeChoice: String, CaseIterable, Sendable {
     /// The colour theme: fixed light or dark, or (SVG) following the reader's `prefers-color-scheme`.
     case light, dark, auto
 }
 
 /// What a command printed and how it ended: 0 ok, 1 a check or verification failed, 2 bad input.
-public struct CommandResult: Sendable, Equatable {
+package struct CommandResult: Sendable, Equatable {
     /// `0` on success, `1` when a check or verification failed, `2` on bad input.
-    public var exitCode: Int32
+    package var exitCode: Int32
     /// What the command prints on standard output.
-    public var output: String
+    package var output: String
     /// What the command prints on standard error.
-    public var errors: String
+    package var errors: String
 
     mutating func fail(_ code: Int32, _ message: String) {
         exitCode = max(exitCode, code)
@@ -33,23 +33,23 @@ public struct CommandResult: Sendable, Equatable {
 }
 
 /// The `marblegen` commands as a library, so that they are tested without a process.
-public struct Marblegen: Sendable {
+package struct Marblegen: Sendable {
     /// The formats `render` writes for each spec.
-    public var formats: [OutputFormat] = [.png, .svg]
+    package var formats: [OutputFormat] = [.png, .svg]
     /// The colour theme, unless a spec's `style: theme = …` chooses one.
-    public var theme: ThemeChoice = .auto
+    package var theme: ThemeChoice = .auto
     /// Pixels per point for PNG output (2 for high-density screens).
-    public var scale: Double = 2
+    package var scale: Double = 2
     /// The font family for labels; `render` fails early when fontconfig cannot find it.
-    public var fontFamily: String = "DejaVu Sans"
+    package var fontFamily: String = "DejaVu Sans"
     /// How labels are shaped: Pango with font fallback (CJK, emoji) or Cairo's one-font toy API.
-    public var textEngine: TextEngine = .pango
+    package var textEngine: TextEngine = .pango
 
     /// The defaults: PNG and SVG, automatic theme, scale 2, DejaVu Sans.
-    public init() {}
+    package init() {}
 
     /// The folder `render` uses without arguments.
-    public static let galleryDirectory = "diagrams"
+    package static let galleryDirectory = "diagrams"
 
     // The work each command shares: loading specs, rendering one, naming files, making folders and writing files.
     /// Creates `path` and its missing parents; on failure, which folder refused and the system's reason.
@@ -204,7 +204,7 @@ final class ResultSlots<Value>: @unchecked Sendable {
 
 /// What `marblegen` and `marbleplay` print, and exit 2 with, when built without the package's
 /// Tools trait (their argument parsing is behind it).
-public func exitForMissingToolsTrait(_ program: String) -> Never {
+package func exitForMissingToolsTrait(_ program: String) -> Never {
     let message = """
         \(program) is built with the package's Tools trait (swift-argument-parser and FlyingFox stay unfetched \
         without it): `swift build --traits Tools --product \(program)` here, or \

@@ -37,7 +37,11 @@ package enum Watchdog {
         var key = 0
 
         /// The drive ends.
-        package func end() { drives.wrappingIncrement(ordering: .relaxed) }
+        package func end() { bump() }
+
+        /// One more drive in or out: only this record's thread writes the count, so a load and
+        /// a store do (no read-modify-write).
+        @inline(__always) func bump() { drives.store(drives.load(ordering: .relaxed) &+ 1, ordering: .relaxed) }
     }
 
     /// The unit of ``limit``, in nanoseconds of real time (1 s; tests shorten it).
@@ -80,7 +84,7 @@ package enum Watchdog {
             lock.withLock { record.name = name }
         }
         record.virtualNow.store(virtualNow, ordering: .relaxed)
-        record.drives.wrappingIncrement(ordering: .relaxed)
+        record.bump()
         return record
     }
 
