@@ -100,21 +100,19 @@ enum StringLiteralRewrite {
         let entries = newValues.map { "\(quoted($0.key)): \($0.literal)" }.joined(separator: ", ")
         let notLiteral = Refusal(reason: "new keys \(entries) belong in `values:`, which is not a dictionary literal in the call")
         var index = offset
-        var depth = 0
         while index < source.count {
             let byte = source[index]
             if byte == UInt8(ascii: "\"") {
                 index = try skipLiteral(in: source, at: index)
                 continue
             }
-            if byte == UInt8(ascii: "(") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") { depth += 1 }
-            if byte == UInt8(ascii: ")") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
-                if depth == 0 { throw notLiteral }
-                depth -= 1
+            if opens(byte) {
+                index = try closing(of: index, in: source) + 1
+                continue
             }
-            if depth == 0, source[index...].starts(with: Array("values".utf8)),
-                index == 0 || !isIdentifierByte(source[index - 1])
-            {
+            // The call's own `)`: it has no `values:`.
+            if closes(byte) { throw notLiteral }
+            if source[index...].starts(with: Array("values".utf8)), index == 0 || !isIdentifierByte(source[index - 1]) {
                 var next = index + 6
                 while next < source.count, source[next] == UInt8(ascii: " ") { next += 1 }
                 guard next < source.count, source[next] == UInt8(ascii: ":") else {
@@ -124,41 +122,48 @@ enum StringLiteralRewrite {
                 next += 1
                 while next < source.count, [UInt8(ascii: " "), UInt8(ascii: "\n")].contains(source[next]) { next += 1 }
                 guard next < source.count, source[next] == UInt8(ascii: "[") else { throw notLiteral }
-                return try insertion(in: source, dictionaryAt: next, entries: entries)
+                return insertion(in: source, dictionary: next...(try closing(of: next, in: source)), entries: entries)
             }
             index += 1
         }
         throw notLiteral
     }
 
-    /// The place before the dictionary's closing `]` and the entries as they join what is there.
-    private static func insertion(in source: [UInt8], dictionaryAt open: Int, entries: String) throws(Refusal) -> (Range<Int>, String) {
-        var index = open + 1
+    /// The place before the dictionary's closing `]` (or its `:` when empty) and the entries as
+    /// they join what is there.
+    private static func insertion(in source: [UInt8], dictionary: ClosedRange<Int>, entries: String) -> (Range<Int>, String) {
+        let (open, close) = (dictionary.lowerBound, dictionary.upperBound)
+        let inside = String(decoding: source[(open + 1)..<close], as: UTF8.self)
+        if inside.trimmingCharacters(in: .whitespacesAndNewlines) == ":" { return ((open + 1)..<close, entries) }
+        var last = close - 1
+        while last > open, [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t")].contains(source[last]) { last -= 1 }
+        let after = last + 1
+        return source[last] == UInt8(ascii: ",") ? (after..<after, " \(entries),") : (after..<after, ", \(entries)")
+    }
+
+    /// The index of the bracket that closes the one at `open`, string literals skipped.
+    private static func closing(of open: Int, in source: [UInt8]) throws(Refusal) -> Int {
         var depth = 0
+        var index = open
         while index < source.count {
             let byte = source[index]
             if byte == UInt8(ascii: "\"") {
                 index = try skipLiteral(in: source, at: index)
                 continue
             }
-            if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "(") { depth += 1 }
-            if byte == UInt8(ascii: ")") { depth -= 1 }
-            if byte == UInt8(ascii: "]") {
-                if depth > 0 {
-                    depth -= 1
-                } else {
-                    let inside = String(decoding: source[(open + 1)..<index], as: UTF8.self)
-                    let trimmed = inside.trimmingCharacters(in: .whitespacesAndNewlines)
-                    if trimmed == ":" { return ((open + 1)..<index, entries) }
-                    var last = index - 1
-                    while last > open, [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t")].contains(source[last]) { last -= 1 }
-                    let after = last + 1
-                    return source[last] == UInt8(ascii: ",") ? (after..<after, " \(entries),") : (after..<after, ", \(entries)")
-                }
+            if opens(byte) { depth += 1 }
+            if closes(byte) {
+                depth -= 1
+                if depth == 0 { return index }
             }
             index += 1
         }
-        throw Refusal(reason: "unterminated `values:` dictionary")
+        throw Refusal(reason: "unterminated bracket after the diagram")
+    }
+
+    private static func opens(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "(") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") }
+    private static func closes(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: ")") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}")
     }
 
     private static func skipLiteral(in source: [UInt8], at start: Int) throws(Refusal) -> Int {

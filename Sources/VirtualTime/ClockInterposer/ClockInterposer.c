@@ -342,29 +342,10 @@ static void hand_to_timer(marbles_foreign *foreign, void *queue, long long remai
         marbles_foreign_owner(foreign), queue, queue == main_queue, remaining < 0 ? 0 : remaining, context, work);
 }
 
-typedef struct {
-    marbles_foreign *foreign;
-    long long sequence;
-    void *context;
-    void (*work)(void *);
-} tracked_timer;
-
-static void run_tracked_timer(void *raw) {
-    tracked_timer *t = raw;
-    marbles_foreign_context saved = marbles_foreign_enter(t->foreign, t->sequence);
-    t->work(t->context);
-    marbles_foreign_leave(saved);
-    marbles_foreign_end(t->foreign, t->sequence);
-    free(t);
-}
-
 // A timer set from tracked work on another thread: real time, but waited for.
 static void after_tracked(marbles_foreign *foreign, uint64_t when, void *queue, void *context, void (*work)(void *)) {
-    tracked_timer *t = malloc(sizeof(tracked_timer));
-    if (t == NULL) abort();
-    *t = (tracked_timer){foreign, marbles_foreign_begin(foreign, marbles_foreign_kind_timer, "a timer"), context, work};
     dispatch_after_f_fn next = atomic_load_explicit(&next_dispatch_after_f, memory_order_acquire);
-    next(when, queue, t, run_tracked_timer);
+    next(when, queue, marbles_foreign_wrap(foreign, marbles_foreign_kind_timer, "a timer", context, work), marbles_foreign_run_wrapped);
 }
 
 static bool on_main_queue_in_loop(marbles_foreign *foreign, void *queue) {
@@ -468,30 +449,13 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*
 // `DispatchQueue.async(group:)` and `DispatchGroup.notify(queue:)`: the block runs as tracked work
 // through the `_f` forms, in the group as before. A notification is out from the moment it is
 // registered until it has run, so the run waits for the group to empty.
-typedef struct {
-    marbles_foreign *foreign;
-    long long sequence;
-    void *block;
-} tracked_group_block;
-
-static void run_tracked_group_block(void *raw) {
-    tracked_group_block *t = raw;
-    marbles_foreign_context saved = marbles_foreign_enter(t->foreign, t->sequence);
-    marbles_foreign_invoke_block(t->block);
-    marbles_foreign_leave(saved);
-    marbles_foreign_end(t->foreign, t->sequence);
-    free(t);
-}
-
 static bool group_tracked(void *group, void *queue, void *block, dispatch_group_f_fn next, uintptr_t caller) {
     // The main queue's notification stays as it was: the loop does not run group work.
     marbles_foreign *foreign = next != NULL && queue != main_queue ? tracker_for(caller) : NULL;
     void *copy = foreign != NULL ? marbles_foreign_copy_block(block) : NULL;
     if (copy == NULL) return false;
-    tracked_group_block *t = malloc(sizeof(tracked_group_block));
-    if (t == NULL) abort();
-    *t = (tracked_group_block){foreign, marbles_foreign_begin(foreign, marbles_foreign_kind_block, "a group's block"), copy};
-    next(group, queue, t, run_tracked_group_block);
+    next(group, queue, marbles_foreign_wrap(foreign, marbles_foreign_kind_block, "a group's block", copy, marbles_foreign_invoke_block),
+         marbles_foreign_run_wrapped);
     return true;
 }
 

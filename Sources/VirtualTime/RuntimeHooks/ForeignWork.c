@@ -176,7 +176,14 @@ typedef struct {
     void (*work)(void *);
 } submitted;
 
-static void run_submitted(void *raw) {
+void *marbles_foreign_wrap(marbles_foreign *foreign, marbles_foreign_kind kind, const char *label, void *context, void (*work)(void *)) {
+    submitted *s = malloc(sizeof(submitted));
+    if (s == NULL) abort();
+    *s = (submitted){foreign, marbles_foreign_begin(foreign, kind, label), context, work};
+    return s;
+}
+
+void marbles_foreign_run_wrapped(void *raw) {
     submitted *s = raw;
     marbles_foreign_context saved = marbles_foreign_enter(s->foreign, s->sequence);
     s->work(s->context);
@@ -193,10 +200,7 @@ static const char *queue_label(void *queue) {
 }
 
 void marbles_foreign_submit(marbles_foreign *foreign, void *queue, marbles_foreign_kind kind, void *context, void (*work)(void *)) {
-    submitted *s = malloc(sizeof(submitted));
-    if (s == NULL) abort();
-    *s = (submitted){foreign, marbles_foreign_begin(foreign, kind, queue_label(queue)), context, work};
-    submit_next(queue, s, run_submitted);
+    submit_next(queue, marbles_foreign_wrap(foreign, kind, queue_label(queue), context, work), marbles_foreign_run_wrapped);
 }
 
 bool marbles_foreign_wait(marbles_foreign *foreign, long long timeout_ns) {

@@ -169,6 +169,13 @@ bool marbles_foreign_on_driver(void);
 /// The sequence number of the tracked work running on this thread (-1: none): what a job it
 /// sends back is ordered by.
 long long marbles_foreign_current_sequence(void);
+/// Wraps `work(context)` as tracked work of `foreign`, counted out from now: pass the returned
+/// context with `marbles_foreign_run_wrapped` to whatever runs it (a Dispatch `_f` function);
+/// it counts in once the work has run.
+void *_Nonnull marbles_foreign_wrap(
+    marbles_foreign *_Nonnull foreign, marbles_foreign_kind kind, const char *_Nonnull label, void *_Nullable context,
+    void (*_Nonnull work)(void *_Nullable));
+void marbles_foreign_run_wrapped(void *_Nullable wrapped);
 /// Submits `work(context)` to `queue` as tracked work (through the next `dispatch_async_f`).
 void marbles_foreign_submit(
     marbles_foreign *_Nonnull foreign, void *_Nonnull queue, marbles_foreign_kind kind, void *_Nullable context,
