@@ -132,7 +132,6 @@ package final class TestTaskExecutor: @unchecked Sendable {
     // empty run took 1.24×, a 10-event test 1.19× and an async test 1.25× the time of 40fe785;
     // unowned(unsafe), 0.95× each (scripts/profile-ab.py, release, min of 7).
     unowned(unsafe) var runtime: VirtualRuntime?
-
     /// Whether to note the real time each job starts at (clocks read back: a sleep's deadline is
     /// bounded by the age of the job that sleeps).
     var notesJobStarts: Bool {
@@ -179,12 +178,10 @@ package final class TestTaskExecutor: @unchecked Sendable {
 
     fileprivate func enqueue(_ queued: Queued, routed: Bool) {
         // Routed jobs come from the driving thread (the hooks route by thread); others may not.
-        let onOwnerThread = routed || isOwnerThread
-        if !onOwnerThread { return enqueueReturned(queued) }
+        guard routed || isOwnerThread else { return enqueueReturned(queued) }
         let first = seen.load(ordering: .relaxed) == 0 && seen.exchange(1, ordering: .relaxed) == 0
         withLock {
-            if !onOwnerThread { queue.foreignEnqueues += 1 }
-            if let chooser = driver.chooser, onOwnerThread { chooser.noteReady(queued.job) }
+            if let chooser = driver.chooser { chooser.noteReady(queued.job) }
             // Room for a few at once: growing from empty reallocated three times in a short async test.
             if queue.jobs.capacity == 0 { queue.jobs.reserveCapacity(16) }
             queue.jobs.append(queued)
@@ -192,7 +189,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
         }
         // The first async work: from now on the scheduler notes when each instant begins; for
         // this one, a clock read by the work is later than now.
-        if first, onOwnerThread { runtime?.noteFirstJob() }
+        if first { runtime?.noteFirstJob() }
     }
 
     /// A job from another thread: held until the driver takes it (``takeReturned()``).

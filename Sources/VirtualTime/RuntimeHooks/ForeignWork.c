@@ -112,8 +112,6 @@ marbles_foreign *marbles_foreign_here(void) {
     return home->foreign;
 }
 
-bool marbles_foreign_on_driver(void) { return marbles_route_home() != NULL; }
-
 long long marbles_foreign_current_sequence(void) { return running_foreign != NULL ? running_sequence : -1; }
 
 

@@ -164,8 +164,6 @@ void marbles_watch_record_set(void *_Nullable record);
 /// Where work submitted on this thread is tracked: the route's (a driving thread), or that of
 /// the tracked work running on this thread; NULL: nowhere.
 marbles_foreign *_Nullable marbles_foreign_here(void);
-/// Whether the calling thread drives a run (its route has a tracker).
-bool marbles_foreign_on_driver(void);
 /// The sequence number of the tracked work running on this thread (-1: none): what a job it
 /// sends back is ordered by.
 long long marbles_foreign_current_sequence(void);
