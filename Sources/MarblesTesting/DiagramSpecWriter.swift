@@ -37,8 +37,10 @@ package struct DiagramSpecWriter: Sendable {
         }
     }
 
-    /// The spec text: inputs (inner observables as `inner` lines), the expression under test
-    /// as title, actual and expected; subscription expectations as the logs they compared.
+    /// The spec text: the test observables under the names the test gives them (inners, the
+    /// observables other inputs emit, as `inner` lines drawn from where they were subscribed),
+    /// their subscriptions, the expression under test as title, actual and expected; for a
+    /// subscription expectation, the expected subscriptions against the actual ones.
     public static func spec(for outcome: ExpectationOutcome, testName: String? = nil) -> String {
         let printer = MarbleDiagram.Printer(frame: outcome.frame)
         let location = outcome.location
@@ -47,16 +49,24 @@ package struct DiagramSpecWriter: Sendable {
         lines.append("title: \(SourceScan.expectArgument(at: location) ?? (testName ?? "expectation"))")
         lines.append("source: \(location.fileID):\(location.line)")
         lines.append("status: \(outcome.passed ? "passed" : "failed")")
-        var names = InnerNames(printer: printer)
+        let inputNames = InputNames(outcome.inputs)
+        var names = InnerNames(printer: printer, inputs: outcome.inputs, inputNames: inputNames.names)
         var body: [String] = []
-        for (index, input) in outcome.inputs.enumerated() {
+        for (index, input) in outcome.inputs.enumerated() where !inputNames.isInner[index] {
             // Times before a hot observable's `^` are not drawn.
             let events = input.messages.filter { $0.time >= .zero }
-            body.append("\(input.kind == .hot ? "hot" : "input") e\(index + 1): \(names.print(events))")
+            let name = inputNames.names[index]
+            body.append("\(input.kind == .hot ? "hot" : "input") \(name): \(names.print(events))")
+            body.append(contentsOf: input.subscriptions.map { "subscribed \(name): \(printer.print($0))" })
         }
         if let expected = outcome.expectedSubscriptions, let actual = outcome.actualSubscriptions {
-            body.append(contentsOf: actual.map { "// actual subscription: \(printer.print($0))" })
-            body.append(contentsOf: expected.map { "// expected subscription: \(printer.print($0))" })
+            let checked = outcome.inputs.indices.first { outcome.inputs[$0].owner == outcome.subscriptionOwner && !inputNames.isInner[$0] }
+            if let checked {
+                body.append(contentsOf: expected.map { "expected subscribed \(inputNames.names[checked]): \(printer.print($0))" })
+            } else {
+                body.append(contentsOf: actual.map { "// actual subscription: \(printer.print($0))" })
+                body.append(contentsOf: expected.map { "// expected subscription: \(printer.print($0))" })
+            }
         } else {
             body.append("actual: \(names.print(outcome.actual))")
             body.append("expected: \(names.print(outcome.expected))")
@@ -75,15 +85,74 @@ package struct DiagramSpecWriter: Sendable {
     }
 }
 
-/// Names for the inner observables of a test-written spec: the same timeline gets the same
-/// name wherever it appears (input, actual, expected), and each gets an `inner` line.
+/// The names of a test's observables in its diagrams: the `name:` the test gave, else the name
+/// its source declares (`let clicks = scheduler.cold(…)`), else `e1`, `e2`, … by creation order;
+/// each a spec name, each once. Which of them are inners: values another input emits.
+struct InputNames {
+    let names: [String]
+    let isInner: [Bool]
+
+    init(_ inputs: [ExpectationOutcome.Input]) {
+        var sources: [String: [Substring]] = [:]
+        var taken: Set<String> = []
+        var names: [String] = []
+        for (index, input) in inputs.enumerated() {
+            var name: String?
+            if let declaration = input.declaration {
+                if let given = declaration.name {
+                    name = given
+                } else {
+                    let path = declaration.location.filePath
+                    if sources[path] == nil { sources[path] = SourceScan.lines(of: declaration.location) ?? [] }
+                    name = SourceScan.assignedName(at: declaration.location, in: sources[path] ?? [])
+                }
+            }
+            var chosen = name.flatMap(Self.specName) ?? "e\(index + 1)"
+            if taken.contains(chosen) {
+                let base = chosen
+                var n = 2
+                while taken.contains("\(base)_\(n)") { n += 1 }
+                chosen = "\(base)_\(n)"
+            }
+            taken.insert(chosen)
+            names.append(chosen)
+        }
+        self.names = names
+        isInner = inputs.map { input in
+            inputs.contains { other in
+                other.owner != input.owner && other.messages.contains { message in
+                    if case .next(let value) = message.value { return input.isValue(value) }
+                    return false
+                }
+            }
+        }
+    }
+
+    /// `name` as a spec accepts it (letters, digits and _, not first a digit), else nil.
+    static func specName(_ name: String) -> String? {
+        let word = name.map { $0.isLetter || $0.isNumber || $0 == "_" ? $0 : "_" }
+        guard let first = word.first, !first.isNumber, word.contains(where: { $0 != "_" }) else { return nil }
+        return String(word)
+    }
+}
+
+/// Names for the inner observables of a test-written spec: a test observable keeps its own name
+/// (with `subscribed` lines for where the operator subscribed it); any other timeline gets a
+/// letter, the same wherever it appears (input, actual, expected); each gets an `inner` line.
 struct InnerNames {
     let printer: MarbleDiagram.Printer
+    let inputs: [ExpectationOutcome.Input]
+    let inputNames: [String]
     private var byDiagram: [String: String] = [:]
+    private var declared: Set<String> = []
     private(set) var declarations: [String] = []
     private static let letters = ["x", "y", "z", "u", "v", "w", "p", "q", "r", "s", "t"]
 
-    init(printer: MarbleDiagram.Printer) { self.printer = printer }
+    init(printer: MarbleDiagram.Printer, inputs: [ExpectationOutcome.Input], inputNames: [String]) {
+        self.printer = printer
+        self.inputs = inputs
+        self.inputNames = inputNames
+    }
 
     mutating func print(_ events: [Recorded<Event<RecordedValue>>]) -> String {
         var labels: [String] = []
@@ -98,6 +167,15 @@ struct InnerNames {
     }
 
     private mutating func label(_ value: RecordedValue) -> String {
+        if let index = inputs.firstIndex(where: { $0.isValue(value) }) {
+            let name = inputNames[index]
+            if declared.insert(name).inserted {
+                let diagram = print(inputs[index].messages)
+                declarations.append("inner \(name): \(diagram)")
+                declarations += inputs[index].subscriptions.map { "subscribed \(name): \(printer.print($0))" }
+            }
+            return name
+        }
         let timeline: [Recorded<Event<RecordedValue>>]
         switch value {
         case .inner(let inner): timeline = inner.events
@@ -106,8 +184,10 @@ struct InnerNames {
         }
         let diagram = print(timeline)
         if let name = byDiagram[diagram] { return name }
-        let name = byDiagram.count < Self.letters.count ? Self.letters[byDiagram.count] : "i\(byDiagram.count + 1)"
+        let free = Self.letters.filter { !inputNames.contains($0) && !declared.contains($0) }
+        let name = free.first ?? "i\(byDiagram.count + 1)"
         byDiagram[diagram] = name
+        declared.insert(name)
         declarations.append("inner \(name): \(diagram)")
         return name
     }

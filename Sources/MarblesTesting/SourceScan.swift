@@ -29,6 +29,18 @@ enum SourceScan {
         return trimmed.isEmpty ? nil : trimmed
     }
 
+    /// The name a declaration on the location's line gives what the call there makes:
+    /// `clicks` for `let clicks = scheduler.cold("-a-|")`, the call at `location.column`.
+    static func assignedName(at location: MarbleFailure.Location, in lines: [Substring]) -> String? {
+        guard location.line >= 1, location.line <= lines.count else { return nil }
+        let line = lines[location.line - 1]
+        let before = line.prefix(max(location.column - 1, 0))
+        guard let equals = before.lastIndex(of: "="), let keyword = before[..<equals].range(of: "let ") ?? before[..<equals].range(of: "var ")
+        else { return nil }
+        let name = before[keyword.upperBound..<equals].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+        return name.isEmpty ? nil : String(name)
+    }
+
     /// The name of the nearest `func` at or above the location (an XCTest method's name, where
     /// the framework does not say which test is running).
     static func enclosingFunction(at location: MarbleFailure.Location) -> String? {

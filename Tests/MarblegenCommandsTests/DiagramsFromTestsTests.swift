@@ -40,4 +40,71 @@ struct DiagramsFromTestsTests {
         #expect(result.exitCode == 0, "\(result.errors)")
         #expect(FileManager.default.fileExists(atPath: failing.replacingOccurrences(of: ".marble", with: ".png")))
     }
+
+    /// The specs a run's checked expectations write, by the writer the test framework uses.
+    static func specs(testName: String, _ body: (TestScheduler) -> Void) -> [String] {
+        var specs: [String] = []
+        let scheduler = TestScheduler(
+            reporter: MarbleFailure.Collector(),
+            listener: TestScheduler.Listener(
+                testName: testName, expectationChecked: { specs.append(DiagramSpecWriter.spec(for: $0, testName: testName)) }))
+        scheduler.run { body(scheduler) }
+        return specs
+    }
+
+    @Test("a flatMapLatest test's diagram names its inputs as the test does and draws inners from where they were subscribed")
+    func higherOrderTestDiagramTellsTheTruth() throws {
+        let specs = Self.specs(testName: "switchesToLatest()") { scheduler in
+            let first = scheduler.cold("--1--2--3|")
+            let second = scheduler.cold("-4|")
+            let outer = scheduler.hot("--a------b---|", values: ["a": first, "b": second])
+            scheduler.expect(outer.flatMapLatest { $0 }).toBe("----1--2--4--|")
+        }
+        let text = try #require(specs.first)
+        #expect(text.contains("hot outer: --'first'------'second'---|"), "\(text)")
+        #expect(text.contains("inner first: --1--2--3|"))
+        #expect(text.contains("subscribed first: --^------!"))
+        #expect(text.contains("subscribed second: ---------^-!"))
+        #expect(!text.contains("e1") && !text.contains("input first"))
+        let model = try DiagramRunner.run(try DiagramSpec.parse(text))
+        #expect(model.inputs.map(\.name) == ["outer"])
+        let inners = model.inputs[0].inners
+        // `first` runs from frame 2 (its 1 at frame 4, as the output shows it), cut at frame 9.
+        #expect(inners.map(\.start) == [2, 9])
+        #expect(inners[0].fadedAfter == 7)
+        #expect(model.output.events.first?.frame == 4)
+    }
+
+    @Test("name: names a test observable in its diagrams; observables made by a helper are e1, e2")
+    func explicitNamesWin() throws {
+        func make(_ scheduler: TestScheduler) -> TestScheduler.ColdObservable<String> { scheduler.cold("-a|") }
+        let specs = Self.specs(testName: "names()") { scheduler in
+            let input = scheduler.cold("-x|", name: "clicks")
+            let helper = make(scheduler)
+            scheduler.expect(Observable.merge(input, helper)).toBe("-(xa)|")
+        }
+        let text = try #require(specs.first)
+        #expect(text.contains("input clicks: -x|"), "\(text)")
+        #expect(text.contains("input e2: -a|"))
+    }
+
+    @Test("a failed subscription expectation is drawn as expected against actual brackets, the differing frames marked")
+    func subscriptionExpectationDrawsBrackets() throws {
+        let specs = Self.specs(testName: "unsubscribesEarly()") { scheduler in
+            let source = scheduler.cold("--a--b--c--|")
+            scheduler.expect(source.take(2)).toBe("--a--(b|)")
+            scheduler.expect(subscriptions: source).toBe("^----!")
+            scheduler.expect(subscriptions: source).toBe("^---!")
+        }
+        let failing = try #require(specs.last)
+        #expect(failing.contains("subscribed source: ^----!"), "\(failing)")
+        #expect(failing.contains("expected subscribed source: ^---!"))
+        let model = try DiagramRunner.run(try DiagramSpec.parse(failing))
+        #expect(model.output.name == "subscribed source")
+        #expect(model.output.subscriptions == [SubscriptionWindow(start: 0, end: 5)])
+        #expect(model.expected?.subscriptions == [SubscriptionWindow(start: 0, end: 4)])
+        #expect(model.output.highlights == [4, 5])
+        let passing = specs[1]
+        #expect(passing.contains("status: passed"))
+    }
 }

@@ -85,6 +85,13 @@ public struct DiagramSpec: Sendable {
     public var subscribers: [Stream] = []
     /// The `expected NAME:` lines: what a named subscriber should get.
     public var subscriberExpectations: [Stream] = []
+    /// The `subscribed NAME:` lines of a given-output spec (one per subscription): when an
+    /// input or an inner was subscribed in the test that wrote the spec. An inner is drawn from
+    /// its subscription, an input gets its subscription brackets.
+    public var givenSubscriptions: [Stream] = []
+    /// The `expected subscribed NAME:` lines: the subscriptions a test expected of input `NAME`
+    /// (drawn as brackets against its `subscribed` ones, differing frames highlighted).
+    public var expectedSubscriptions: [Stream] = []
     /// The `connect:` line (`--^---!`): when a connectable operator (`publish`, `multicast`)
     /// connects to its source, and when that connection is disposed.
     public var connection: Stream?
@@ -122,7 +129,7 @@ public struct DiagramSpec: Sendable {
     }
 
     static let keyList =
-        "keys: title, input, hot, cold, inner, values, operator, expected, actual, subscriber, connect, style, symbol"
+        "keys: title, input, hot, cold, inner, values, operator, expected, actual, subscriber, subscribed, connect, style, symbol"
 
     mutating func apply(_ line: SpecLine, state: inout ParseState) throws(SpecError) {
         switch line.key {
@@ -133,6 +140,12 @@ public struct DiagramSpec: Sendable {
             try addValues(line, state: &state)
         case "subscriber":
             try addSubscriber(line, state: &state)
+        case "subscribed", "expected subscribed":
+            guard let name = line.name else {
+                throw line.fail(line.indent + 1, "name the input or inner it describes: '\(line.key) x: --^---!'")
+            }
+            let stream = line.stream(named: name, kind: .cold)
+            if line.key == "subscribed" { givenSubscriptions.append(stream) } else { expectedSubscriptions.append(stream) }
         case "expected" where line.name != nil:
             guard let name = line.name else { return }
             if let previous = subscriberExpectations.first(where: { $0.name == name }) {
@@ -258,6 +271,7 @@ public struct DiagramSpec: Sendable {
                 file: file, line: plain.line, column: 1, lineText: lines[plain.line - 1],
                 message: "'expected:' and 'expected \(first.name):' (line \(named.line)) both describe the first subscriber")
         }
+        try checkGivenSubscriptions()
         for expectation in subscriberExpectations where !subscribers.contains(where: { $0.name == expectation.name }) {
             let names = subscribers.map { "'\($0.name)'" }.joined(separator: ", ")
             throw SpecError(
@@ -265,6 +279,25 @@ public struct DiagramSpec: Sendable {
                 message: subscribers.isEmpty
                     ? "'expected \(expectation.name)' names no subscriber: add 'subscriber \(expectation.name): ^' or write 'expected:'"
                     : "'expected \(expectation.name)' names no subscriber (the subscribers are \(names))")
+        }
+    }
+
+    /// `subscribed` lines belong to given-output specs and name a stream they define.
+    func checkGivenSubscriptions() throws(SpecError) {
+        for stream in givenSubscriptions + expectedSubscriptions {
+            let key = givenSubscriptions.contains { $0.line == stream.line } ? "subscribed" : "expected subscribed"
+            if call != nil {
+                throw SpecError(
+                    file: file, line: stream.line, column: 1, lineText: lines[stream.line - 1],
+                    message: "'\(key)' lines belong to a spec with an 'actual' line; with an 'operator' the run logs subscriptions itself")
+            }
+            let known = inputs.map(\.name) + inners.map(\.name)
+            if !known.contains(stream.name) {
+                let names = known.map { "'\($0)'" }.joined(separator: ", ")
+                throw SpecError(
+                    file: file, line: stream.line, column: 1, lineText: lines[stream.line - 1],
+                    message: "'\(key) \(stream.name)' names no input or inner" + (known.isEmpty ? "" : " (they are \(names))"))
+            }
         }
     }
 
@@ -419,7 +452,9 @@ struct SpecLine {
         guard let colon = trimmed.firstIndex(of: ":") else {
             throw fail(indent + 1, "expected 'key: value' (\(DiagramSpec.keyList))")
         }
-        let head = trimmed[..<colon].split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        var head = trimmed[..<colon].split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        // The one key of two words.
+        if head.count == 3, head[0] == "expected", head[1] == "subscribed" { head = ["expected subscribed", head[2]] }
         guard let key = head.first else { throw fail(indent + 1, "missing key before ':'") }
         if head.count > 2 { throw fail(indent + 1, "too many words before ':' (write 'input NAME: diagram')") }
         let rest = trimmed[trimmed.index(after: colon)...]

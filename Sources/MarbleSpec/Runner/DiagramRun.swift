@@ -6,6 +6,8 @@ struct DiagramRun {
     var inputObservables: [Observable<SpecItem>] = []
     var inputMessages: [[Recorded<Event<SpecItem>>]] = []
     var inputSubscriptions: [() -> [SubscriptionLog]] = []
+    /// The `subscribed NAME:` lines, by name, as logs.
+    var given: [String: [SubscriptionLog]] = [:]
 
     init(spec: DiagramSpec) { self.spec = spec }
 
@@ -50,11 +52,20 @@ struct DiagramRun {
     /// Inner observables first (inputs refer to them by name), then the inputs.
     mutating func makeStreams() throws(SpecError) {
         var events = 0
+        for stream in spec.givenSubscriptions {
+            let window = try window(stream)
+            given[stream.name, default: []].append(SubscriptionLog(subscribed: window.subscribe, unsubscribed: window.unsubscribe))
+        }
         for inner in spec.inners {
             let messages = try parse(inner, kind: .cold)
             events += try counted(messages, of: inner)
             let cold = scheduler.cold(messages: messages)
             let tally = InnerStream.counting(cold.asObservable())
+            if let logs = given[inner.name] {
+                // A test's inner: drawn from where the test's operator subscribed it.
+                inners[inner.name] = InnerStream(name: inner.name, observable: tally.observable, messages: messages) { logs }
+                continue
+            }
             inners[inner.name] = InnerStream(
                 name: inner.name, observable: tally.observable, messages: messages, delivered: tally.delivered
             ) { cold.subscriptions }
@@ -63,7 +74,10 @@ struct DiagramRun {
             let messages = try parse(input, kind: input.kind == .hot ? .hot : .cold)
             events += try counted(messages, of: input)
             inputMessages.append(messages)
-            if input.kind == .hot {
+            if let logs = given[input.name] {
+                inputObservables.append(scheduler.cold(messages: messages).asObservable())
+                inputSubscriptions.append { logs }
+            } else if input.kind == .hot {
                 let hot = scheduler.hot(messages: messages)
                 inputObservables.append(hot.asObservable())
                 inputSubscriptions.append { hot.subscriptions }
@@ -252,6 +266,32 @@ struct DiagramRun {
         return (model, comparison.mismatches, comparison.message())
     }
 
+    /// A given-output spec's `expected subscribed NAME:` lines: the input's subscriptions as a
+    /// row of brackets, and the expected ones below, the frames where they differ highlighted.
+    func subscriptionRows() throws(SpecError) -> (actual: TimelineModel, expected: TimelineModel)? {
+        guard let name = spec.expectedSubscriptions.first?.name else { return nil }
+        var expected: [SubscriptionWindow] = []
+        for stream in spec.expectedSubscriptions where stream.name == name {
+            let window = try window(stream)
+            expected.append(SubscriptionWindow(start: window.subscribe / scheduler.frame, end: window.unsubscribe.map { $0 / scheduler.frame }))
+        }
+        let actual = (given[name] ?? []).map {
+            SubscriptionWindow(start: $0.subscribed / scheduler.frame, end: $0.unsubscribed.map { $0 / scheduler.frame })
+        }
+        var differing = Set<Double>()
+        for index in 0..<max(actual.count, expected.count) {
+            let a = index < actual.count ? actual[index] : nil
+            let e = index < expected.count ? expected[index] : nil
+            if a?.start != e?.start { differing.formUnion([a?.start, e?.start].compactMap { $0 }) }
+            if a?.end != e?.end { differing.formUnion([a?.end ?? nil, e?.end ?? nil].compactMap { $0 }) }
+        }
+        var actualRow = TimelineModel(name: "subscribed \(name)", events: [], highlights: differing.sorted())
+        actualRow.subscriptions = actual
+        var expectedRow = TimelineModel(name: "expected", events: [], highlights: differing.sorted())
+        expectedRow.subscriptions = expected
+        return (actualRow, expectedRow)
+    }
+
     func inputModels() -> [TimelineModel] {
         spec.inputs.enumerated().map { index, input in
             let logs = inputSubscriptions[index]()
@@ -278,7 +318,8 @@ struct DiagramRun {
     /// The last frame any timeline reaches; a located error past ``DiagramRunner/maxFrames``.
     func frameCount(_ timelines: [TimelineModel]) throws(SpecError) -> Double {
         let written =
-            spec.inputs + spec.subscribers + spec.subscriberExpectations + [spec.expected, spec.actual, spec.connection].compactMap { $0 }
+            spec.inputs + spec.subscribers + spec.subscriberExpectations + spec.givenSubscriptions + spec.expectedSubscriptions
+            + [spec.expected, spec.actual, spec.connection].compactMap { $0 }
         let eventFrames = timelines.flatMap { t in t.events.map(\.frame) + t.inners.flatMap { i in i.events.map { i.start + $0.frame } } }
         let lengths = written.map { Double(DiagramRunner.frameLength($0.diagram, parser)) }
         let frames = max(eventFrames.max() ?? 0, lengths.max() ?? 0)

@@ -44,6 +44,10 @@ public enum DiagramRunner {
             }
         }
         rows += (effects?.timelines ?? []).map { timeline($0.name, $0.events, frame: frame) }
+        if let subscriptions = try run.subscriptionRows() {
+            rows[0] = subscriptions.actual
+            firstExpected = subscriptions.expected
+        }
         let inputs = run.inputModels()
         let frames = try run.frameCount(inputs + rows + [firstExpected].compactMap { $0 })
         var model = DiagramModel(

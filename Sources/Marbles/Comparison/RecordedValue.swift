@@ -158,6 +158,21 @@ package protocol TestObservableMessages: AnyObject {
     var erasedMessages: [Recorded<Event<RecordedValue>>] { get }
     /// Its subscriptions so far (for the leak check at the end of a run).
     var subscriptionLogs: [SubscriptionLog] { get }
+    /// Where the test made it, and the name it gave it (`nil` for one made from messages).
+    var declaration: TestObservableDeclaration? { get }
+}
+
+/// Where a test made a test observable and the name it gave it (`name:`), for its diagrams.
+@usableFromInline package struct TestObservableDeclaration: Sendable {
+    /// The `name:` argument, if any.
+    @usableFromInline package var name: String?
+    /// The `cold(…)`/`hot(…)` call.
+    @usableFromInline package var location: MarbleFailure.Location
+
+    @inlinable package init(name: String?, location: MarbleFailure.Location) {
+        self.name = name
+        self.location = location
+    }
 }
 
 extension RecordedValue {

@@ -7,6 +7,18 @@
         public var kind: MarbleDiagram.Kind { source.kind }
         /// Its messages, erased; times relative to its creation (hot: to its `^`).
         public var messages: [Recorded<Event<RecordedValue>>] { source.erasedMessages }
+        /// Where the test made it and the name it gave it.
+        package var declaration: TestObservableDeclaration? { source.declaration }
+        /// Its subscriptions, in the scheduler's time.
+        package var subscriptions: [SubscriptionLog] { source.subscriptionLogs }
+        /// The observable's identity, as ``SubscriptionLog``'s `owner` and a value that is this
+        /// observable (an inner of another input) name it.
+        package var owner: UInt { UInt(bitPattern: ObjectIdentifier(source)) }
+        /// Whether `value` is this observable.
+        package func isValue(_ value: RecordedValue) -> Bool {
+            if case .plain(let plain as AnyObject) = value { return plain === source }
+            return false
+        }
         // Erased when asked for: most runs never look.
         let source: any TestObservableMessages
 
@@ -29,6 +41,9 @@
     public var expectedSubscriptions: [SubscriptionLog]?
     /// For a subscription expectation: the subscriptions seen.
     public var actualSubscriptions: [SubscriptionLog]?
+    /// For a subscription expectation: the test observable whose log it checked (its
+    /// ``Input/owner``), when known.
+    package var subscriptionOwner: UInt?
     /// The virtual time of one frame.
     public var frame: Duration
 

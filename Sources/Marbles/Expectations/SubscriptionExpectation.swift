@@ -68,10 +68,13 @@ extension TestScheduler {
                     }
                     scheduler.report(comparison.message() + (note.map { "\n" + $0 } ?? ""), at: location)
                 }
-                scheduler.onExpectationChecked?(
-                    ExpectationOutcome(
+                if let listen = scheduler.onExpectationChecked {
+                    var outcome = ExpectationOutcome(
                         location: location, testName: scheduler.testName, inputs: scheduler.createdInputs,
-                        expectedSubscriptions: expected, actualSubscriptions: actual, frame: scheduler.frame))
+                        expectedSubscriptions: expected, actualSubscriptions: actual, frame: scheduler.frame)
+                    outcome.subscriptionOwner = named ?? raw.first?.owner
+                    listen(outcome)
+                }
             }
         }
     }

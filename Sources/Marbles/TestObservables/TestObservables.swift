@@ -14,6 +14,8 @@ extension TestScheduler {
         }
         // The scheduler's thread's.
         @usableFromInline package var subscriptionLogs: [SubscriptionLog] = []
+        /// Where the test made it, and the name it gave it, for its diagrams.
+        @usableFromInline package var declaration: TestObservableDeclaration?
         @usableFromInline unowned let scheduler: TestScheduler
         /// Cold.
         @usableFromInline package var kind: MarbleDiagram.Kind { .cold }
@@ -197,6 +199,8 @@ extension TestScheduler {
         }
         // The scheduler's thread's.
         @usableFromInline package var subscriptionLogs: [SubscriptionLog] = []
+        /// Where the test made it, and the name it gave it, for its diagrams.
+        @usableFromInline package var declaration: TestObservableDeclaration?
         @usableFromInline let subject = PublishSubject<Element>()
         @usableFromInline let origin: Duration
         @usableFromInline unowned let scheduler: TestScheduler

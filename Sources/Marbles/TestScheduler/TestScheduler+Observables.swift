@@ -3,40 +3,49 @@ extension TestScheduler {
     /// the diagram from its own frame 0.
     ///
     /// A malformed diagram is reported here and gives an observable that never emits.
+    ///
+    /// `name` is what diagrams of the test call it (in `MARBLES_DIAGRAM_DIR` specs and the
+    /// pictures attached to a failing test); by default the name the test's source gives it
+    /// (`let clicks = scheduler.cold(…)` is `clicks`).
     @inlinable
     public func cold<Value>(
-        _ diagram: String, values: [String: Value], error: any Error = MarbleError.boxed,
+        _ diagram: String, values: [String: Value], error: any Error = MarbleError.boxed, name: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> TestScheduler.ColdObservable<Value> {
         let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
-        return cold(messages: parse(diagram, .cold, values, error, location))
+        let observable = cold(messages: parse(diagram, .cold, values, error, location))
+        observable.declaration = TestObservableDeclaration(name: name, location: location)
+        return observable
     }
 
     /// A cold observable whose values are the diagram's characters (or quoted texts).
     public func cold(
-        _ diagram: String, error: any Error = MarbleError.boxed,
+        _ diagram: String, error: any Error = MarbleError.boxed, name: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> TestScheduler.ColdObservable<String> {
-        cold(diagram, values: [String: String](), error: error, fileID: fileID, filePath: filePath, line: line, column: column)
+        cold(diagram, values: [String: String](), error: error, name: name, fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// A hot observable whose values are looked up in `values`; it emits at the diagram's
-    /// frames (counted from its `^`) whoever is subscribed.
+    /// frames (counted from its `^`) whoever is subscribed. `name`: as for
+    /// ``cold(_:values:error:name:fileID:filePath:line:column:)``.
     @inlinable
     public func hot<Value>(
-        _ diagram: String, values: [String: Value], error: any Error = MarbleError.boxed,
+        _ diagram: String, values: [String: Value], error: any Error = MarbleError.boxed, name: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> TestScheduler.HotObservable<Value> {
         let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
-        return hot(messages: parse(diagram, .hot, values, error, location))
+        let observable = hot(messages: parse(diagram, .hot, values, error, location))
+        observable.declaration = TestObservableDeclaration(name: name, location: location)
+        return observable
     }
 
     /// A hot observable whose values are the diagram's characters (or quoted texts).
     public func hot(
-        _ diagram: String, error: any Error = MarbleError.boxed,
+        _ diagram: String, error: any Error = MarbleError.boxed, name: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> TestScheduler.HotObservable<String> {
-        hot(diagram, values: [String: String](), error: error, fileID: fileID, filePath: filePath, line: line, column: column)
+        hot(diagram, values: [String: String](), error: error, name: name, fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// A cold observable of messages built by hand (times relative to each subscription).
