@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "Marbles", targets: ["Marbles"]),
         .library(name: "MarblesTesting", targets: ["MarblesTesting"]),
         .library(name: "MarbleSpec", targets: ["MarbleSpec"]),
+        .library(name: "MarbleDrawing", targets: ["MarbleDrawing"]),
         .library(name: "MarbleRender", targets: ["MarbleRender"]),
         .library(name: "MarblesCombine", targets: ["MarblesCombine"]),
         .executable(name: "marblegen", targets: ["marblegen"]),
@@ -78,7 +79,7 @@ let package = Package(
 
         // Assertions reported through Swift Testing or XCTest; links the clock interposer into
         // the test executables that use it.
-        .target(name: "MarblesTesting", dependencies: ["Marbles", "CClockInterposer"]),
+        .target(name: "MarblesTesting", dependencies: ["Marbles", "MarbleSpec", "MarbleDrawing", "CClockInterposer"]),
 
         // Marble tests for Combine publishers: TestScheduler as a Combine scheduler, test publishers, bridges.
         .target(
@@ -94,11 +95,15 @@ let package = Package(
         // The diagram spec format: parse, write, operator registry, runner, diagram model. No Cairo.
         .target(name: "MarbleSpec", dependencies: ["MarbleCore", "Marbles"]),
 
-        // Rendering: layout (pure Swift) and Cairo drawing.
+        // Drawing without Cairo: layout, display list, themes, the SVG writer and the default
+        // font's widths as data. What MarblesTesting draws failing tests with.
+        .target(name: "MarbleDrawing", dependencies: ["MarbleCore", "Marbles", "MarbleSpec"]),
+
+        // Rendering through Cairo: PNG, PDF and marblegen's SVG.
         .systemLibrary(
             name: "CCairo", pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev", "libpango1.0-dev"]), .brew(["cairo", "pango"])]),
-        .target(name: "MarbleRender", dependencies: ["MarbleCore", "Marbles", "MarbleSpec", "CCairo"]),
+        .target(name: "MarbleRender", dependencies: ["MarbleCore", "Marbles", "MarbleSpec", "MarbleDrawing", "CCairo"]),
 
         // The CLI's commands, exit codes and file I/O, as a library tested without a process.
         .target(

@@ -3,7 +3,8 @@
 # MarblesTesting (Tests/Consumer) resolves to Marbles and MarbleCore's one dependency,
 # swift-atomics (no swift-argument-parser, FlyingFox or OpenCombine: they sit behind the Tools
 # and OpenCombine traits), builds clean, and its marble tests pass; the portability note and
-# MARBLES_PORTABLE=1 behave as the README says.
+# MARBLES_PORTABLE=1 behave as the README says; a failing test leaves its diagram (SVG and spec)
+# in `swift test --attachments-path DIR`, and the test binary links no Cairo or Pango.
 # Prints the clean build's time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,3 +46,33 @@ if CONSUMER_PORTABILITY_DEMO=1 MARBLES_PORTABLE=1 "$SWIFT" test --skip-build --f
 fi
 grep -q "marble diagrams differ" "$work/portable.log" || { cat "$work/portable.log"; exit 1; }
 echo "Date() in a run: a portability note on Linux; under MARBLES_PORTABLE=1 the test fails, as on a Mac"
+# A failing marble test attaches its diagram: `--attachments-path` gets an SVG and a spec for the
+# failing expectation and for a property's smallest failing example; MARBLES_ATTACHMENTS=0 none.
+attachments="$work/attachments"
+mkdir -p "$attachments"
+if CONSUMER_FAILURE_DEMO=1 "$SWIFT" test --skip-build --filter "failingSearch|failingProperty" --attachments-path "$attachments" \
+    >"$work/failure.log" 2>&1; then
+    echo "the failure demo passed; it should fail"; cat "$work/failure.log"; exit 1
+fi
+ls "$attachments" >"$work/attached.txt"
+for pattern in 'failingSearch.*\.svg$' 'failingSearch.*\.marble$' 'failingProperty.*smallest-failing-example\.svg$'; do
+    grep -qE "$pattern" "$work/attached.txt" || { echo "no attachment matching $pattern in:"; cat "$work/attached.txt"; exit 1; }
+done
+svg="$attachments/$(grep -E 'failingSearch.*\.svg$' "$work/attached.txt" | head -1)"
+for text in '>queries<' '>first<' '>second<' '>expected<'; do
+    grep -q "$text" "$svg" || { echo "the attached SVG lacks $text:"; cat "$svg"; exit 1; }
+done
+echo "a failing test attached: $(tr '\n' ' ' <"$work/attached.txt")"
+mkdir -p "$repo/.build/consumer-attachments"
+cp "$attachments"/* "$repo/.build/consumer-attachments/"
+off="$work/attachments-off"
+mkdir -p "$off"
+CONSUMER_FAILURE_DEMO=1 MARBLES_ATTACHMENTS=0 "$SWIFT" test --skip-build --filter failingSearch --attachments-path "$off" >/dev/null 2>&1 || true
+[ -z "$(ls -A "$off")" ] || { echo "MARBLES_ATTACHMENTS=0 still attached: $(ls "$off")"; exit 1; }
+echo "MARBLES_ATTACHMENTS=0: nothing attached"
+# Drawn without Cairo: the test binary links neither Cairo nor Pango (a Mac or an iOS app has neither).
+binary=$(find .build/debug -maxdepth 1 -name "*PackageTests.xctest" | head -1)
+if [ "$(uname)" = Linux ] && [ -n "$binary" ]; then
+    if ldd "$binary" | grep -Ei 'cairo|pango'; then echo "the consumer's test binary links Cairo or Pango"; exit 1; fi
+    echo "the consumer's test binary links no Cairo or Pango ($(ldd "$binary" | wc -l) libraries)"
+fi

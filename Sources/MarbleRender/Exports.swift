@@ -1,3 +1,4 @@
 @_exported public import MarbleCore
+@_exported public import MarbleDrawing
 @_exported public import MarbleSpec
 @_exported public import Marbles

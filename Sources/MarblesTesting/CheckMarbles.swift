@@ -24,6 +24,6 @@ public func checkMarbles(
     MarbleProperty.check(
         count: count, seed: seed, minFrames: minFrames, maxFrames: maxFrames, frame: frame, reporter: TestFrameworkReporter(),
         location: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column),
-        listener: .runningTestDiagrams,
+        listener: .runningTestDiagrams(role: "smallest-failing-example"),
         property)
 }

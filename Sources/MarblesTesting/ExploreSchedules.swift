@@ -35,6 +35,6 @@ public func exploreSchedules(
     ScheduleExploration.check(
         schedules: schedules, exhaustive: exhaustive, strategy: strategy, seed: seed, frame: frame, reporter: TestFrameworkReporter(),
         location: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column),
-        listener: .runningTestDiagrams,
+        listener: .runningTestDiagrams(role: "smallest-failing-schedule"),
         body)
 }

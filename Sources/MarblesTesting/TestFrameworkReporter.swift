@@ -60,21 +60,25 @@ extension TestScheduler {
 }
 
 extension TestScheduler.Listener {
-    /// The running test's: its name, the `MARBLES_DIAGRAM_DIR` writer and `MARBLES_RECORD=1`
-    /// record mode, each when set.
+    /// The running test's: its name, the `MARBLES_DIAGRAM_DIR` writer, the failure attachments
+    /// (unless `MARBLES_ATTACHMENTS=0`) and `MARBLES_RECORD=1` record mode, each when set.
     package static var runningTest: TestScheduler.Listener {
         var listener = TestScheduler.Listener(testName: Test.current?.name)
         if let writer = DiagramSpecWriter.fromEnvironment {
             listener.expectationChecked = { outcome in writer.write(outcome) }
         }
+        if FailureAttachments.isOn { listener.expectationFailed = { FailureAttachments.attach($0) } }
         if RecordMode.isOn { listener.recordDiagram = RecordMode.rewrite }
         return listener
     }
 
-    /// The running test's name and its `MARBLES_DIAGRAM_DIR` writer, without record mode: for
-    /// runs that repeat a body (properties, explored schedules), whose failing diagrams are no
-    /// literal to rewrite.
-    static var runningTestDiagrams: TestScheduler.Listener {
-        TestScheduler.Listener(testName: Test.current?.name, expectationChecked: runningTest.expectationChecked)
+    /// The running test's name, its `MARBLES_DIAGRAM_DIR` writer and its failure attachments
+    /// (named with `role`), without record mode: for the smallest failing case of runs that
+    /// repeat a body (properties, explored schedules), whose failing diagrams are no literal to
+    /// rewrite.
+    static func runningTestDiagrams(role: String) -> TestScheduler.Listener {
+        TestScheduler.Listener(
+            testName: Test.current?.name, expectationChecked: runningTest.expectationChecked,
+            expectationFailed: FailureAttachments.isOn ? { FailureAttachments.attach($0, role: role) } : nil)
     }
 }

@@ -86,6 +86,20 @@ struct LayoutTests {
         #expect(list.items.filter { if case .cross = $0 { return true } else { return false } }.count == 2)
     }
 
+    @Test("pause labels state each pause as the spec wrote it, not the part the drawing left out")
+    func pauseLabelsAsWritten() throws {
+        let texts = { (spec: String) -> [String] in
+            DiagramLayout().layout(try model(spec)).items.compactMap { item -> String? in
+                if case .text(let text, _, _, _, _, _) = item, text.hasSuffix("s") { return text }
+                return nil
+            }
+        }
+        // docs/hard-cases/long-gap.marble: the output's delayed b (frame 6) shortens the idle
+        // stretch, yet the pause the input wrote is 1s, and 2.5s.
+        #expect(try texts("input: -a-b 1s c--d 2.5s |\noperator: delay(3)") == ["1s", "2.5s"])
+        #expect(try texts("input: -x 1s y----|\ninner x: -1 500ms 2|\ninner y: -3-4|\noperator: flatMap").first == "1s")
+    }
+
     @Test("a long idle stretch is drawn short, with break marks on every line and its duration; events stay apart and in order")
     func longGap() throws {
         let m = try model("input: -a 1s b-|\noperator: map(x)")
@@ -151,9 +165,8 @@ struct LayoutTests {
     func innerLanes() throws {
         let y = { (list: DisplayList, label: String) in try #require(self.marbles(list).first { $0.label == label }).center.y }
         let overlapping = DiagramLayout().layout(try model("input: -x-y------|\ninner x: ---1|\ninner y: -2|\noperator: flatMap"))
-        // y starts while x runs: the later inner takes the lane above, so that x's connector (left of
-        // everything y draws) crosses no mark of y's.
-        #expect(try y(overlapping, "1") - y(overlapping, "2") > DiagramLayout().radius * 2)
+        // y starts while x runs: inners read top to bottom in the order they were subscribed.
+        #expect(try y(overlapping, "2") - y(overlapping, "1") > DiagramLayout().radius * 2)
         let sequential = DiagramLayout().layout(try model("input: -x---y----|\ninner x: -1|\ninner y: -2|\noperator: flatMap"))
         #expect(try y(sequential, "1") == y(sequential, "2"))
     }

@@ -1,3 +1,5 @@
+import MarbleDrawing
+
 /// Makes Cairo's SVG byte-stable and, for the `auto` theme, themable.
 ///
 /// Cairo names the page group `surfaceN` from a counter shared by the whole process, so the
@@ -19,7 +21,7 @@ enum SVGPostProcessor {
     /// glyph outlines, which nobody can search or read aloud).
     static func described(_ text: String, title: String, summary: String) -> String {
         guard !title.isEmpty || !summary.isEmpty else { return text }
-        return insertingAfterRootTag("\n<title>\(escaped(title))</title>\n<desc>\(escaped(summary))</desc>", into: text)
+        return insertingAfterRootTag("\n<title>\(SVGText.escaped(title))</title>\n<desc>\(SVGText.escaped(summary))</desc>", into: text)
     }
 
     /// `insertion` placed right after the root `<svg …>` tag.
@@ -27,20 +29,6 @@ enum SVGPostProcessor {
         guard let svgOpen = text.range(of: "<svg"), let tagEnd = text[svgOpen.upperBound...].firstIndex(of: ">") else { return text }
         let end = text.index(after: tagEnd)
         return String(text[..<end]) + insertion + String(text[end...])
-    }
-
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 
     static func renumberSurfaces(_ text: String) -> String {
@@ -90,13 +78,6 @@ enum SVGPostProcessor {
             rest = rest[rest.index(after: close)...]
         }
         out += rest
-        return insertingAfterRootTag("\n" + style(), into: out)
-    }
-
-    static func style() -> String {
-        func block(_ theme: Theme) -> String {
-            ColorRole.all.map { "\($0.cssName):\(theme.color($0).hex);" }.joined()
-        }
-        return "<style>svg{\(block(.light))}@media (prefers-color-scheme: dark){svg{\(block(.dark))}}</style>\n"
+        return insertingAfterRootTag("\n" + SVGText.colorSchemeStyle(), into: out)
     }
 }

@@ -201,11 +201,13 @@ public final class MarbleExpectation<Element> {
                     ? nil : recordModeNote(diagram, values: values, error: error, keys: keys, areEqual: compare, at: location)
                 scheduler.report(comparison.message() + (note.map { "\n" + $0 } ?? ""), at: location)
             }
-            scheduler.onExpectationChecked?(
-                ExpectationOutcome(
-                    location: location, testName: scheduler.testName, inputs: inputs.map(ExpectationOutcome.Input.init), expected: expected,
-                    actual: actual,
-                    mismatches: comparison.mismatches, frame: scheduler.frame))
+            let failed = comparison.matches ? nil : scheduler.listener.expectationFailed
+            guard scheduler.onExpectationChecked != nil || failed != nil else { return }
+            let outcome = ExpectationOutcome(
+                location: location, testName: scheduler.testName, inputs: inputs.map(ExpectationOutcome.Input.init), expected: expected,
+                actual: actual, mismatches: comparison.mismatches, frame: scheduler.frame)
+            scheduler.onExpectationChecked?(outcome)
+            failed?(outcome)
         }
     }
 
@@ -304,11 +306,13 @@ public final class MarbleExpectation<Element> {
             let comparison = MarbleComparison(expected: reference.actual, actual: actual, frame: scheduler.frame)
             if !comparison.matches { scheduler.report(comparison.message(headline: "timelines differ"), at: location) }
             // The reference's timeline stands as the expected one (a diagram spec shows both).
-            scheduler.onExpectationChecked?(
-                ExpectationOutcome(
-                    location: location, testName: scheduler.testName, inputs: inputs.map(ExpectationOutcome.Input.init),
-                    expected: reference.actual, actual: actual,
-                    mismatches: comparison.mismatches, frame: scheduler.frame))
+            let failed = comparison.matches ? nil : scheduler.listener.expectationFailed
+            guard scheduler.onExpectationChecked != nil || failed != nil else { return }
+            let outcome = ExpectationOutcome(
+                location: location, testName: scheduler.testName, inputs: inputs.map(ExpectationOutcome.Input.init),
+                expected: reference.actual, actual: actual, mismatches: comparison.mismatches, frame: scheduler.frame)
+            scheduler.onExpectationChecked?(outcome)
+            failed?(outcome)
         }
     }
 }

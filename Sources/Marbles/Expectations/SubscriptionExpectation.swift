@@ -68,12 +68,14 @@ extension TestScheduler {
                     }
                     scheduler.report(comparison.message() + (note.map { "\n" + $0 } ?? ""), at: location)
                 }
-                if let listen = scheduler.onExpectationChecked {
+                let failed = comparison.matches ? nil : scheduler.listener.expectationFailed
+                if scheduler.onExpectationChecked != nil || failed != nil {
                     var outcome = ExpectationOutcome(
                         location: location, testName: scheduler.testName, inputs: scheduler.createdInputs,
                         expectedSubscriptions: expected, actualSubscriptions: actual, frame: scheduler.frame)
                     outcome.subscriptionOwner = named ?? raw.first?.owner
-                    listen(outcome)
+                    scheduler.onExpectationChecked?(outcome)
+                    failed?(outcome)
                 }
             }
         }

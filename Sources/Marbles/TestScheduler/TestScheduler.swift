@@ -175,6 +175,10 @@ extension TestScheduler {
         package var testName: String?
         /// Called after each expectation is checked, passing or not.
         package var expectationChecked: ((ExpectationOutcome) -> Void)?
+        /// Called after an expectation failed, with what it compared (MarblesTesting attaches
+        /// its diagram to the running test). Never called for one that held: passing tests pay
+        /// nothing for it.
+        package var expectationFailed: ((ExpectationOutcome) -> Void)?
         /// Record mode: called when a `toBe` with a diagram fails and the actual timeline can be
         /// written as a diagram that would pass; returns a line for the failure message (what was
         /// rewritten, or why not).
@@ -183,10 +187,11 @@ extension TestScheduler {
         /// A listener; every part is optional.
         package init(
             testName: String? = nil, expectationChecked: ((ExpectationOutcome) -> Void)? = nil,
-            recordDiagram: ((DiagramRecording) -> String)? = nil
+            expectationFailed: ((ExpectationOutcome) -> Void)? = nil, recordDiagram: ((DiagramRecording) -> String)? = nil
         ) {
             self.testName = testName
             self.expectationChecked = expectationChecked
+            self.expectationFailed = expectationFailed
             self.recordDiagram = recordDiagram
         }
     }

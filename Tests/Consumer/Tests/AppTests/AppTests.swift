@@ -47,4 +47,26 @@ struct AppTests {
             scheduler.expect(taps.map { _ in Date().timeIntervalSince(start) }).toBe("--a|", values: ["a": 2])
         }
     }
+
+    /// Not part of the app's suite: `make consumer-check` runs it with CONSUMER_FAILURE_DEMO=1 and
+    /// `--attachments-path`, and finds the failing diagram's SVG and spec there.
+    @Test("a failing switch to the latest search", .enabled(if: ProcessInfo.processInfo.environment["CONSUMER_FAILURE_DEMO"] == "1"))
+    func failingSearch() {
+        let scheduler = TestScheduler()
+        scheduler.run {
+            let first = scheduler.cold("--r--s|")
+            let second = scheduler.cold("-t|")
+            let queries = scheduler.hot("-a-----b---|", values: ["a": first, "b": second])
+            scheduler.expect(queries.flatMapLatest { $0 }).toBe("---r--s--t-|")
+        }
+    }
+
+    /// The same, for the smallest failing example of a property.
+    @Test("a property that fails", .enabled(if: ProcessInfo.processInfo.environment["CONSUMER_FAILURE_DEMO"] == "1"))
+    func failingProperty() {
+        checkMarbles(count: 50) { scheduler, draw in
+            let input = draw.cold("ab")
+            scheduler.expect(input.filter { $0 != "b" }).toBeLike(input)
+        }
+    }
 }

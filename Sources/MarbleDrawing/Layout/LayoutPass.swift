@@ -307,22 +307,34 @@ extension DiagramLayout {
     func marbleWidth(_ label: String) -> Double { max(radius * 2, measurer.width(of: label, size: fontSize) + radius * 1.1) }
 
     /// Inners that run at the same time get lanes of their own, one below the other, so they
-    /// never cross: each inner takes the first lane free since a frame before it starts. An
-    /// inner holds its lane to the end of its drawn line, its faded (unsubscribed) part included.
-    /// Lanes for inners that overlap in time, chosen so that no connector (the vertical line
-    /// from an inner's start down to its lane) crosses a mark of another lane: later inners
-    /// take the upper lanes, since an earlier inner's connector stands left of everything a
-    /// later one draws. Each inner, latest first, takes the first lane that is free in time
-    /// (a frame of margin) where its connector meets no mark above it and no connector of an
-    /// inner below meets one of its marks; when none is (two inners starting at one frame,
-    /// both with a mark there), the first lane free in time, and its connector steps aside
+    /// never cross; they read top to bottom in the order they were subscribed. An inner holds
+    /// its lane to the end of its drawn line, its faded (unsubscribed) part included. Each
+    /// inner, earliest first, takes the first lane that is free in time (a frame of margin)
+    /// where its connector (the vertical line from its start down to its lane) meets no mark
+    /// above it and no connector of an inner below meets one of its marks; when none is (a
+    /// later inner that starts where an earlier one still has a mark, as `flatMapLatest`'s
+    /// switch), the first lane free in time, and its connector steps aside
     /// (`LayoutPass.drawConnector(from:to:side:)`).
     func lanes(of inners: [InnerTimelineModel]) -> (lane: [Int], count: Int) {
+        let inOrder = assignLanes(inners, latestFirst: false)
+        if inOrder.routed { return (inOrder.lane, inOrder.count) }
+        // Some connector meets marks wherever it goes down: the earlier design, latest inners
+        // on top, whose connectors stand left of everything a later inner draws.
+        let latestFirst = assignLanes(inners, latestFirst: true)
+        return latestFirst.routed ? (latestFirst.lane, latestFirst.count) : (inOrder.lane, inOrder.count)
+    }
+
+    /// Lanes taken in subscription order (or latest first), and whether every connector finds
+    /// a way down that meets no mark: straight, or stepping aside (as
+    /// `LayoutPass.connectorSide` does, here in frames of the narrowest width).
+    func assignLanes(_ inners: [InnerTimelineModel], latestFirst: Bool) -> (lane: [Int], count: Int, routed: Bool) {
         let spans = inners.map { (start: $0.start, end: $0.start + Self.drawnLength($0)) }
         let marks = inners.map(markReach)
         var lanes = Array(repeating: -1, count: inners.count)
         var count = 0
-        for i in inners.indices.sorted(by: { (inners[$0].start, $0) > (inners[$1].start, $1) }) {
+        var routedAll = true
+        let order = inners.indices.sorted { (inners[$0].start, $0) < (inners[$1].start, $1) }
+        for i in latestFirst ? order.reversed() : order {
             func fits(_ lane: Int, routed: Bool) -> Bool {
                 for j in inners.indices where lanes[j] >= 0 {
                     if lanes[j] == lane, spans[j].start < spans[i].end + 1, spans[i].start < spans[j].end + 1 { return false }
@@ -333,11 +345,26 @@ extension DiagramLayout {
                 return true
             }
             // A new lane (`count`) is always free in time, so the second search always finds one.
-            let lane = (0...count).first { fits($0, routed: true) } ?? (0...count).first { fits($0, routed: false) } ?? count
-            lanes[i] = lane
-            count = max(count, lane + 1)
+            if let lane = (0...count).first(where: { fits($0, routed: true) }) {
+                lanes[i] = lane
+            } else {
+                let lane = (0...count).first { fits($0, routed: false) } ?? count
+                lanes[i] = lane
+                let above = inners.indices.filter { lanes[$0] >= 0 && lanes[$0] < lane }.flatMap { marks[$0] }
+                let laneFree = inners.indices.filter { lanes[$0] == lane && spans[$0].start < spans[i].start }.map { spans[$0].end + 0.2 }
+                    .max() ?? -1
+                let step = 2 / max(frameWidth, 1)
+                var candidate = inners[i].start - step
+                var found = false
+                while candidate > laneFree, !found {
+                    found = !Self.reaches(above, candidate)
+                    candidate -= step
+                }
+                if !found { routedAll = false }
+            }
+            count = max(count, lanes[i] + 1)
         }
-        return (lanes, count)
+        return (lanes, count, routedAll)
     }
 
     /// An inner's marks as absolute frames and how far each reaches either side, in frames of

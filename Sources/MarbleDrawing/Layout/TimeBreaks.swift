@@ -4,7 +4,10 @@
 struct TimeBreak: Equatable {
     /// Where the break mark stands, in compressed frames.
     var at: Double
-    /// The stretch's real length, in frames (milliseconds: specs run at 1 ms a frame).
+    /// The pause it stands for, in frames (milliseconds: specs run at 1 ms a frame): from one
+    /// event to the next on the topmost line that is idle across the whole squeezed stretch,
+    /// so that the label reads as the spec wrote the pause (`a 1s b` is `1s`, even where
+    /// another line's event shortened the stretch squeezed).
     var frames: Double
 
     /// The idle time as the marble language writes it between two events (`a 1s b` has `b`
@@ -31,6 +34,8 @@ struct TimeBreak: Equatable {
 struct TimeAxis {
     /// Stretches squeezed, as (start, end) in real frames, each drawn `kept` frames long.
     let gaps: [(start: Double, end: Double)]
+    /// For each squeezed stretch, the pause its label states (``TimeBreak/frames``).
+    let pauses: [Double]
     /// How many frames a squeezed stretch keeps: room for its break mark and its duration.
     let kept: Double
 
@@ -51,6 +56,7 @@ struct TimeAxis {
         var chosen: [(start: Double, end: Double)] = []
         guard total > fit, let longest = candidates.first else {
             gaps = []
+            pauses = []
             return
         }
         // Every stretch of the same order as the longest goes too, so that a squeezed stretch
@@ -62,6 +68,25 @@ struct TimeAxis {
             total -= gap.end - gap.start - kept
         }
         gaps = chosen.sorted { $0.start < $1.start }
+        pauses = gaps.map { Self.pause(around: $0, in: model) }
+    }
+
+    /// The pause a squeezed stretch stands for: the idle time between two events of the
+    /// topmost line (inner lines after their parent) that has no event inside the stretch and
+    /// one on either side; the stretch itself when none has.
+    static func pause(around gap: (start: Double, end: Double), in model: DiagramModel) -> Double {
+        var lines: [[Double]] = []
+        for t in model.inputs + model.outputs {
+            lines.append(t.events.map(\.frame))
+            for inner in t.inners { lines.append(inner.events.map { inner.start + $0.frame }) }
+        }
+        for frames in lines {
+            guard let before = frames.filter({ $0 <= gap.start }).max(), let after = frames.filter({ $0 >= gap.end }).min(),
+                !frames.contains(where: { $0 > gap.start && $0 < gap.end })
+            else { continue }
+            return after - before
+        }
+        return gap.end - gap.start
     }
 
     /// Whether anything is squeezed.
@@ -84,7 +109,7 @@ struct TimeAxis {
 
     /// The breaks to draw, in squeezed frames.
     var breaks: [TimeBreak] {
-        gaps.map { TimeBreak(at: frame($0.start) + kept / 2, frames: $0.end - $0.start) }
+        zip(gaps, pauses).map { TimeBreak(at: frame($0.start) + kept / 2, frames: $1) }
     }
 
     /// `model` on the squeezed axis.

@@ -87,7 +87,7 @@ public struct Theme: Sendable, Equatable {
 
     /// A theme whose every role has its own distinct colour, so that a renderer's output can
     /// be rewritten role by role (the SVG `auto` theme uses it).
-    static let sentinel: Theme = {
+    package static let sentinel: Theme = {
         var colors: [ColorRole: RGB] = [:]
         for (i, role) in ColorRole.all.enumerated() {
             colors[role] = RGB(r: Double(17 + i) / 255, g: Double(101 + i) / 255, b: Double(203 - i) / 255)

@@ -1,0 +1,3 @@
+@_exported public import MarbleCore
+@_exported public import MarbleSpec
+@_exported public import Marbles
