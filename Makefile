@@ -9,7 +9,7 @@ MARBLEGEN := .build/debug/marblegen
 TRAITS := --traits Tools,OpenCombine
 
 .PHONY: test-release-layout bench-ab consumer-check diagrams test test-tsan test-asan asan-soak interposer-check examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
-	playground playground-deps playground-e2e playground-load playground-load-debug playground-screenshot
+	playground playground-deps playground-e2e playground-load playground-load-debug playground-screenshot attachment-screenshot font-metrics
 
 deps:
 	@command -v $(SWIFT) >/dev/null || { echo "swift is not on PATH: install Swift 6 (https://swift.org/install)"; exit 2; }
@@ -166,9 +166,24 @@ playground-load-debug: deps
 	python3 Tests/Playground/load.py .build/debug/marbleplay --clients $(PLAYGROUND_CLIENTS) --seconds 10
 
 # The README's picture of the page (dark, switchLatest), taken by the browser test.
+# A failing test's attached SVG (left by make consumer-check) in headless Chromium, light and
+# dark, compared pixel by pixel with marblegen's Cairo drawing of its spec.
+ATTACHMENT_ARTIFACTS ?= .build/attachment-screenshots
+attachment-screenshot: deps playground-deps
+	@ls .build/consumer-attachments/*.svg >/dev/null 2>&1 || $(MAKE) consumer-check
+	$(SWIFT) build $(TRAITS) --product marblegen
+	python3 Tests/Attachments/screenshot.py .build/consumer-attachments $(MARBLEGEN) --artifacts $(ATTACHMENT_ARTIFACTS)
+
 playground-screenshot: deps playground-deps
 	$(SWIFT) build $(TRAITS) --product marbleplay
 	python3 Tests/Playground/e2e.py .build/debug/marbleplay --artifacts $(PLAYGROUND_ARTIFACTS) --readme-screenshot docs/playground.png
+
+# The default font's widths, shipped as data for drawing without Cairo (MarbleDrawing), measured
+# again through Pango on this machine.
+font-metrics: deps
+	$(SWIFT) build $(TRAITS) --build-tests
+	MARBLES_WRITE_FONT_METRICS=$(CURDIR)/Sources/MarbleDrawing/Text/DejaVuSansWidths.swift $(SWIFT) test $(TRAITS) --skip-build --filter shippedWidthsArePangos
+	$(SWIFT) format format -i --configuration .swift-format Sources/MarbleDrawing/Text/DejaVuSansWidths.swift
 
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release MarblesBenchmarks

@@ -63,7 +63,7 @@ for text in '>queries<' '>first<' '>second<' '>expected<'; do
     grep -q "$text" "$svg" || { echo "the attached SVG lacks $text:"; cat "$svg"; exit 1; }
 done
 echo "a failing test attached: $(tr '\n' ' ' <"$work/attached.txt")"
-mkdir -p "$repo/.build/consumer-attachments"
+rm -rf "$repo/.build/consumer-attachments" && mkdir -p "$repo/.build/consumer-attachments"
 cp "$attachments"/* "$repo/.build/consumer-attachments/"
 off="$work/attachments-off"
 mkdir -p "$off"

@@ -8,14 +8,14 @@ DOCC=${DOCC:-$(command -v docc || echo "$(dirname "$(command -v "$SWIFT")")/docc
 # Test modules fail to emit when the tests are not built yet; only the libraries matter here.
 "$SWIFT" package ${TRAITS:---traits Tools,OpenCombine} dump-symbol-graph --minimum-access-level public >/dev/null 2>&1 || true
 graphs=$(find .build -maxdepth 3 -type d -name symbolgraph | head -1)
-for module in MarbleCore Marbles MarblesTesting MarbleSpec MarbleRender MarblesCombine; do
+for module in MarbleCore Marbles MarblesTesting MarbleSpec MarbleDrawing MarbleRender MarblesCombine; do
     [ -f "$graphs/$module.symbols.json" ] || { echo "no symbol graph for $module: run swift package dump-symbol-graph"; exit 1; }
 done
 python3 scripts/doc-coverage.py "$graphs" | grep -v '^undocumented' || { python3 scripts/doc-coverage.py "$graphs" | grep '^undocumented'; exit 1; }
 status=0
 mkdir -p .build/docs
 for entry in MarbleCore:Sources/Core Marbles:Sources/Marbles MarblesTesting:Sources/MarblesTesting \
-    MarbleSpec:Sources/MarbleSpec MarbleRender:Sources/MarbleRender MarblesCombine:Sources/MarblesCombine; do
+    MarbleSpec:Sources/MarbleSpec MarbleDrawing:Sources/MarbleDrawing MarbleRender:Sources/MarbleRender MarblesCombine:Sources/MarblesCombine; do
     module=${entry%%:*}
     folder=${entry#*:}
     work=$(mktemp -d)

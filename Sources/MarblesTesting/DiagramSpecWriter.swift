@@ -120,10 +120,11 @@ struct InputNames {
         self.names = names
         isInner = inputs.map { input in
             inputs.contains { other in
-                other.owner != input.owner && other.messages.contains { message in
-                    if case .next(let value) = message.value { return input.isValue(value) }
-                    return false
-                }
+                other.owner != input.owner
+                    && other.messages.contains { message in
+                        if case .next(let value) = message.value { return input.isValue(value) }
+                        return false
+                    }
             }
         }
     }

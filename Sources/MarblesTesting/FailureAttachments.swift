@@ -58,7 +58,8 @@ package enum FailureAttachments {
             XCTContext.runActivity(named: "Marble diagram of the failure at line \(location.line)") { activity in
                 for file in files {
                     let attachment = XCTAttachment(
-                        data: Data(file.contents.utf8), uniformTypeIdentifier: file.name.hasSuffix(".svg") ? "public.svg-image" : "public.plain-text")
+                        data: Data(file.contents.utf8),
+                        uniformTypeIdentifier: file.name.hasSuffix(".svg") ? "public.svg-image" : "public.plain-text")
                     attachment.name = file.name
                     attachment.lifetime = .keepAlways
                     activity.add(attachment)

@@ -35,7 +35,8 @@ enum SourceScan {
         guard location.line >= 1, location.line <= lines.count else { return nil }
         let line = lines[location.line - 1]
         let before = line.prefix(max(location.column - 1, 0))
-        guard let equals = before.lastIndex(of: "="), let keyword = before[..<equals].range(of: "let ") ?? before[..<equals].range(of: "var ")
+        guard let equals = before.lastIndex(of: "="),
+            let keyword = before[..<equals].range(of: "let ") ?? before[..<equals].range(of: "var ")
         else { return nil }
         let name = before[keyword.upperBound..<equals].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
         return name.isEmpty ? nil : String(name)

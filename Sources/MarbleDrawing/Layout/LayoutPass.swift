@@ -351,7 +351,8 @@ extension DiagramLayout {
                 let lane = (0...count).first { fits($0, routed: false) } ?? count
                 lanes[i] = lane
                 let above = inners.indices.filter { lanes[$0] >= 0 && lanes[$0] < lane }.flatMap { marks[$0] }
-                let laneFree = inners.indices.filter { lanes[$0] == lane && spans[$0].start < spans[i].start }.map { spans[$0].end + 0.2 }
+                let laneFree =
+                    inners.indices.filter { lanes[$0] == lane && spans[$0].start < spans[i].start }.map { spans[$0].end + 0.2 }
                     .max() ?? -1
                 let step = 2 / max(frameWidth, 1)
                 var candidate = inners[i].start - step

@@ -58,11 +58,14 @@ public struct SVGWriter: Sendable {
         switch item {
         case .line(let from, let to, let role, let width, let dashed, let alpha):
             out += "<line x1=\"\(number(from.x))\" y1=\"\(number(from.y))\" x2=\"\(number(to.x))\" y2=\"\(number(to.y))\""
-            out += " stroke=\"\(color(role))\" stroke-width=\"\(number(width))\"\(dashed ? " stroke-dasharray=\"5 4\"" : "")\(opacity(alpha))/>\n"
+            out +=
+                " stroke=\"\(color(role))\" stroke-width=\"\(number(width))\"\(dashed ? " stroke-dasharray=\"5 4\"" : "")\(opacity(alpha))/>\n"
         case .arrowHead(let tip, let from, let size, let role, let alpha):
             let angle = atan2(tip.y - from.y, tip.x - from.x)
-            let points = [tip, Point(tip.x - size * cos(angle - 0.45), tip.y - size * sin(angle - 0.45)),
-                Point(tip.x - size * cos(angle + 0.45), tip.y - size * sin(angle + 0.45))]
+            let points = [
+                tip, Point(tip.x - size * cos(angle - 0.45), tip.y - size * sin(angle - 0.45)),
+                Point(tip.x - size * cos(angle + 0.45), tip.y - size * sin(angle + 0.45)),
+            ]
             let text = points.map { "\(number($0.x)),\(number($0.y))" }.joined(separator: " ")
             out += "<polygon points=\"\(text)\" fill=\"\(color(role))\"\(opacity(alpha))/>\n"
         case .marble(let center, let width, let radius, let fill, let stroke, let label, let fontSize, let alpha):
@@ -75,7 +78,8 @@ public struct SVGWriter: Sendable {
                 out += " width=\"\(number(2 * (half + radius)))\" height=\"\(number(2 * radius))\" rx=\"\(number(radius))\" \(paint)/>\n"
             }
             // The label stays opaque on a ghost's faded fill, as Cairo draws it.
-            text(label, at: Point(center.x, center.y + Self.centeredBaseline * fontSize), size: fontSize, role: .marbleText,
+            text(
+                label, at: Point(center.x, center.y + Self.centeredBaseline * fontSize), size: fontSize, role: .marbleText,
                 anchor: .center, bold: false, into: &out)
         case .bar(let center, let halfHeight, let role, let alpha):
             out += "<line x1=\"\(number(center.x))\" y1=\"\(number(center.y - halfHeight))\" x2=\"\(number(center.x))\""
@@ -87,7 +91,9 @@ public struct SVGWriter: Sendable {
             out += " fill=\"none\"\(opacity(alpha))/>\n"
         case .rect(let origin, let width, let height, let fill, let stroke, let alpha):
             out += "<rect x=\"\(number(origin.x))\" y=\"\(number(origin.y))\" width=\"\(number(width))\" height=\"\(number(height))\""
-            out += " fill=\"\(color(fill))\"" + (stroke.map { " stroke=\"\(color($0))\" stroke-width=\"1.5\"" } ?? "") + "\(opacity(alpha))/>\n"
+            out +=
+                " fill=\"\(color(fill))\"" + (stroke.map { " stroke=\"\(color($0))\" stroke-width=\"1.5\"" } ?? "")
+                + "\(opacity(alpha))/>\n"
         case .text(let label, let at, let size, let role, let anchor, let bold):
             text(label, at: at, size: size, role: role, anchor: anchor, bold: bold, into: &out)
         }

@@ -2,8 +2,8 @@
 /// as data: no font file, no Cairo, the same answer on every machine.
 ///
 /// Latin, Greek, Cyrillic, punctuation, arrows, mathematical operators and box drawing come
-/// from the table (as Pango measures them, kerning left out: a pair such as `AV` measures up to
-/// 5% wider than drawn, which only widens a marble). Other characters are estimated as the
+/// from the table (as Pango measures them, kerning left out: a label with a pair such as `AV` measures
+/// up to 7% wider than drawn, which only widens a marble). Other characters are estimated as the
 /// fallback fonts draw them: one em for CJK and Hangul, 1.25 em for an emoji, nothing for a
 /// combining mark, and DejaVu's average of 0.62 em for the rest.
 public struct DejaVuSansMeasurer: TextMeasurer, Sendable {

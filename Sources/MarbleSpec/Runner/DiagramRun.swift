@@ -273,7 +273,8 @@ struct DiagramRun {
         var expected: [SubscriptionWindow] = []
         for stream in spec.expectedSubscriptions where stream.name == name {
             let window = try window(stream)
-            expected.append(SubscriptionWindow(start: window.subscribe / scheduler.frame, end: window.unsubscribe.map { $0 / scheduler.frame }))
+            expected.append(
+                SubscriptionWindow(start: window.subscribe / scheduler.frame, end: window.unsubscribe.map { $0 / scheduler.frame }))
         }
         let actual = (given[name] ?? []).map {
             SubscriptionWindow(start: $0.subscribed / scheduler.frame, end: $0.unsubscribed.map { $0 / scheduler.frame })
