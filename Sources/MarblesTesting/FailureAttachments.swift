@@ -68,3 +68,18 @@ package enum FailureAttachments {
         #endif
     }
 }
+
+extension TestScheduler {
+    /// A scheduler that reports to `reporter` and, for each failing expectation, draws what
+    /// would be attached (the SVG and the spec) and passes their total size to `drawn`,
+    /// recording nothing: what `make bench` measures a failure's picture with.
+    @_spi(Benchmarks) public static func drawingFailures(
+        reporter: any MarbleFailure.Reporter, drawn: @escaping (Int) -> Void
+    ) -> TestScheduler {
+        TestScheduler(
+            reporter: reporter,
+            listener: TestScheduler.Listener(expectationFailed: { outcome in
+                drawn(FailureAttachments.files(for: outcome).reduce(0) { $0 + $1.contents.utf8.count })
+            }))
+    }
+}

@@ -1,7 +1,7 @@
 import Foundation
 
 // The side-by-side benchmarks: `swift run -c release MarblesBenchmarks [--quick] [--reps N]
-// [--only chain,subject,scheduler,parser,printer,small-test,marble-test,render,combine,async,clock,explore,shrink]`;
+// [--only chain,subject,scheduler,parser,printer,small-test,marble-test,render,combine,async,clock,explore,shrink,failure]`;
 // marble-test's parts run alone as cold-test, hot-test, higher-order and timing-test; task-sleep, async-test
 // (the short async marble test alone), test-phases and small-test-loop (the 10-event test alone) are for profiling.
 // `make bench` runs all of them; `make bench-debug` the scheduler and test sections in a debug build.
@@ -15,7 +15,7 @@ let sections: [(String, () -> Void)] = [
     ("marble-test", marbleTestBenchmarks),
     ("render", renderBenchmarks), ("combine", combineBenchmarks), ("async", asyncDriverBenchmarks), ("clock", clockReadBenchmarks),
     ("foreign", foreignWorkBenchmarks), ("explore", explorationBenchmarks),
-    ("shrink", shrinkingBenchmarks),
+    ("shrink", shrinkingBenchmarks), ("failure", failureDiagramBenchmarks),
 ]
 // Parts of marble-test, run only when named.
 let parts: [(String, () -> Void)] = [
