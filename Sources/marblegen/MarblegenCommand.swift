@@ -98,7 +98,7 @@
     func requireExisting(_ paths: [String]) throws {
         for path in paths where !FileManager.default.fileExists(atPath: path) {
             let commands = ["render", "draw", "check", "verify", "parse", "operators"]
-            let hint = commands.first { editDistance($0, path) <= 2 }.map { " (did you mean the command '\($0)'?)" } ?? ""
+            let hint = commands.first { EditDistance.between($0, path) <= 2 }.map { " (did you mean the command '\($0)'?)" } ?? ""
             FileHandle.standardError.write(Data("\(path): error: no such file or folder\(hint)\n".utf8))
             throw ExitCode(2)
         }
@@ -122,23 +122,6 @@
         guard FileManager.default.isWritableFile(atPath: existing) else {
             throw ValidationError("cannot create output folder '\(path)': '\(existing)' is not writable")
         }
-    }
-
-    func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
-        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
-        var row = Array(0...b.count)
-        for i in 1...a.count {
-            var previous = row[0]
-            row[0] = i
-            for j in 1...b.count {
-                let current = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-                previous = current
-            }
-        }
-        return row[b.count]
     }
 
     struct Render: ParsableCommand {

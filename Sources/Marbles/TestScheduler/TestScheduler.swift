@@ -20,8 +20,8 @@ package import MarblesRuntime
 /// ```
 ///
 /// Its surface, by role:
-/// - test observables: ``cold(_:values:error:fileID:filePath:line:column:)``,
-///   ``hot(_:values:error:fileID:filePath:line:column:)``, ``time(_:fileID:filePath:line:column:)``;
+/// - test observables: ``cold(_:values:error:name:fileID:filePath:line:column:)``,
+///   ``hot(_:values:error:name:fileID:filePath:line:column:)``, ``time(_:fileID:filePath:line:column:)``;
 /// - expectations: `expect(_:unsubscribe:)` and
 ///   `expect(subscriptions:)` (the test observable, or its `subscriptions`), each followed by `toBe`;
 ///   ``record(_:)`` for custom checks;

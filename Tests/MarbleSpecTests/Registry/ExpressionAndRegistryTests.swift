@@ -1,7 +1,8 @@
 import Foundation
-import MarbleSpec
 import TestSupport
 import Testing
+
+@testable import MarbleSpec
 
 @Suite("Spec expressions")
 struct SpecExpressionTests {
@@ -95,6 +96,22 @@ struct OperatorRegistryTests {
         for (rxjs, name) in OperatorRegistry.rxjsNames {
             #expect(OperatorRegistry.all[name] != nil, "\(rxjs) → \(name)")
             #expect(OperatorRegistry.all[rxjs] == nil, "\(rxjs) is a registry name itself")
+        }
+    }
+}
+
+@Suite("Edit distance")
+struct EditDistanceTests {
+    @Test("counts insertions, deletions and substitutions, in characters; the same either way round")
+    func countsEdits() {
+        #expect(EditDistance.between("", "") == 0)
+        #expect(EditDistance.between("map", "") == 3)
+        #expect(EditDistance.between("mapp", "map") == 1)
+        #expect(EditDistance.between("kitten", "sitting") == 3)
+        #expect(EditDistance.between("flatMapLatest", "flatMapLast") == 2)
+        #expect(EditDistance.between("日本", "日") == 1)
+        for (a, b) in [("render", "rendr"), ("verify", "vreify"), ("abc", "xyz")] {
+            #expect(EditDistance.between(a, b) == EditDistance.between(b, a))
         }
     }
 }
