@@ -1,6 +1,7 @@
 // The one definition of "the same event" that every comparison uses: the typed fast path of
 // `toBe` (values of the element type), the general comparison (erased values, inner
-// timelines, matchers) and `eventListsMatch`. They differ only in how two values compare.
+// timelines, matchers) and `eventListsMatch`; and the one rule for "the same value",
+// `ValueEquality`, that both paths take their value comparison from.
 
 extension Event {
     /// The same event: values compared with `equal`, errors as marble comparisons compare
@@ -37,4 +38,50 @@ func equalityOpened<E: Equatable, T>(_: E.Type, as: T.Type) -> ((T, T) -> Bool)?
     // `E` is `T` (opened from `T.self`): the bit cast is the identity, without the dynamic cast
     // of a function type that `as?` would pay on every `toBe`.
     return unsafeBitCast(equal, to: ((T, T) -> Bool).self)
+}
+
+/// The one rule for whether two plain values match: the test's `areEqual` when it gave one;
+/// else `==` of their type when it is `Equatable` (the typed path gets it statically from
+/// ``equality(of:)``, the general path by opening the value's dynamic type: the same operator);
+/// else the same type and the same description. Matchers and inner timelines are decided
+/// before a value reaches it (``RecordedValue/matches(_:)``). A property test checks the
+/// typed, general and fast general paths agree.
+@usableFromInline enum ValueEquality {
+    /// The typed path's comparison of `T`s: `areEqual`, else `==`; `nil` when `T` is not
+    /// `Equatable` and the test gave none (the general path decides then).
+    @inlinable static func typed<T>(_ type: T.Type, areEqual: ((T, T) -> Bool)?) -> ((T, T) -> Bool)? {
+        areEqual ?? equality(of: type)
+    }
+
+    /// Two erased values.
+    static func plain(_ a: Any, _ b: Any, areEqual: ((Any, Any) -> Bool)?) -> Bool {
+        if let areEqual { return areEqual(a, b) }
+        return Facts(of: a).match(a, b)
+    }
+
+    /// How the values of one type compare, looked up once for a run of values of that type.
+    struct Facts {
+        let type: Any.Type
+        /// `==` of the type, erased: `nil` for a type that is not `Equatable`.
+        let equal: ((Any, Any) -> Bool)?
+
+        init(of value: Any) {
+            type = Swift.type(of: value)
+            if let equatable = value as? any Equatable { equal = Self.erasedEquality(equatable) } else { equal = nil }
+        }
+
+        /// Whether `b` matches `a` (a value of this type).
+        func match(_ a: Any, _ b: Any) -> Bool {
+            if let equal { return equal(a, b) }
+            return Swift.type(of: b) == type && String(describing: a) == String(describing: b)
+        }
+
+        private static func erasedEquality<T: Equatable>(_: T) -> (Any, Any) -> Bool {
+            { a, b in
+                // `as?` as Swift casts: an Optional holding a `T` matches a `T` of the same value.
+                guard let a = a as? T, let b = b as? T else { return false }
+                return a == b
+            }
+        }
+    }
 }

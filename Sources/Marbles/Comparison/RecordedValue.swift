@@ -32,7 +32,7 @@ public enum RecordedValue: CustomStringConvertible {
         switch (self, other) {
         case (.plain(let a as ValueMatcher), .plain(let b)): return a.accepts(b)
         case (.plain(let a), .plain(let b as ValueMatcher)): return b.accepts(a)
-        case (.plain(let a), .plain(let b)): return areEqual?(a, b) ?? plainValuesMatch(a, b)
+        case (.plain(let a), .plain(let b)): return ValueEquality.plain(a, b, areEqual: areEqual)
         case (.inner(let a), .inner(let b)): return eventListsMatch(a.events, b.events, areEqual: areEqual)
         default: return false
         }
@@ -80,19 +80,6 @@ extension RecordedValue {
     }
 }
 
-/// Same plain value: `==` when the type is `Equatable`, else same type and same description.
-func plainValuesMatch(_ a: Any, _ b: Any) -> Bool {
-    if let a = a as? any Equatable { return a.isEqual(to: b) }
-    return type(of: a) == type(of: b) && String(describing: a) == String(describing: b)
-}
-
-extension Equatable {
-    fileprivate func isEqual(to other: Any) -> Bool {
-        guard let other = other as? Self else { return false }
-        return self == other
-    }
-}
-
 /// Compares events of long timelines fast: when consecutive plain values share a type, that
 /// type's facts (a matcher? an Optional? `Equatable`?) are looked up once instead of through
 /// dynamic casts for every pair. Gives the same answers as ``eventsMatch(_:_:areEqual:)``.
@@ -100,7 +87,7 @@ struct EventComparer {
     let areEqual: ((Any, Any) -> Bool)?
     private var cachedType: ObjectIdentifier?
     private var cachedIsPlain = false
-    private var cachedEquality: ((Any, Any) -> Bool)?
+    private var cachedFacts: ValueEquality.Facts?
 
     init(areEqual: ((Any, Any) -> Bool)?) { self.areEqual = areEqual }
 
@@ -110,7 +97,8 @@ struct EventComparer {
     }
 
     /// `nil` when the pair needs the general rules (different types, matchers, Optionals,
-    /// which a cast may unwrap into a matcher).
+    /// which a cast may unwrap into a matcher); else ``ValueEquality``'s answer, with the
+    /// type's facts looked up once.
     private mutating func plainMatch(_ x: Any, _ y: Any) -> Bool? {
         let valueType = type(of: x)
         guard valueType == type(of: y) else { return nil }
@@ -118,19 +106,11 @@ struct EventComparer {
         if id != cachedType {
             cachedType = id
             cachedIsPlain = valueType != ValueMatcher.self && !(valueType is any OptionalMarker.Type)
-            if let equatable = x as? any Equatable { cachedEquality = Self.equality(equatable) } else { cachedEquality = nil }
+            cachedFacts = ValueEquality.Facts(of: x)
         }
-        guard cachedIsPlain else { return nil }
+        guard cachedIsPlain, let facts = cachedFacts else { return nil }
         if let areEqual { return areEqual(x, y) }
-        if let cachedEquality { return cachedEquality(x, y) }
-        return String(describing: x) == String(describing: y)
-    }
-
-    private static func equality<T: Equatable>(_: T) -> (Any, Any) -> Bool {
-        { a, b in
-            guard let a = a as? T, let b = b as? T else { return false }
-            return a == b
-        }
+        return facts.match(x, y)
     }
 }
 

@@ -140,7 +140,7 @@ public final class MarbleExpectation<Element> {
         _ diagram: String, _ values: [String: Element], _ error: any Error, _ areEqual: ((Element, Element) -> Bool)?
     ) -> TypedExpectation<Element>? {
         guard !isHigherOrder, !values.isEmpty || Element.self == String.self else { return nil }
-        guard let equal = areEqual ?? equality(of: Element.self) else { return nil }
+        guard let equal = ValueEquality.typed(Element.self, areEqual: areEqual) else { return nil }
         guard let expected = try? scheduler.parser.parse(diagram, kind: .expected, values: values, error: error) else { return nil }
         // A passing test records as many events as it expects: room for them now, not by doubling.
         events.reserveCapacity(events.count + expected.count)
@@ -188,7 +188,7 @@ public final class MarbleExpectation<Element> {
             let keys = values.sorted { $0.key < $1.key }.map { (key: $0.key, value: RecordedValue.expected($0.value)) }
             let compare = areEqual.map { areEqual in
                 { (a: Any, b: Any) -> Bool in
-                    guard let a = a as? Value, let b = b as? Value else { return plainValuesMatch(a, b) }
+                    guard let a = a as? Value, let b = b as? Value else { return ValueEquality.plain(a, b, areEqual: nil) }
                     return areEqual(a, b)
                 }
             }
