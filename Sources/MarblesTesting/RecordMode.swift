@@ -29,6 +29,13 @@ package enum RecordMode {
     /// Tests in one process run in parallel and may share a source file.
     private static let fileLock = Lock()
 
+    /// Record mode's answer to a failing `toBe`: its proposal refused (a value with no literal),
+    /// checked (the candidate must read back as the recording), then written.
+    public static func record(_ proposal: RecordingProposal) -> String {
+        if let refusal = proposal.refusal ?? proposal.readBack() { return "record mode: not rewritten: \(refusal)" }
+        return rewrite(proposal.recording)
+    }
+
     /// Rewrites the recording's literal in its source file; returns the line for the failure
     /// message (also printed), saying what changed or why nothing did.
     public static func rewrite(_ recording: DiagramRecording) -> String {

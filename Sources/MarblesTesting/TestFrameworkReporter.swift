@@ -68,7 +68,7 @@ extension TestScheduler.Listener {
             listener.expectationChecked = { outcome in writer.write(outcome) }
         }
         if FailureAttachments.isOn { listener.expectationFailed = { FailureAttachments.attach($0) } }
-        if RecordMode.isOn { listener.recordDiagram = RecordMode.rewrite }
+        if RecordMode.isOn { listener.recordDiagram = RecordMode.record }
         return listener
     }
 

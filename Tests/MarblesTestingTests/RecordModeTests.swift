@@ -48,7 +48,7 @@ struct RecordModeTests {
     /// A scheduler that collects failures and records into the fixture.
     func recordingScheduler() -> (TestScheduler, MarbleFailure.Collector) {
         let reporter = MarbleFailure.Collector()
-        let scheduler = TestScheduler(reporter: reporter, listener: TestScheduler.Listener(recordDiagram: RecordMode.rewrite))
+        let scheduler = TestScheduler(reporter: reporter, listener: TestScheduler.Listener(recordDiagram: RecordMode.record))
         return (scheduler, reporter)
     }
 

@@ -43,7 +43,7 @@ final class XCTestReportingTests: XCTestCase {
         let fixture = try RecordFixture("scheduler.expect(e1).toBe(\"-a-c-|\")\n")
         capturing = true
         let scheduler = TestScheduler(
-            reporter: TestFrameworkReporter(), listener: TestScheduler.Listener(recordDiagram: RecordMode.rewrite))
+            reporter: TestFrameworkReporter(), listener: TestScheduler.Listener(recordDiagram: RecordMode.record))
         scheduler.run {
             scheduler.expect(scheduler.cold("-a-b-|")).toBe("-a-c-|", values: [String: String](), at: fixture.location())
         }

@@ -90,16 +90,33 @@ package enum StringLiteral {
     }
 }
 
+/// What a failing `toBe` hands record mode: the diagram that would pass, or why none can be
+/// written, and how to check that it reads back as the recording. The comparison builds it
+/// without parsing; record mode (MarblesTesting, behind ``TestScheduler/Listener``) checks and
+/// rewrites.
+package struct RecordingProposal {
+    /// The rewrite: the written diagram, the candidate and the keys to add.
+    package var recording: DiagramRecording
+    /// Why no diagram can be written (a value with no Swift literal, several subscriptions
+    /// for one literal); `nil` when ``recording`` is one.
+    package var refusal: String?
+    /// Why the candidate would not pass as written (it parses it the way the `toBe` parsed its
+    /// own diagram); `nil` when it would.
+    package var readBack: () -> String?
+
+    /// A proposal; `readBack` by default finds nothing wrong.
+    package init(recording: DiagramRecording, refusal: String? = nil, readBack: @escaping () -> String? = { nil }) {
+        self.recording = recording
+        self.refusal = refusal
+        self.readBack = readBack
+    }
+}
+
 extension TestScheduler {
-    /// In record mode, the line a failing `toBe` adds to its message: the rewrite, or why not.
-    /// `wouldPass` checks the candidate the way the `toBe` checks its own diagram (nil when it
-    /// would pass), so only a diagram that passes is ever written.
-    func recordingNote(
-        written: String, candidate: String, newValues: [DiagramRecording.NewValue] = [], at location: MarbleFailure.Location,
-        wouldPass: (String) -> String?
-    ) -> String? {
-        guard let recordDiagram else { return nil }
-        if let problem = wouldPass(candidate) { return "record mode: not rewritten: \(problem)" }
-        return recordDiagram(DiagramRecording(location: location, written: written, recorded: candidate, newValues: newValues))
+    /// Reports a failed expectation, with the line record mode adds (the rewrite, or why
+    /// not) when it is on and the expectation proposed a diagram.
+    func reportFailure(_ message: String, proposal: @autoclosure () -> RecordingProposal?, at location: MarbleFailure.Location) {
+        let note = listener.recordDiagram.flatMap { record in proposal().map(record) }
+        report(message + (note.map { "\n" + $0 } ?? ""), at: location)
     }
 }

@@ -196,10 +196,10 @@ public final class MarbleExpectation<Element> {
             let expected = parsed ?? typed?.erased() ?? []
             let comparison = MarbleComparison(expected: expected, actual: actual, frame: scheduler.frame, keys: keys, areEqual: compare)
             if !comparison.matches {
-                let note =
-                    scheduler.recordDiagram == nil
-                    ? nil : recordModeNote(diagram, values: values, error: error, keys: keys, areEqual: compare, at: location)
-                scheduler.report(comparison.message() + (note.map { "\n" + $0 } ?? ""), at: location)
+                scheduler.reportFailure(
+                    comparison.message(),
+                    proposal: recordingProposal(diagram, values: values, error: error, keys: keys, areEqual: compare, at: location),
+                    at: location)
             }
             let failed = comparison.matches ? nil : scheduler.listener.expectationFailed
             guard scheduler.onExpectationChecked != nil || failed != nil else { return }
@@ -211,19 +211,23 @@ public final class MarbleExpectation<Element> {
         }
     }
 
-    /// Record mode: the actual timeline as a diagram that would pass, with keys added to
-    /// `values:` for values none of its keys names (when `values:` is used at all), or why not.
-    private func recordModeNote<Value>(
+    /// For record mode: the actual timeline as a diagram that would pass, with keys added to
+    /// `values:` for values none of its keys names (when `values:` is used at all), or why
+    /// none can be written. Nothing here parses: the proposal's `readBack` does, when record
+    /// mode asks.
+    private func recordingProposal<Value>(
         _ diagram: String, values: [String: Value], error: any Error, keys: [(key: String, value: RecordedValue)],
         areEqual: ((Any, Any) -> Bool)?, at location: MarbleFailure.Location
-    ) -> String? {
+    ) -> RecordingProposal {
         let actual = self.actual
         var values = values
         var keys = keys
         var newValues: [DiagramRecording.NewValue] = []
         if !values.isEmpty {
             guard let added = DiagramRecording.newKeys(for: actual, keys: keys, as: Value.self) else {
-                return "record mode: not rewritten: a value with no key in `values:` has no Swift literal; give it a key and record again"
+                return RecordingProposal(
+                    recording: DiagramRecording(location: location, written: diagram, recorded: diagram),
+                    refusal: "a value with no key in `values:` has no Swift literal; give it a key and record again")
             }
             for (key, value, literal) in added {
                 values[key] = value
@@ -231,12 +235,14 @@ public final class MarbleExpectation<Element> {
                 newValues.append(DiagramRecording.NewValue(key: key, literal: literal))
             }
         }
-        let candidate = MarbleComparison(expected: [], actual: actual, frame: scheduler.frame, keys: keys).actualDiagram()
-        return scheduler.recordingNote(written: diagram, candidate: candidate, newValues: newValues, at: location) { candidate in
+        let frame = scheduler.frame
+        let candidate = MarbleComparison(expected: [], actual: actual, frame: frame, keys: keys).actualDiagram()
+        let recording = DiagramRecording(location: location, written: diagram, recorded: candidate, newValues: newValues)
+        return RecordingProposal(recording: recording) { [self, values, keys] in
             let problem: String
             do throws(MarbleDiagram.SyntaxError) {
                 let reparsed = try parseExpected(candidate, values: values, error: error)
-                let check = MarbleComparison(expected: reparsed, actual: actual, frame: scheduler.frame, keys: keys, areEqual: areEqual)
+                let check = MarbleComparison(expected: reparsed, actual: actual, frame: frame, keys: keys, areEqual: areEqual)
                 guard let first = check.mismatches.first else { return nil }
                 problem = "\(first)"
             } catch {

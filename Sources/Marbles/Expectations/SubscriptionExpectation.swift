@@ -61,12 +61,13 @@ extension TestScheduler {
                 if !comparison.matches {
                     let printer = MarbleDiagram.Printer(frame: scheduler.frame)
                     let candidate = actual.count == 1 ? printer.print(actual[0]) : actual.isEmpty ? "" : nil
-                    let note = scheduler.recordingNote(
-                        written: diagrams.count == 1 ? diagrams[0] : "", candidate: candidate ?? "", at: location
-                    ) { _ in
-                        candidate == nil ? "\(actual.count) subscriptions need an array of diagrams" : nil
-                    }
-                    scheduler.report(comparison.message() + (note.map { "\n" + $0 } ?? ""), at: location)
+                    let written = diagrams.count == 1 ? diagrams[0] : ""
+                    scheduler.reportFailure(
+                        comparison.message(),
+                        proposal: RecordingProposal(
+                            recording: DiagramRecording(location: location, written: written, recorded: candidate ?? ""),
+                            refusal: candidate == nil ? "\(actual.count) subscriptions need an array of diagrams" : nil),
+                        at: location)
                 }
                 let failed = comparison.matches ? nil : scheduler.listener.expectationFailed
                 if scheduler.onExpectationChecked != nil || failed != nil {

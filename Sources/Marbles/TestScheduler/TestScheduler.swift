@@ -55,7 +55,6 @@ public final class TestScheduler: Scheduler {
     package let listener: TestScheduler.Listener
     var onExpectationChecked: ((ExpectationOutcome) -> Void)? { listener.expectationChecked }
     var testName: String? { listener.testName }
-    var recordDiagram: ((DiagramRecording) -> String)? { listener.recordDiagram }
 
     /// What `Date()` reads when the scheduler first drives (`nil`: the real date then).
     public let startDate: Date?
@@ -179,15 +178,15 @@ extension TestScheduler {
         /// its diagram to the running test). Never called for one that held: passing tests pay
         /// nothing for it.
         package var expectationFailed: ((ExpectationOutcome) -> Void)?
-        /// Record mode: called when a `toBe` with a diagram fails and the actual timeline can be
-        /// written as a diagram that would pass; returns a line for the failure message (what was
+        /// Record mode: called when a `toBe` with a diagram fails, with the diagram that would
+        /// pass (or why none can be written); returns a line for the failure message (what was
         /// rewritten, or why not).
-        package var recordDiagram: ((DiagramRecording) -> String)?
+        package var recordDiagram: ((RecordingProposal) -> String)?
 
         /// A listener; every part is optional.
         package init(
             testName: String? = nil, expectationChecked: ((ExpectationOutcome) -> Void)? = nil,
-            expectationFailed: ((ExpectationOutcome) -> Void)? = nil, recordDiagram: ((DiagramRecording) -> String)? = nil
+            expectationFailed: ((ExpectationOutcome) -> Void)? = nil, recordDiagram: ((RecordingProposal) -> String)? = nil
         ) {
             self.testName = testName
             self.expectationChecked = expectationChecked
