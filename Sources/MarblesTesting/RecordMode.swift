@@ -107,12 +107,10 @@ enum StringLiteralRewrite {
         let entries = newValues.map { "\(quoted($0.key)): \($0.literal)" }.joined(separator: ", ")
         let notLiteral = Refusal(reason: "new keys \(entries) belong in `values:`, which is not a dictionary literal in the call")
         var index = offset
-        while index < source.count {
+        while true {
+            index = try codeIndex(from: index, in: source)
+            guard index < source.count else { break }
             let byte = source[index]
-            if byte == UInt8(ascii: "\"") {
-                index = try skipLiteral(in: source, at: index)
-                continue
-            }
             if opens(byte) {
                 index = try closing(of: index, in: source) + 1
                 continue
@@ -152,12 +150,10 @@ enum StringLiteralRewrite {
     private static func closing(of open: Int, in source: [UInt8]) throws(Refusal) -> Int {
         var depth = 0
         var index = open
-        while index < source.count {
+        while true {
+            index = try codeIndex(from: index, in: source)
+            guard index < source.count else { break }
             let byte = source[index]
-            if byte == UInt8(ascii: "\"") {
-                index = try skipLiteral(in: source, at: index)
-                continue
-            }
             if opens(byte) { depth += 1 }
             if closes(byte) {
                 depth -= 1
@@ -166,6 +162,13 @@ enum StringLiteralRewrite {
             index += 1
         }
         throw Refusal(reason: "unterminated bracket after the diagram")
+    }
+
+    /// The first index at or after `index` outside string literals (`source.count` at the end).
+    private static func codeIndex(from index: Int, in source: [UInt8]) throws(Refusal) -> Int {
+        var index = index
+        while index < source.count, source[index] == UInt8(ascii: "\"") { index = try skipLiteral(in: source, at: index) }
+        return index
     }
 
     private static func opens(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "(") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") }

@@ -125,17 +125,7 @@ public struct SVGWriter: Sendable {
 package enum SVGText {
     /// `text` safe inside an element or an attribute.
     package static func escaped(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(character)
-            }
-        }
-        return out
+        StringLiteral.escaping(text, ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;"])
     }
 
     /// Every role's custom property for light readers and, under `prefers-color-scheme: dark`,

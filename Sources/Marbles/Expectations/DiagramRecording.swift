@@ -75,18 +75,18 @@ extension DiagramRecording {
 package enum StringLiteral {
     /// `text` as a Swift string literal.
     package static func quoted(_ text: String) -> String {
-        var result = "\""
+        "\"" + escaping(text, ["\\": "\\\\", "\"": "\\\"", "\n": "\\n", "\t": "\\t", "\r": "\\r"]) + "\""
+    }
+
+    /// `text` with each character that `replacements` names replaced (a literal's or an XML
+    /// document's escapes).
+    package static func escaping(_ text: String, _ replacements: [Character: String]) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
         for character in text {
-            switch character {
-            case "\\": result += "\\\\"
-            case "\"": result += "\\\""
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            default: result.append(character)
-            }
+            if let replacement = replacements[character] { result += replacement } else { result.append(character) }
         }
-        return result + "\""
+        return result
     }
 }
 

@@ -1,20 +1,8 @@
 extension OperatorRegistry {
     /// The operators a spec may name: one value from the whole source (Core/Operators/Aggregating).
     static let aggregating: [OperatorDefinition] = [
-        definition(
-            "min", "emits the smallest value at completion (by the comparison a < b, if given)",
-            [optionalFunction("a", "b", name: "comparison")]
-        ) { context in
-            if let less = context.function(0) { return context.source.min { try less([try plain($0), try plain($1)]).truthy } }
-            return context.source.map { OrderedSpecValue(value: try plain($0)) }.min().map { .value($0.value) }
-        },
-        definition(
-            "max", "emits the largest value at completion (by the comparison a < b, if given)",
-            [optionalFunction("a", "b", name: "comparison")]
-        ) { context in
-            if let less = context.function(0) { return context.source.max { try less([try plain($0), try plain($1)]).truthy } }
-            return context.source.map { OrderedSpecValue(value: try plain($0)) }.max().map { .value($0.value) }
-        },
+        extremum("min", "smallest", by: { $0.min(by: $1) }, naturally: { $0.min() }),
+        extremum("max", "largest", by: { $0.max(by: $1) }, naturally: { $0.max() }),
         definition("count", "emits how many values the source had, at completion") { context in
             context.source.count().map { .value(.int($0)) }
         },
@@ -31,4 +19,20 @@ extension OperatorRegistry {
             return context.source.contains { try f([try plain($0)]).truthy }.map { .value(.bool($0)) }
         },
     ]
+
+    /// `min` or `max`: by the spec's comparison `a < b` when given, else numbers by value and
+    /// anything else by its text.
+    static func extremum(
+        _ name: String, _ superlative: String,
+        by pick: @escaping @Sendable (Observable<SpecItem>, @escaping (SpecItem, SpecItem) throws -> Bool) -> Observable<SpecItem>,
+        naturally pickNatural: @escaping @Sendable (Observable<OrderedSpecValue>) -> Observable<OrderedSpecValue>
+    ) -> OperatorDefinition {
+        definition(
+            name, "emits the \(superlative) value at completion (by the comparison a < b, if given)",
+            [optionalFunction("a", "b", name: "comparison")]
+        ) { context in
+            if let less = context.function(0) { return pick(context.source) { try less([try plain($0), try plain($1)]).truthy } }
+            return pickNatural(context.source.map { OrderedSpecValue(value: try plain($0)) }).map { .value($0.value) }
+        }
+    }
 }
