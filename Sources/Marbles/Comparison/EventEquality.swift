@@ -53,10 +53,11 @@ func equalityOpened<E: Equatable, T>(_: E.Type, as: T.Type) -> ((T, T) -> Bool)?
         areEqual ?? equality(of: type)
     }
 
-    /// Two erased values.
+    /// Two erased values (the type's facts found for this pair alone: no allocation).
     static func plain(_ a: Any, _ b: Any, areEqual: ((Any, Any) -> Bool)?) -> Bool {
         if let areEqual { return areEqual(a, b) }
-        return Facts(of: a).match(a, b)
+        if let equatable = a as? any Equatable { return equatable.isEqual(to: b) }
+        return Swift.type(of: b) == Swift.type(of: a) && String(describing: a) == String(describing: b)
     }
 
     /// How the values of one type compare, looked up once for a run of values of that type.
@@ -70,18 +71,24 @@ func equalityOpened<E: Equatable, T>(_: E.Type, as: T.Type) -> ((T, T) -> Bool)?
             if let equatable = value as? any Equatable { equal = Self.erasedEquality(equatable) } else { equal = nil }
         }
 
-        /// Whether `b` matches `a` (a value of this type).
+        /// Whether `b` matches `a` (a value of this type): ``ValueEquality/plain(_:_:areEqual:)``
+        /// with the type's facts looked up once.
         func match(_ a: Any, _ b: Any) -> Bool {
             if let equal { return equal(a, b) }
             return Swift.type(of: b) == type && String(describing: a) == String(describing: b)
         }
 
         private static func erasedEquality<T: Equatable>(_: T) -> (Any, Any) -> Bool {
-            { a, b in
-                // `as?` as Swift casts: an Optional holding a `T` matches a `T` of the same value.
-                guard let a = a as? T, let b = b as? T else { return false }
-                return a == b
-            }
+            { a, b in (a as? T)?.isEqual(to: b) ?? false }
         }
+    }
+}
+
+extension Equatable {
+    /// `==` against a value of unknown type; `as?` as Swift casts (an Optional holding a
+    /// `Self` matches a `Self` of the same value). Both of ``ValueEquality``'s erased paths use it.
+    fileprivate func isEqual(to other: Any) -> Bool {
+        guard let other = other as? Self else { return false }
+        return self == other
     }
 }
