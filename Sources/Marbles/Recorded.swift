@@ -1,24 +1,7 @@
-/// A value stamped with the virtual time at which it happened.
-public struct Recorded<Value> {
-    /// When it happened, relative to the recording's frame 0.
-    public var time: Duration
-    /// What happened.
-    public var value: Value
-
-    /// Stamps `value` with `time`.
-    @inlinable
-    public init(time: Duration, value: Value) {
-        self.time = time
-        self.value = value
-    }
-}
-
-extension Recorded: Equatable where Value: Equatable {}
-extension Recorded: Sendable where Value: Sendable {}
-
-extension Recorded: CustomStringConvertible {
-    public var description: String { "\(value) @ \(time)" }
-}
+/// A value stamped with the virtual time at which it happened: MarbleCore's `Timestamped`,
+/// under the name marble tests (and RxTest) give it. `time` is relative to the recording's
+/// frame 0.
+public typealias Recorded<Value> = Timestamped<Value>
 
 /// When a test observable was subscribed and unsubscribed.
 public struct SubscriptionLog: Equatable, Sendable, CustomStringConvertible {

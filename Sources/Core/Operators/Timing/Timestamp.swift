@@ -1,20 +1,33 @@
-/// A value and the scheduler time it arrived at.
+/// A value and the scheduler time it arrived at: what `timestamp` emits, and what Marbles'
+/// recordings hold (`Recorded` is this type).
 public struct Timestamped<Value> {
+    /// When it arrived, on the scheduler's clock (in a recording: relative to its frame 0).
+    public var time: Duration
     /// The value.
     public var value: Value
-    /// When it arrived, on the scheduler's clock.
-    public var time: Duration
 
     /// Pairs a value with its time (for expected values in tests, say).
     @inlinable
     public init(value: Value, time: Duration) {
-        self.value = value
         self.time = time
+        self.value = value
+    }
+
+    /// Stamps `value` with `time`.
+    @inlinable
+    public init(time: Duration, value: Value) {
+        self.time = time
+        self.value = value
     }
 }
 
 extension Timestamped: Equatable where Value: Equatable {}
 extension Timestamped: Sendable where Value: Sendable {}
+
+extension Timestamped: CustomStringConvertible {
+    /// `value @ time`.
+    public var description: String { "\(value) @ \(time)" }
+}
 
 /// A value and the time since the previous one (or since the subscription, for the first).
 public struct TimeIntervalled<Value> {
