@@ -71,8 +71,9 @@ CONSUMER_FAILURE_DEMO=1 MARBLES_ATTACHMENTS=0 "$SWIFT" test --skip-build --filte
 [ -z "$(ls -A "$off")" ] || { echo "MARBLES_ATTACHMENTS=0 still attached: $(ls "$off")"; exit 1; }
 echo "MARBLES_ATTACHMENTS=0: nothing attached"
 # Drawn without Cairo: the test binary links neither Cairo nor Pango (a Mac or an iOS app has neither).
-binary=$(find .build/debug -maxdepth 1 -name "*PackageTests.xctest" | head -1)
-if [ "$(uname)" = Linux ] && [ -n "$binary" ]; then
+binary=$(find .build/debug/ -maxdepth 1 -name "*PackageTests.xctest" | head -1)
+if [ "$(uname)" = Linux ]; then
+    [ -n "$binary" ] || { echo "no test binary in .build/debug: $(ls .build/debug/)"; exit 1; }
     if ldd "$binary" | grep -Ei 'cairo|pango'; then echo "the consumer's test binary links Cairo or Pango"; exit 1; fi
     echo "the consumer's test binary links no Cairo or Pango ($(ldd "$binary" | wc -l) libraries)"
 fi
