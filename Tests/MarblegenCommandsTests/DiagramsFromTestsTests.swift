@@ -101,6 +101,7 @@ struct DiagramsFromTestsTests {
         #expect(failing.contains("expected subscribed source: ^---!"))
         let model = try DiagramRunner.run(try DiagramSpec.parse(failing))
         #expect(model.output.name == "subscribed source")
+        #expect(model.operatorLabel == "subscriptions: source")
         #expect(model.output.subscriptions == [SubscriptionWindow(start: 0, end: 5)])
         #expect(model.expected?.subscriptions == [SubscriptionWindow(start: 0, end: 4)])
         #expect(model.output.highlights == [4, 5])

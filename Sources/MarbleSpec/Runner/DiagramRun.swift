@@ -116,7 +116,9 @@ struct DiagramRun {
                 [SubscriberOutput(name: "actual", events: try parse(actual, kind: .expected), expected: spec.expected)], nil, spec.title
             )
         }
-        return ([SubscriberOutput(name: "output", events: [], expected: spec.expected)], nil, nil)
+        // A test's subscription expectation: its box names the expression, as a given output's does.
+        let label = spec.expectedSubscriptions.isEmpty ? nil : spec.title
+        return ([SubscriberOutput(name: "output", events: [], expected: spec.expected)], nil, label)
     }
 
     /// A `subscriber` or `connect` line's `^` and `!`, with errors at their columns.
