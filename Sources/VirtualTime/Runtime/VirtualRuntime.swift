@@ -151,7 +151,10 @@ package final class VirtualRuntime {
                         if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
                     }
                     // Work handed to other threads: wait for it at this instant, then run what came back.
-                    if executor.hasReturnedJobs || home.pointee.foreign.map(ForeignWork.out) ?? 0 > 0 {
+                    // The count first: a block resumes its job before it counts itself done, so
+                    // once none is out, every job it returned is already held (read the other
+                    // way round, a block finishing between the reads left its job unseen).
+                    if home.pointee.foreign.map(ForeignWork.out) ?? 0 > 0 || executor.hasReturnedJobs {
                         settleForeignWork(watch)
                         if executor.hasWaitingJobs { continue }
                     }
