@@ -46,16 +46,30 @@ package enum FailureAttachments {
 
     /// Attaches `outcome`'s files to the running test.
     package static func attach(_ outcome: ExpectationOutcome, role: String? = nil) {
-        let files = files(for: outcome, role: role)
         let location = outcome.location
         if Test.current != nil {
             let sourceLocation = SourceLocation(
                 fileID: location.fileID, filePath: location.filePath, line: location.line, column: location.column)
-            for file in files { Attachment.record(file.contents, named: file.name, sourceLocation: sourceLocation) }
+            for file in files(for: outcome, role: role) {
+                Attachment.record(file.contents, named: file.name, sourceLocation: sourceLocation)
+            }
             return
         }
         #if canImport(XCTest) && canImport(Darwin)
-            XCTContext.runActivity(named: "Marble diagram of the failure at line \(location.line)") { activity in
+            // XCTest keeps its activity context on the thread a synchronous test runs on, the
+            // main thread; elsewhere (an async test's executor) `runActivity` raises for want of
+            // one, so there the failure keeps its text alone.
+            guard Thread.isMainThread else { return }
+            if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, *) {
+                let files = files(for: outcome, role: role)
+                MainActor.assumeIsolated { attachToXCTest(files, line: location.line) }
+            }
+        #endif
+    }
+
+    #if canImport(XCTest) && canImport(Darwin)
+        @MainActor private static func attachToXCTest(_ files: [(name: String, contents: String)], line: Int) {
+            XCTContext.runActivity(named: "Marble diagram of the failure at line \(line)") { activity in
                 for file in files {
                     let attachment = XCTAttachment(
                         data: Data(file.contents.utf8),
@@ -65,8 +79,8 @@ package enum FailureAttachments {
                     activity.add(attachment)
                 }
             }
-        #endif
-    }
+        }
+    #endif
 }
 
 extension TestScheduler {
