@@ -51,6 +51,26 @@ struct ScheduleExplorationTests {
     static let location = MarbleFailure.Location(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
 
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    @Test("only the smallest failing schedule's replay reaches the failure hook, and its picture is named for it")
+    func smallestFailingScheduleIsAttached() throws {
+        nonisolated(unsafe) var failed: [ExpectationOutcome] = []
+        let outcome = ScheduleExploration.check(
+            schedules: 100, seed: 42, frame: .milliseconds(100), reporter: MarbleFailure.Collector(), location: Self.location,
+            listener: TestScheduler.Listener(testName: "staleResponse()", expectationFailed: { failed.append($0) }),
+            Self.twoSearches(fixed: false))
+        #expect(outcome.failure != nil)
+        // Every schedule tried while searching and shrinking failed too; only the last replay is heard.
+        let smallest = try #require(failed.count == 1 ? failed.first : nil, "\(failed.count) outcomes")
+        let files = FailureAttachments.files(for: smallest, role: "smallest-failing-schedule")
+        // Named for the failing `toBe` (in twoSearches) and the role.
+        #expect(
+            files.map(\.name) == ["svg", "marble"].map { "ScheduleExplorationTests-staleResponse-L47-smallest-failing-schedule.\($0)" },
+            "\(files.map(\.name))")
+        let svg = try #require(files.first { $0.name.hasSuffix(".svg") }).contents
+        #expect(svg.contains(">swift<") && svg.contains(">sw<"), "expected swift, got sw: \(svg)")
+    }
+
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a stale response that FIFO hides is found, shrunk to the deviations that matter, and reported with the seed")
     func findsStaleResponse() throws {
         let reporter = MarbleFailure.Collector()
