@@ -18,6 +18,9 @@ import sys
 
 from playwright.sync_api import sync_playwright
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Playground"))
+from playground_support import chromium_path  # noqa: E402  (the browser tests share how to find Chromium)
+
 # Chromium's and Cairo's anti-aliasing differ along every edge: a pixel counts as different
 # only when a channel differs by more than this.
 CHANNEL_TOLERANCE = 64
@@ -50,14 +53,6 @@ async ([a, b, tolerance]) => {
 def data_url(path):
     with open(path, "rb") as f:
         return "data:image/png;base64," + base64.b64encode(f.read()).decode()
-
-
-def chromium_path():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    sys.exit("no chromium on PATH: make playground-deps installs Debian's chromium package")
 
 
 def main():

@@ -14,19 +14,11 @@ import tempfile
 
 from playwright.sync_api import expect, sync_playwright
 
-from playground_support import Playground, snapshot
+from playground_support import Playground, chromium_path, snapshot
 
 MAP_SPEC = "input: --1--2--3--|\noperator: map(x * 10)\n"
 MAP_OUTPUT = "output: 10 at frame 2, 20 at frame 5, 30 at frame 8, completes at frame 11."
 BROKEN_SPEC = "input: --1--2--3--|\noperator: mapp(x * 10)\n"
-
-
-def chromium_path():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    sys.exit("no chromium on PATH: make playground-e2e installs Debian's chromium package")
 
 
 def type_spec(page, text):

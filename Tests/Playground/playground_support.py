@@ -1,8 +1,19 @@
-"""Starts marbleplay for the playground's end-to-end and load tests."""
+"""Starts marbleplay for the playground's end-to-end and load tests, and finds the browser the
+browser tests (these and Tests/Attachments) drive."""
 import os
 import re
+import shutil
 import subprocess
+import sys
 import time
+
+
+def chromium_path():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    sys.exit("no chromium on PATH: make playground-deps installs Debian's chromium package")
 
 
 class Playground:
