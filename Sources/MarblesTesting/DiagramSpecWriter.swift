@@ -118,15 +118,16 @@ struct InputNames {
             names.append(chosen)
         }
         self.names = names
-        isInner = inputs.map { input in
-            inputs.contains { other in
-                other.owner != input.owner
-                    && other.messages.contains { message in
-                        if case .next(let value) = message.value { return input.isValue(value) }
-                        return false
-                    }
+        // Each input's messages erased once, not once per pair of inputs.
+        var emitted: Set<UInt> = []
+        for input in inputs {
+            for message in input.messages {
+                if case .next(let value) = message.value, let owner = ExpectationOutcome.Input.owner(of: value), owner != input.owner {
+                    emitted.insert(owner)
+                }
             }
         }
+        isInner = inputs.map { emitted.contains($0.owner) }
     }
 
     /// `name` as a spec accepts it (letters, digits and _, not first a digit), else nil.
@@ -168,7 +169,7 @@ struct InnerNames {
     }
 
     private mutating func label(_ value: RecordedValue) -> String {
-        if let index = inputs.firstIndex(where: { $0.isValue(value) }) {
+        if let owner = ExpectationOutcome.Input.owner(of: value), let index = inputs.firstIndex(where: { $0.owner == owner }) {
             let name = inputNames[index]
             if declared.insert(name).inserted {
                 let diagram = print(inputs[index].messages)

@@ -35,10 +35,17 @@ enum SourceScan {
         guard location.line >= 1, location.line <= lines.count else { return nil }
         let line = lines[location.line - 1]
         let before = line.prefix(max(location.column - 1, 0))
-        guard let equals = before.lastIndex(of: "="),
-            let keyword = before[..<equals].range(of: "let ") ?? before[..<equals].range(of: "var ")
-        else { return nil }
-        let name = before[keyword.upperBound..<equals].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+        guard let equals = before.lastIndex(of: "=") else { return nil }
+        // The last `let`/`var` before the `=` that starts a word (`let x = y; let clicks = …`
+        // is `clicks`; `outlet ` is no keyword).
+        let head = before[..<equals]
+        let keyword = ["let ", "var "].compactMap { head.range(of: $0, options: .backwards) }.max { $0.lowerBound < $1.lowerBound }
+        guard let keyword else { return nil }
+        if keyword.lowerBound > head.startIndex {
+            let previous = head[head.index(before: keyword.lowerBound)]
+            if previous.isLetter || previous.isNumber || previous == "_" { return nil }
+        }
+        let name = head[keyword.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
         return name.isEmpty ? nil : String(name)
     }
 

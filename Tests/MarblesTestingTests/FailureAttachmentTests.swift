@@ -74,6 +74,19 @@ struct FailureAttachmentTests {
         #expect(files[1].contents.contains("expected subscribed source: ^---!"))
     }
 
+    @Test("an input is named by the last let or var before its call on that line, never by part of a word")
+    func namesFromSource() {
+        func name(_ line: String) -> String? {
+            let column = line.distance(from: line.startIndex, to: line.range(of: "scheduler.cold")!.lowerBound) + 1
+            let location = MarbleFailure.Location(fileID: "T.swift", filePath: "/none", line: 1, column: column)
+            return SourceScan.assignedName(at: location, in: [Substring(line)])
+        }
+        #expect(name("let clicks = scheduler.cold(\"-a|\")") == "clicks")
+        #expect(name("var x = 1; let taps: TestScheduler.ColdObservable<String> = scheduler.cold(\"-a|\")") == "taps")
+        #expect(name("outlet = scheduler.cold(\"-a|\")") == nil)
+        #expect(name("scheduler.expect(scheduler.cold(\"-a|\"))") == nil)
+    }
+
     @Test("MARBLES_ATTACHMENTS=0 (or false, no, off) turns attachments off; unset, they are on")
     func environmentSwitch() {
         #expect(FailureAttachments.isOn(nil))

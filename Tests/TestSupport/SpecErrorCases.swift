@@ -81,5 +81,16 @@ public enum SpecErrorCases {
             spec: "input: -a|\noperator: share\nsubscriber A: ^\nexpected A: -a|\nexpected A: -a|", line: 5, column: 1,
             message: "a second 'expected A'"),
         Case(spec: "input: -a-x|\nvalues: x = 1\noperator: dematerialize", line: 3, column: 11, message: "not an event"),
+        Case(
+            spec: "input: -a|\noperator: map(x)\nsubscribed source: ^-!", line: 3, column: 12,
+            message: "'subscribed' lines belong to a spec with an 'actual' line"),
+        Case(
+            spec: "input a: -a|\nactual: -a|\nsubscribed b: ^-!", line: 3, column: 12,
+            message: "'subscribed b' names no input or inner (they are 'a')"),
+        Case(spec: "input a: -a|\nactual: -a|\nsubscribed a: --", line: 3, column: 15, message: "mark where it subscribes with '^'"),
+        Case(
+            spec: "input a: -a|\ninput b: -b|\nexpected subscribed a: ^!\nexpected subscribed b: ^-!", line: 4, column: 21,
+            message: "'expected subscribed' lines describe one input; line 3 names 'a'"),
+        Case(spec: "input a: -a|\nexpected subscribed: ^!", line: 2, column: 1, message: "name the input or inner it describes"),
     ]
 }

@@ -282,21 +282,27 @@ public struct DiagramSpec: Sendable {
         }
     }
 
-    /// `subscribed` lines belong to given-output specs and name a stream they define.
+    /// `subscribed` lines belong to given-output specs and name a stream they define;
+    /// `expected subscribed` lines name one input.
     func checkGivenSubscriptions() throws(SpecError) {
-        for stream in givenSubscriptions + expectedSubscriptions {
-            let key = givenSubscriptions.contains { $0.line == stream.line } ? "subscribed" : "expected subscribed"
-            if call != nil {
-                throw SpecError(
-                    file: file, line: stream.line, column: 1, lineText: lines[stream.line - 1],
-                    message: "'\(key)' lines belong to a spec with an 'actual' line; with an 'operator' the run logs subscriptions itself")
+        let known = inputs.map(\.name) + inners.map(\.name)
+        let lines = givenSubscriptions.map { ("subscribed", $0) } + expectedSubscriptions.map { ("expected subscribed", $0) }
+        for (key, stream) in lines {
+            let text = self.lines[stream.line - 1]
+            // The name's column: after the key's words, before the colon.
+            let nameColumn = text.range(of: " \(stream.name)").map { text.distance(from: text.startIndex, to: $0.lowerBound) + 2 } ?? 1
+            func fail(_ message: String) -> SpecError {
+                SpecError(file: file, line: stream.line, column: nameColumn, lineText: text, message: message)
             }
-            let known = inputs.map(\.name) + inners.map(\.name)
+            if call != nil {
+                throw fail("'\(key)' lines belong to a spec with an 'actual' line; with an 'operator' the run logs subscriptions itself")
+            }
             if !known.contains(stream.name) {
                 let names = known.map { "'\($0)'" }.joined(separator: ", ")
-                throw SpecError(
-                    file: file, line: stream.line, column: 1, lineText: lines[stream.line - 1],
-                    message: "'\(key) \(stream.name)' names no input or inner" + (known.isEmpty ? "" : " (they are \(names))"))
+                throw fail("'\(key) \(stream.name)' names no input or inner" + (known.isEmpty ? "" : " (they are \(names))"))
+            }
+            if key == "expected subscribed", let first = expectedSubscriptions.first, first.name != stream.name {
+                throw fail("'expected subscribed' lines describe one input; line \(first.line) names '\(first.name)'")
             }
         }
     }
@@ -454,7 +460,7 @@ struct SpecLine {
         }
         var head = trimmed[..<colon].split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         // The one key of two words.
-        if head.count == 3, head[0] == "expected", head[1] == "subscribed" { head = ["expected subscribed", head[2]] }
+        if head.count >= 2, head[0] == "expected", head[1] == "subscribed" { head = ["expected subscribed"] + head.dropFirst(2) }
         guard let key = head.first else { throw fail(indent + 1, "missing key before ':'") }
         if head.count > 2 { throw fail(indent + 1, "too many words before ':' (write 'input NAME: diagram')") }
         let rest = trimmed[trimmed.index(after: colon)...]

@@ -119,4 +119,14 @@ extension TestScheduler {
         let note = listener.recordDiagram.flatMap { record in proposal().map(record) }
         report(message + (note.map { "\n" + $0 } ?? ""), at: location)
     }
+
+    /// Hands a checked expectation's outcome to the listener: to `expectationChecked` always,
+    /// to `expectationFailed` when it failed. The outcome is made only when one of them listens.
+    func announce(passed: Bool, _ outcome: () -> ExpectationOutcome) {
+        let failed = passed ? nil : listener.expectationFailed
+        guard listener.expectationChecked != nil || failed != nil else { return }
+        let made = outcome()
+        listener.expectationChecked?(made)
+        failed?(made)
+    }
 }

@@ -14,10 +14,11 @@
         /// The observable's identity, as ``SubscriptionLog``'s `owner` and a value that is this
         /// observable (an inner of another input) name it.
         package var owner: UInt { UInt(bitPattern: ObjectIdentifier(source)) }
-        /// Whether `value` is this observable.
-        package func isValue(_ value: RecordedValue) -> Bool {
-            if case .plain(let plain as AnyObject) = value { return plain === source }
-            return false
+        /// The test observable a value is (an inner of another input), by its ``owner``; `nil`
+        /// for any other value.
+        package static func owner(of value: RecordedValue) -> UInt? {
+            guard case .plain(let plain) = value, let observable = plain as? any TestObservableMessages else { return nil }
+            return UInt(bitPattern: ObjectIdentifier(observable))
         }
         // Erased when asked for: most runs never look.
         let source: any TestObservableMessages

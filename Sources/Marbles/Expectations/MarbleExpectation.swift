@@ -183,7 +183,7 @@ public final class MarbleExpectation<Element> {
             // Passing typed means passing the general comparison (both ask `Event.matches` with
             // the same value equality); a failure to explain, or a run whose outcome is
             // observed, takes the general path.
-            if scheduler.onExpectationChecked == nil, typed?.holds() == true { return }
+            if scheduler.listener.expectationChecked == nil, typed?.holds() == true { return }
             // Made only on the general path: a passing test's fixed cost should not pay for them.
             let keys = values.sorted { $0.key < $1.key }.map { (key: $0.key, value: RecordedValue.expected($0.value)) }
             let compare = areEqual.map { areEqual in
@@ -201,13 +201,11 @@ public final class MarbleExpectation<Element> {
                     proposal: recordingProposal(diagram, values: values, error: error, keys: keys, areEqual: compare, at: location),
                     at: location)
             }
-            let failed = comparison.matches ? nil : scheduler.listener.expectationFailed
-            guard scheduler.onExpectationChecked != nil || failed != nil else { return }
-            let outcome = ExpectationOutcome(
-                location: location, testName: scheduler.testName, inputs: inputs.map(ExpectationOutcome.Input.init), expected: expected,
-                actual: actual, mismatches: comparison.mismatches, frame: scheduler.frame)
-            scheduler.onExpectationChecked?(outcome)
-            failed?(outcome)
+            scheduler.announce(passed: comparison.matches) {
+                ExpectationOutcome(
+                    location: location, testName: scheduler.testName, inputs: inputs.map(ExpectationOutcome.Input.init),
+                    expected: expected, actual: actual, mismatches: comparison.mismatches, frame: scheduler.frame)
+            }
         }
     }
 
@@ -312,13 +310,11 @@ public final class MarbleExpectation<Element> {
             let comparison = MarbleComparison(expected: reference.actual, actual: actual, frame: scheduler.frame)
             if !comparison.matches { scheduler.report(comparison.message(headline: "timelines differ"), at: location) }
             // The reference's timeline stands as the expected one (a diagram spec shows both).
-            let failed = comparison.matches ? nil : scheduler.listener.expectationFailed
-            guard scheduler.onExpectationChecked != nil || failed != nil else { return }
-            let outcome = ExpectationOutcome(
-                location: location, testName: scheduler.testName, inputs: inputs.map(ExpectationOutcome.Input.init),
-                expected: reference.actual, actual: actual, mismatches: comparison.mismatches, frame: scheduler.frame)
-            scheduler.onExpectationChecked?(outcome)
-            failed?(outcome)
+            scheduler.announce(passed: comparison.matches) {
+                ExpectationOutcome(
+                    location: location, testName: scheduler.testName, inputs: inputs.map(ExpectationOutcome.Input.init),
+                    expected: reference.actual, actual: actual, mismatches: comparison.mismatches, frame: scheduler.frame)
+            }
         }
     }
 }

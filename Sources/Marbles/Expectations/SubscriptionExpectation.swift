@@ -69,14 +69,12 @@ extension TestScheduler {
                             refusal: candidate == nil ? "\(actual.count) subscriptions need an array of diagrams" : nil),
                         at: location)
                 }
-                let failed = comparison.matches ? nil : scheduler.listener.expectationFailed
-                if scheduler.onExpectationChecked != nil || failed != nil {
+                scheduler.announce(passed: comparison.matches) {
                     var outcome = ExpectationOutcome(
                         location: location, testName: scheduler.testName, inputs: scheduler.createdInputs,
                         expectedSubscriptions: expected, actualSubscriptions: actual, frame: scheduler.frame)
                     outcome.subscriptionOwner = named ?? raw.first?.owner
-                    scheduler.onExpectationChecked?(outcome)
-                    failed?(outcome)
+                    return outcome
                 }
             }
         }

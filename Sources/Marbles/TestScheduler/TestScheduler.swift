@@ -53,7 +53,6 @@ public final class TestScheduler: Scheduler {
     }
     /// Who hears about this scheduler's expectations beyond its reporter (given at init).
     package let listener: TestScheduler.Listener
-    var onExpectationChecked: ((ExpectationOutcome) -> Void)? { listener.expectationChecked }
     var testName: String? { listener.testName }
 
     /// What `Date()` reads when the scheduler first drives (`nil`: the real date then).
