@@ -10,40 +10,27 @@ func failureDiagramBenchmarks() {
     let passing = String(repeating: "b-", count: 10) + "|"
     let tests = 200
     var bytes = 0
-    func test(_ scheduler: TestScheduler, _ collector: MarbleFailure.Collector, _ diagram: String, failing: Bool) {
-        scheduler.run {
-            let source = scheduler.cold(input, values: ["a": 1])
-            scheduler.expect(source.map { $0 + 1 }).toBe(diagram, values: ["b": 2, "c": 3])
+    /// `tests` runs of the test against `diagram`, each on a fresh scheduler that draws the
+    /// failure's picture when `drawing`.
+    func run(_ diagram: String, failing: Bool, drawing: Bool) {
+        for _ in 0..<tests {
+            let collector = MarbleFailure.Collector()
+            let scheduler =
+                drawing ? TestScheduler.drawingFailures(reporter: collector) { bytes += $0 } : TestScheduler(reporter: collector)
+            scheduler.run {
+                let source = scheduler.cold(input, values: ["a": 1])
+                scheduler.expect(source.map { $0 + 1 }).toBe(diagram, values: ["b": 2, "c": 3])
+            }
+            precondition(collector.failures.isEmpty != failing, "\(collector.failures)")
         }
-        precondition(collector.failures.isEmpty != failing, "\(collector.failures)")
     }
     compare(
         "a 10-event marble test: failing, with and without its attached picture (per test)", unit: .microseconds(per: tests),
         [
-            Contender("failing, reported") {
-                for _ in 0..<tests {
-                    let collector = MarbleFailure.Collector()
-                    test(TestScheduler(reporter: collector), collector, expected, failing: true)
-                }
-            },
-            Contender("failing, reported, SVG and spec drawn") {
-                for _ in 0..<tests {
-                    let collector = MarbleFailure.Collector()
-                    test(TestScheduler.drawingFailures(reporter: collector) { bytes += $0 }, collector, expected, failing: true)
-                }
-            },
-            Contender("passing") {
-                for _ in 0..<tests {
-                    let collector = MarbleFailure.Collector()
-                    test(TestScheduler(reporter: collector), collector, passing, failing: false)
-                }
-            },
-            Contender("passing, drawing hook installed") {
-                for _ in 0..<tests {
-                    let collector = MarbleFailure.Collector()
-                    test(TestScheduler.drawingFailures(reporter: collector) { bytes += $0 }, collector, passing, failing: false)
-                }
-            },
+            Contender("failing, reported") { run(expected, failing: true, drawing: false) },
+            Contender("failing, reported, SVG and spec drawn") { run(expected, failing: true, drawing: true) },
+            Contender("passing") { run(passing, failing: false, drawing: false) },
+            Contender("passing, drawing hook installed") { run(passing, failing: false, drawing: true) },
         ])
     precondition(bytes > 0)
 }

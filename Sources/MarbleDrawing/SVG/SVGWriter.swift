@@ -110,6 +110,8 @@ public struct SVGWriter: Sendable {
 
     /// Two decimals at most, no trailing zeros: the same list gives the same bytes.
     func number(_ value: Double) -> String {
+        // A layout never makes one; should it, the file stays well formed rather than trap.
+        guard value.isFinite else { return "0" }
         let hundredths = Int((value * 100).rounded())
         let sign = hundredths < 0 ? "-" : ""
         let whole = abs(hundredths) / 100
