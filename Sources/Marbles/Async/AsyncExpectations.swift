@@ -1,3 +1,5 @@
+import MarblesRuntime
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -44,6 +46,9 @@ struct AsyncWork<Element> {
     @inlinable
     func perform() async {
         let record = { (event: Event<Element>) in
+            // A task that outlived its test (a continuation resumed after the scheduler went)
+            // runs elsewhere: the scheduler is gone, nothing is recorded.
+            guard !run.schedulerGone else { return }
             // After the cancel, what the sequence does at that same instant (values a cancelled
             // sleep let through, its end) still counts; nothing later does.
             guard !run.cancelled || run.cancelledAt == expectation.scheduler.now else { return }
@@ -68,13 +73,21 @@ struct AsyncWork<Element> {
 @usableFromInline
 final class AsyncRun {
     let location: MarbleFailure.Location
+    /// The scheduler's executor (the task keeps it; it says whether the scheduler went).
+    private let executor: TestTaskExecutor
+    /// Whether the scheduler went: a task that outlived its test (a continuation resumed after
+    /// the run) runs elsewhere, and records and reports nothing.
+    @usableFromInline var schedulerGone: Bool { executor.isDetached }
     var task: Task<Void, Never>?
     @usableFromInline var finished = false
     @usableFromInline var cancelled = false
     /// The virtual time of the unsubscription's `!`, once it cancelled the task.
     @usableFromInline var cancelledAt: Duration?
     var started = false
-    @usableFromInline init(location: MarbleFailure.Location) { self.location = location }
+    init(location: MarbleFailure.Location, executor: TestTaskExecutor) {
+        self.location = location
+        self.executor = executor
+    }
 }
 
 extension TestScheduler {
@@ -110,20 +123,22 @@ extension TestScheduler {
     ) -> MarbleExpectation<S.Element> {
         let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
         let box = UncheckedSendable(sequence)
-        // Unowned, not weak: the task's jobs run only while this scheduler drives, and a weak
+        // Unowned, not weak: the task's jobs run while this scheduler drives, or late, elsewhere,
+        // after it went (then `report` is not reached: `schedulerGone`), and a weak
         // reference would give the scheduler a side table, which puts every retain and release
         // of it on the runtime's slow path for the rest of the test (5% of a short async test).
+        let gone = schedulerGoneCheck()
         return startAsync(unsubscribe: unsubscribe, location: location) { [unowned self] record in
             var iterator = box.value.makeAsyncIterator()
             while let element = try await iterator.next() { record(.next(element)) }
             // The iterator contract: once `next()` returned nil it keeps returning nil. Asked once
             // more (as swift-async-algorithms' validation harness does), a broken sequence shows.
             do {
-                if let extra = try await iterator.next() {
+                if let extra = try await iterator.next(), !gone() {
                     report("the sequence produced \(extra) past its end (next() returned nil, then a value)", at: location)
                 }
             } catch {
-                if !Task.isCancelled {
+                if !Task.isCancelled, !gone() {
                     report("the sequence threw \(error) past its end (next() returned nil, then threw)", at: location)
                 }
             }
@@ -167,10 +182,21 @@ extension TestScheduler {
         _ work: @escaping (_ record: @escaping (Event<Element>) -> Void) async throws -> Void
     ) -> MarbleExpectation<Element> {
         let expectation = MarbleExpectation<Element>(scheduler: self, origin: now, window: unsubscribe)
-        let run = AsyncRun(location: location)
+        let run = makeAsyncRun(location: location)
         let state = UncheckedSendable(AsyncWork(expectation: expectation, run: run, work: work))
         startTask(run, unsubscribe: unsubscribe, location: location) { await state.value.perform() }
         return expectation
+    }
+
+    @usableFromInline
+    func makeAsyncRun(location: MarbleFailure.Location) -> AsyncRun { AsyncRun(location: location, executor: executor) }
+
+    /// Whether this scheduler went, asked from a task that may outlive it (the scheduler is not
+    /// touched: the executor, which the task keeps, knows).
+    @usableFromInline
+    func schedulerGoneCheck() -> @Sendable () -> Bool {
+        let executor = UncheckedSendable(executor)
+        return { executor.value.isDetached }
     }
 
     /// Starts `run`'s task at the subscription diagram's `^` and cancels it at its `!`.

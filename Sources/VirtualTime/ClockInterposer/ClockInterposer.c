@@ -84,6 +84,18 @@ static _Atomic(dispatch_async_f_fn) next_dispatch_async_f;
 static _Atomic(dispatch_after_fn) next_dispatch_after;
 static _Atomic(pthread_create_fn) next_pthread_create;
 static void *main_queue;
+
+// A slot's next definition, found now if the constructor has not run yet (another library's
+// constructor calls in first): work submitted then must reach libdispatch, not be dropped.
+static void *next_in(void *_Atomic *slot, const char *name, const char *interceptor, void *ours) {
+    void *next = atomic_load_explicit(slot, memory_order_acquire);
+    if (next == NULL) {
+        next = find_next(name, interceptor, ours);
+        atomic_store_explicit(slot, next, memory_order_release);
+    }
+    return next;
+}
+#define NEXT(slot, type, name, ours) ((type)next_in((void *_Atomic *)&(slot), name, "__interceptor_" name, (void *)(ours)))
 void dispatch_async(void *queue, void *block);
 void dispatch_async_f(void *queue, void *context, void (*work)(void *));
 void dispatch_after(uint64_t when, void *queue, void *block);
@@ -310,7 +322,7 @@ const char *marbles_clock_gettime_next(void) {
 // MARK: Foreign work
 
 static void submit_untracked(void *queue, void *context, void (*work)(void *)) {
-    dispatch_async_f_fn next = atomic_load_explicit(&next_dispatch_async_f, memory_order_acquire);
+    dispatch_async_f_fn next = NEXT(next_dispatch_async_f, dispatch_async_f_fn, "dispatch_async_f", dispatch_async_f);
     if (next != NULL) next(queue, context, work);
 }
 
@@ -344,12 +356,19 @@ static void hand_to_timer(marbles_foreign *foreign, void *queue, long long remai
 
 // A timer set from tracked work on another thread: real time, but waited for.
 static void after_tracked(marbles_foreign *foreign, uint64_t when, void *queue, void *context, void (*work)(void *)) {
-    dispatch_after_f_fn next = atomic_load_explicit(&next_dispatch_after_f, memory_order_acquire);
+    dispatch_after_f_fn next = NEXT(next_dispatch_after_f, dispatch_after_f_fn, "dispatch_after_f", dispatch_after_f);
     next(when, queue, marbles_foreign_wrap(foreign, marbles_foreign_kind_timer, "a timer", context, work), marbles_foreign_run_wrapped);
 }
 
 static bool on_main_queue_in_loop(marbles_foreign *foreign, void *queue) {
     return queue == main_queue && marbles_route_foreign() == foreign && marbles_foreign_timer(foreign) != NULL;
+}
+
+// Main-queue work from tracked work on another thread, while the test runs on the main actor:
+// the thread that drains the main queue is the one waiting for this work, so the driver takes
+// it and runs it in its loop at the instant being settled.
+static bool held_for_main_loop(marbles_foreign *foreign, void *queue, void *context, void (*work)(void *)) {
+    return queue == main_queue && marbles_route_foreign() != foreign && marbles_foreign_hold_main(foreign, context, work);
 }
 
 void dispatch_async(void *queue, void *block) {
@@ -358,12 +377,12 @@ void dispatch_async(void *queue, void *block) {
     if (copy != NULL) {
         if (on_main_queue_in_loop(foreign, queue)) {
             hand_to_timer(foreign, queue, 0, copy, marbles_foreign_invoke_block);
-        } else {
+        } else if (!held_for_main_loop(foreign, queue, copy, marbles_foreign_invoke_block)) {
             marbles_foreign_submit(foreign, queue, marbles_foreign_kind_block, copy, marbles_foreign_invoke_block);
         }
         return;
     }
-    dispatch_async_fn next = atomic_load_explicit(&next_dispatch_async, memory_order_acquire);
+    dispatch_async_fn next = NEXT(next_dispatch_async, dispatch_async_fn, "dispatch_async", dispatch_async);
     if (next != NULL) next(queue, block);
 }
 
@@ -372,7 +391,7 @@ void dispatch_async_f(void *queue, void *context, void (*work)(void *)) {
     if (foreign != NULL) {
         if (on_main_queue_in_loop(foreign, queue)) {
             hand_to_timer(foreign, queue, 0, context, work);
-        } else {
+        } else if (!held_for_main_loop(foreign, queue, context, work)) {
             marbles_foreign_submit(foreign, queue, marbles_foreign_kind_function, context, work);
         }
         return;
@@ -392,7 +411,7 @@ void dispatch_after(uint64_t when, void *queue, void *block) {
         }
         return;
     }
-    dispatch_after_fn next = atomic_load_explicit(&next_dispatch_after, memory_order_acquire);
+    dispatch_after_fn next = NEXT(next_dispatch_after, dispatch_after_fn, "dispatch_after", dispatch_after);
     if (next != NULL) next(when, queue, block);
 }
 
@@ -460,16 +479,16 @@ static bool group_tracked(void *group, void *queue, void *block, dispatch_group_
 }
 
 void dispatch_group_async(void *group, void *queue, void *block) {
-    dispatch_group_f_fn tracked = atomic_load_explicit(&next_dispatch_group_async_f, memory_order_acquire);
+    dispatch_group_f_fn tracked = NEXT(next_dispatch_group_async_f, dispatch_group_f_fn, "dispatch_group_async_f", NULL);
     if (group_tracked(group, queue, block, tracked, (uintptr_t)__builtin_return_address(0))) return;
-    dispatch_group_fn next = atomic_load_explicit(&next_dispatch_group_async, memory_order_acquire);
+    dispatch_group_fn next = NEXT(next_dispatch_group_async, dispatch_group_fn, "dispatch_group_async", dispatch_group_async);
     if (next != NULL) next(group, queue, block);
 }
 
 void dispatch_group_notify(void *group, void *queue, void *block) {
-    dispatch_group_f_fn tracked = atomic_load_explicit(&next_dispatch_group_notify_f, memory_order_acquire);
+    dispatch_group_f_fn tracked = NEXT(next_dispatch_group_notify_f, dispatch_group_f_fn, "dispatch_group_notify_f", NULL);
     if (group_tracked(group, queue, block, tracked, (uintptr_t)__builtin_return_address(0))) return;
-    dispatch_group_fn next = atomic_load_explicit(&next_dispatch_group_notify, memory_order_acquire);
+    dispatch_group_fn next = NEXT(next_dispatch_group_notify, dispatch_group_fn, "dispatch_group_notify", dispatch_group_notify);
     if (next != NULL) next(group, queue, block);
 }
 

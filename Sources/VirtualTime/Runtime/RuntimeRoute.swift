@@ -21,7 +21,8 @@ enum RuntimeRoute {
     /// reports them.
     static let hooksInstalled: Bool = marbles_runtime_hooks_install(
         marbles_runtime_callbacks(
-            global: captureJob, main: captureMainJob, delayed: captureSleep, main_escape: noteMainEscape, main_standin: makeMainStandIn))
+            global: captureJob, main: captureMainJob, delayed: captureSleep, main_escape: noteMainEscape, main_standin: makeMainStandIn,
+            returned: captureReturnedJob))
 
     /// Runs `body` with this thread routed to `executor` (its jobs, and `MainActor`'s executor
     /// being `executor`'s stand-in, made when the runtime first asks for it) and its clock reads
@@ -31,7 +32,12 @@ enum RuntimeRoute {
         home: UnsafeMutablePointer<marbles_virtual_clocks>, _ body: () throws -> T
     ) rethrows -> T {
         let driver = hooksInstalled ? Unmanaged.passUnretained(executor).toOpaque() : nil
-        executor.drivesOnMainActor = MainActorStandIn.isOnMainActor
+        let onMainActor = MainActorStandIn.isOnMainActor
+        executor.drivesOnMainActor = onMainActor
+        if home.pointee.main_in_loop != onMainActor {
+            home.pointee.main_in_loop = onMainActor
+            if let tracker = home.pointee.foreign { marbles_foreign_set_main_in_loop(tracker, onMainActor) }
+        }
         let previous = marbles_route_set(
             marbles_route(driver: driver, main_identity: nil, main_witness: nil, clocks: clocks, home: home))
         defer { marbles_route_set(previous) }
@@ -51,6 +57,12 @@ func unownedJob(_ pointer: UnsafeMutableRawPointer) -> UnownedJob {
 /// The global hook's callback: the job belongs to the executor whose scheduler drives this thread.
 private let captureJob: @convention(c) (UnsafeMutableRawPointer, UnsafeMutableRawPointer) -> Void = { driver, job in
     executor(driver).enqueueRouted(unownedJob(job))
+}
+
+/// A job that tracked work on another thread enqueued for the global executor (called under the
+/// tracker's lock, which keeps the executor attached meanwhile).
+private let captureReturnedJob: @convention(c) (UnsafeMutableRawPointer, UnsafeMutableRawPointer) -> Void = { driver, job in
+    executor(driver).enqueueReturned(unownedJob(job))
 }
 
 /// The main-executor hook's callback (the driving thread is the main thread).

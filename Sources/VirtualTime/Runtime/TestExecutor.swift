@@ -50,19 +50,22 @@ package final class TestTaskExecutor: @unchecked Sendable {
         var seen = UnsafeAtomic<Int>.Storage(0)
         /// Jobs back from other threads, not taken yet (the driver's loop asks between steps).
         var returned = UnsafeAtomic<Int>.Storage(0)
+        /// 1 once the runtime went (``detach()``): what runs late must not touch the test.
+        var detached = UnsafeAtomic<Int>.Storage(0)
         /// Guards ``queue``.
         var mutex = InlineMutex.Storage()
 
         /// Each field's place, in atomics from the start: constants (a `static let` computed
         /// from `MemoryLayout.offset(of:)` costs a `swift_once` check at every use, measured in
         /// `Task.sleep`'s path); ``layoutHolds`` checks them against the real layout.
-        static let owner = 0, waiting = 1, seen = 2, returned = 3, mutex = 4
+        static let owner = 0, waiting = 1, seen = 2, returned = 3, detached = 4, mutex = 5
         static let layoutHolds: Bool = {
             let stride = MemoryLayout<UnsafeAtomic<Int>.Storage>.stride
             return MemoryLayout<Inline>.offset(of: \.owner) == owner * stride
                 && MemoryLayout<Inline>.offset(of: \.waiting) == waiting * stride
                 && MemoryLayout<Inline>.offset(of: \.seen) == seen * stride
                 && MemoryLayout<Inline>.offset(of: \.returned) == returned * stride
+                && MemoryLayout<Inline>.offset(of: \.detached) == detached * stride
                 && MemoryLayout<Inline>.offset(of: \.mutex) == mutex * stride
         }()
     }
@@ -76,6 +79,11 @@ package final class TestTaskExecutor: @unchecked Sendable {
     private var waiting: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + Inline.waiting) }
     private var seen: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + Inline.seen) }
     private var returned: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + Inline.returned) }
+    private var detachedFlag: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + Inline.detached) }
+
+    /// Whether the runtime went: a job that runs now is late (its test is over), and the test's
+    /// own closures (recording, reporting) must not touch the scheduler.
+    package var isDetached: Bool { detachedFlag.load(ordering: .acquiring) != 0 }
     private var mutex: InlineMutex {
         InlineMutex(at: UnsafeMutableRawPointer(atomics + Inline.mutex).assumingMemoryBound(to: InlineMutex.Storage.self))
     }
@@ -96,6 +104,10 @@ package final class TestTaskExecutor: @unchecked Sendable {
         var foreignEnqueues = 0
         var foreignEmissions = 0
         var mainActorEscapes = 0
+        /// Set when the runtime goes: jobs that arrive later take their usual paths.
+        var detached = false
+        /// `MainActor`'s executor on the driving thread, made on first use.
+        var standIn: MainActorStandIn?
     }
     /// What only the owner thread (the driver) reads and writes.
     private struct DriverState {
@@ -109,8 +121,16 @@ package final class TestTaskExecutor: @unchecked Sendable {
     // measured: see TestScheduler.state (the harness's, the runtime's, the clocks' and these).
     @exclusivity(unchecked) private var queue = Queue()
     @exclusivity(unchecked) private var driver = DriverState()
-    /// `MainActor`'s executor on the driving thread.
-    package private(set) lazy var mainActor = MainActorStandIn(executor: self)
+    /// `MainActor`'s executor on the driving thread, made the first time the runtime asks (on the
+    /// driving thread). It is never freed (see ``MainActorStandIn``).
+    package var mainActor: MainActorStandIn {
+        withLock {
+            if let standIn = queue.standIn { return standIn }
+            let standIn = MainActorStandIn(executor: self)
+            queue.standIn = standIn
+            return standIn
+        }
+    }
     /// Whether the thread driving the scheduler runs on the main actor (set when it starts
     /// driving): main-actor jobs then run in the scheduler's loop.
     var drivesOnMainActor: Bool {
@@ -173,34 +193,79 @@ package final class TestTaskExecutor: @unchecked Sendable {
     /// Queues a job the global-enqueue hook routed here (a `Task { }` started on the driver thread).
     package func enqueueRouted(_ job: UnownedJob) { enqueue(Queued(job: job, onMainActor: false), routed: true) }
 
-    /// Queues a main-actor job (the test runs on the main actor).
-    func enqueueMainActor(_ job: UnownedJob) { enqueue(Queued(job: job, onMainActor: true), routed: false) }
+    /// Queues a main-actor job (from ``MainActorStandIn``): on the driving thread of a test on the
+    /// main actor, in the FIFO; from another thread, held for the driver, which runs it in its
+    /// loop (or, when its test is not on the main actor, sends it to the real main queue).
+    func enqueueMainActor(_ job: UnownedJob) {
+        guard isOwnerThread else { return enqueueReturned(Queued(job: job, onMainActor: true)) }
+        guard driver.drivesOnMainActor else {
+            noteMainActorEscape()
+            return marbles_enqueue_on_real_main(unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
+        }
+        enqueue(Queued(job: job, onMainActor: true), routed: true)
+    }
 
     fileprivate func enqueue(_ queued: Queued, routed: Bool) {
         // Routed jobs come from the driving thread (the hooks route by thread); others may not.
         guard routed || isOwnerThread else { return enqueueReturned(queued) }
         let first = seen.load(ordering: .relaxed) == 0 && seen.exchange(1, ordering: .relaxed) == 0
-        withLock {
+        let queuedHere = withLock { () -> Bool in
+            guard !queue.detached else { return false }
             if let chooser = driver.chooser { chooser.noteReady(queued.job) }
             // Room for a few at once: growing from empty reallocated three times in a short async test.
             if queue.jobs.capacity == 0 { queue.jobs.reserveCapacity(16) }
             queue.jobs.append(queued)
             waiting.wrappingIncrement(by: 1, ordering: .releasing)
+            return true
         }
+        guard queuedHere else { return Self.sendElsewhere(queued) }
         // The first async work: from now on the scheduler notes when each instant begins; for
         // this one, a clock read by the work is later than now.
         if first { runtime?.noteFirstJob() }
     }
 
+    /// A job that tracked work on another thread enqueued for the global executor: held for the
+    /// driver like any job back from another thread.
+    func enqueueReturned(_ job: UnownedJob) { enqueueReturned(Queued(job: job, onMainActor: false)) }
+
     /// A job from another thread: held until the driver takes it (``takeReturned()``).
     private func enqueueReturned(_ queued: Queued) {
         let sequence = marbles_foreign_current_sequence()
         seen.store(1, ordering: .relaxed)
-        withLock {
+        let held = withLock { () -> Bool in
+            guard !queue.detached else { return false }
             if sequence < 0 { queue.foreignEnqueues += 1 }
             queue.returned.append((sequence, queued))
             returned.wrappingIncrement(by: 1, ordering: .releasing)
+            return true
         }
+        if !held { Self.sendElsewhere(queued) }
+    }
+
+    /// Where a job goes once the runtime is gone: the real main executor for main-actor jobs,
+    /// the global executor for the rest (past the hooks: no test scheduler takes it).
+    private static func sendElsewhere(_ queued: Queued) {
+        let job = unsafeBitCast(queued.job, to: UnsafeMutableRawPointer.self)
+        if queued.onMainActor { marbles_enqueue_on_real_main(job) } else { marbles_enqueue_on_real_global(job) }
+    }
+
+    /// The runtime is going: the stand-in lets go of this executor, and jobs queued or held and
+    /// jobs that arrive later take their usual paths, so that nothing of the test reaches it
+    /// after it is gone and nothing is dropped. (Tasks that prefer this executor keep it alive.)
+    func detach() {
+        detachedFlag.store(1, ordering: .releasing)
+        let (standIn, left) = withLock { () -> (MainActorStandIn?, [Queued]) in
+            queue.detached = true
+            let left = Array(queue.jobs[min(queue.head, queue.jobs.count)...]) + queue.returned.map(\.job)
+            queue.jobs.removeAll()
+            queue.head = 0
+            queue.returned.removeAll()
+            waiting.store(0, ordering: .releasing)
+            returned.store(0, ordering: .releasing)
+            return (queue.standIn, left)
+        }
+        standIn?.detach()
+        for queued in left { Self.sendElsewhere(queued) }
     }
 
     /// Whether jobs came back from other threads and wait to be taken (one atomic load).
@@ -208,22 +273,33 @@ package final class TestTaskExecutor: @unchecked Sendable {
 
     /// Queues the jobs back from other threads, ordered by the work they came from (untracked
     /// ones last, in arrival order), so that which thread was faster does not show.
+    /// Main-actor jobs are taken only when the test runs on the main actor; otherwise they go to
+    /// the real main queue and count as escapes.
     func takeReturned() {
-        withLock {
-            guard !queue.returned.isEmpty else { return }
+        let onMainActor = driver.drivesOnMainActor
+        let escaped = withLock { () -> [Queued] in
+            guard !queue.returned.isEmpty else { return [] }
             let returned = queue.returned.enumerated().sorted {
                 let a = $0.element.sequence < 0 ? Int64.max : $0.element.sequence
                 let b = $1.element.sequence < 0 ? Int64.max : $1.element.sequence
                 return a != b ? a < b : $0.offset < $1.offset
             }
             queue.returned.removeAll(keepingCapacity: true)
+            var escaped: [Queued] = []
             for (_, back) in returned {
+                if back.job.onMainActor && !onMainActor {
+                    escaped.append(back.job)
+                    continue
+                }
                 if let chooser = driver.chooser { chooser.noteReady(back.job.job) }
                 queue.jobs.append(back.job)
             }
-            waiting.wrappingIncrement(by: returned.count, ordering: .releasing)
+            waiting.wrappingIncrement(by: returned.count - escaped.count, ordering: .releasing)
             self.returned.wrappingDecrement(by: returned.count, ordering: .releasing)
+            queue.mainActorEscapes += escaped.count
+            return escaped
         }
+        for queued in escaped { marbles_enqueue_on_real_main(unsafeBitCast(queued.job, to: UnsafeMutableRawPointer.self)) }
     }
 
     /// Jobs enqueued from other threads so far.
@@ -274,7 +350,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
 
     /// A sleep that reached the runtime's delay hook (exact) or deadline hook (read back).
     func enqueueHookedSleep(_ job: UnownedJob, remaining: Duration, isDeadline: Bool) {
-        guard let runtime else { return }
+        guard !isDetached, let runtime else { return }
         if isDeadline {
             runtime.scheduleReadBackSleep(job, remaining: remaining, at: .now, clock: nil)
         } else {
@@ -326,7 +402,7 @@ extension TestTaskExecutor: TaskExecutor {
         package func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
             let unowned = UnownedJob(job)
             chooser?.noteCurrentTaskName()
-            guard isOwnerThread, let runtime, let duration = delay as? Duration else {
+            guard !isDetached, isOwnerThread, let runtime, let duration = delay as? Duration else {
                 return forward(unowned) { $0.enqueue(ExecutorJob(unowned), after: delay, tolerance: tolerance, clock: clock) }
             }
             runtime.scheduleExactSleep(unowned, duration, clock: C.self)
@@ -335,7 +411,7 @@ extension TestTaskExecutor: TaskExecutor {
         package func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
             let unowned = UnownedJob(job)
             chooser?.noteCurrentTaskName()
-            guard isOwnerThread, let runtime else {
+            guard !isDetached, isOwnerThread, let runtime else {
                 return forward(unowned) { $0.enqueue(ExecutorJob(unowned), at: instant, tolerance: tolerance, clock: clock) }
             }
             let remaining: Duration

@@ -69,13 +69,14 @@ package final class VirtualClocks {
                         $0.noteDeadlineSleep(on: RuntimeClock(clock).type)
                         $0.runtime?.scheduleExactSleep(unownedJob(job), .nanoseconds(remaining), clock: RuntimeClock(clock).type)
                     }
-                }, owner: nil))
+                }, owner: nil, foreign_driver: nil, main_in_loop: false))
         storage.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
     }
 
     deinit {
         if let tracker = storage.pointee.foreign {
             marbles_foreign_set_timer(tracker, UnsafeMutableRawPointer(bitPattern: 1)!, nil)
+            marbles_foreign_detach(tracker)
             marbles_foreign_release(tracker)
         }
         storage.deinitialize(count: 1)
@@ -92,6 +93,27 @@ package final class VirtualClocks {
     func deliverTimers(to runtime: VirtualRuntime) {
         storage.pointee.foreign_owner = Unmanaged.passUnretained(runtime).toOpaque()
         storage.pointee.foreign_timer = dispatchTimer
+        storage.pointee.foreign_driver = Unmanaged.passUnretained(runtime.executor).toOpaque()
+    }
+
+    /// Cuts the tracker off from the runtime, which is going (see ``VirtualRuntime``'s deinit):
+    /// late work of the test takes its usual paths.
+    func detachTracker() {
+        if let tracker = storage.pointee.foreign { marbles_foreign_detach(tracker) }
+        storage.pointee.foreign_driver = nil
+    }
+
+    /// Main-queue blocks that tracked work on other threads submitted, held for the loop, in
+    /// arrival order.
+    func takeHeldMainWork() -> [marbles_held_work] {
+        guard let tracker = storage.pointee.foreign else { return [] }
+        var taken: [marbles_held_work] = []
+        var buffer = [marbles_held_work](repeating: marbles_held_work(sequence: 0, context: nil, work: { _ in }), count: 16)
+        while true {
+            let count = buffer.withUnsafeMutableBufferPointer { marbles_foreign_take_held(tracker, $0.baseAddress!, $0.count) }
+            taken += buffer.prefix(count)
+            if count < buffer.count { return taken }
+        }
     }
 
     /// What the route's clock reads go to while the scheduler drives: this scheduler's clocks
@@ -127,7 +149,7 @@ package final class VirtualClocks {
             dispatch_reads: 0,
             spin_now_ns: -1, spin_reads: 0, spin_clock: 0, spin_real_ns: 0, spin_virtual_ns: 0, spins: 0, spin_at_ns: 0, foreign: nil,
             foreign_owner: nil,
-            foreign_timer: nil, sleep: nil, owner: nil)
+            foreign_timer: nil, sleep: nil, owner: nil, foreign_driver: nil, main_in_loop: false)
         return withUnsafeMutablePointer(to: &probe) { pointer in
             let previous = marbles_route_set(
                 marbles_route(driver: nil, main_identity: nil, main_witness: nil, clocks: pointer, home: nil))

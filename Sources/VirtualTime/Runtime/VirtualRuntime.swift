@@ -94,7 +94,12 @@ package final class VirtualRuntime {
         clocks.deliverTimers(to: self)
     }
 
+    // What outlives the test must not reach it: from here on, late jobs and main-queue blocks of
+    // its tasks and tracked work take their usual paths (the real main queue, the global
+    // executor), and those still held go there too.
     deinit {
+        clocks.detachTracker()
+        executor.detach()
         executor.runtime = nil
         clocks.runtime = nil
     }
@@ -180,6 +185,32 @@ package final class VirtualRuntime {
             watch.waiting.store(false, ordering: .relaxed)
         }
         executor.takeReturned()
+        scheduleHeldMainWork()
+    }
+
+    /// Main-queue blocks from tracked work on other threads (the test runs on the main actor):
+    /// they run in the loop at this instant, after the jobs back from other threads, ordered by
+    /// the work that submitted them (arrival order within one), so which thread was faster does
+    /// not show.
+    private func scheduleHeldMainWork() {
+        let held = clocks.takeHeldMainWork()
+        guard !held.isEmpty else { return }
+        let ordered = held.enumerated().sorted {
+            let a = $0.element.sequence < 0 ? Int64.max : $0.element.sequence
+            let b = $1.element.sequence < 0 ? Int64.max : $1.element.sequence
+            return a != b ? a < b : $0.offset < $1.offset
+        }
+        for (_, block) in ordered {
+            let (work, context) = (block.work, block.context)
+            _ = virtual.enqueue(at: virtual.now) { [executor] in
+                if executor.drivesOnMainActor {
+                    work(context)
+                } else if let main = marbles_main_queue() {
+                    executor.noteMainActorEscape()
+                    marbles_foreign_submit_untracked(main, context, work)
+                }
+            }
+        }
     }
 
     // MARK: Sleeps

@@ -24,9 +24,18 @@ typedef struct item {
     struct item *next;
 } item;
 
+// A main-queue block that tracked work on another thread submitted while the test runs on the
+// main actor: held for the driver, which runs it in its loop.
+typedef struct held_block {
+    long long sequence;
+    void *context;
+    void (*work)(void *);
+    struct held_block *next;
+} held_block;
+
 struct marbles_foreign {
     _Atomic long references;
-    // Work out (not abandoned).
+    // What the driver's loop reads between steps: work out (not abandoned) plus blocks held.
     _Atomic long pending;
     _Atomic long long now_ns;
     long long next_sequence;
@@ -34,6 +43,17 @@ struct marbles_foreign {
     item *items;
     void *owner;
     marbles_timer_fn timer;
+    // The executor that jobs and main-queue blocks of tracked work go to while its runtime
+    // lives (NULL once detached: late work takes the usual paths). Guarded by `mutex`: whoever
+    // hands something to it holds the lock, so after `marbles_foreign_detach` returns nothing
+    // reaches it. The tracker itself is reference counted and outlives it.
+    void *driver;
+    // Whether the driver runs main-actor work in its loop (its test runs on the main actor).
+    _Atomic bool main_in_loop;
+    // Its main-actor stand-in (never freed: the runtime keeps unretained references to it).
+    marbles_executor_ref standin;
+    held_block *held;
+    held_block **held_tail;
 };
 
 // One lock and condition for every tracker: work ends rarely, and a tracker is made for every
@@ -54,7 +74,9 @@ static void make_condition(void) {
 
 static __thread marbles_foreign *running_foreign;
 static __thread long long running_sequence = -1;
-static void (*submit_next)(void *, void *, void (*)(void *));
+static void submit_with_dispatch(void *queue, void *context, void (*work)(void *));
+// The interposer's untracked `dispatch_async_f` once it registered, else libdispatch's.
+static void (*_Atomic submit_next)(void *, void *, void (*)(void *)) = submit_with_dispatch;
 
 marbles_virtual_clocks *marbles_route_home(void);
 
@@ -76,9 +98,90 @@ marbles_foreign *marbles_foreign_create(void *owner, marbles_timer_fn timer) {
     atomic_init(&foreign->references, 1);
     atomic_init(&foreign->pending, 0);
     atomic_init(&foreign->now_ns, 0);
+    atomic_init(&foreign->main_in_loop, false);
     foreign->owner = owner;
     foreign->timer = timer;
+    foreign->held_tail = &foreign->held;
     return foreign;
+}
+
+// Made on the driving thread, before any other thread can know the tracker.
+static void attach(marbles_foreign *foreign, marbles_virtual_clocks *home) {
+    foreign->driver = home->foreign_driver;
+    if (home->foreign_driver != NULL) foreign->standin = marbles_runtime_standin(home->foreign_driver);
+    atomic_store_explicit(&foreign->main_in_loop, home->main_in_loop, memory_order_release);
+}
+
+void marbles_foreign_set_main_in_loop(marbles_foreign *foreign, bool in_loop) {
+    atomic_store_explicit(&foreign->main_in_loop, in_loop, memory_order_release);
+}
+
+long marbles_foreign_detach(marbles_foreign *foreign) {
+    pthread_mutex_lock(&mutex);
+    foreign->driver = NULL;
+    atomic_store_explicit(&foreign->main_in_loop, false, memory_order_release);
+    held_block *held = foreign->held;
+    foreign->held = NULL;
+    foreign->held_tail = &foreign->held;
+    pthread_mutex_unlock(&mutex);
+    // Blocks nobody will run in a loop any more go to the real main queue.
+    long count = 0;
+    for (held_block *it = held; it != NULL; count++) {
+        held_block *next = it->next;
+        atomic_fetch_sub_explicit(&foreign->pending, 1, memory_order_release);
+        submit_next(marbles_main_queue(), it->context, it->work);
+        free(it);
+        it = next;
+    }
+    return count;
+}
+
+bool marbles_foreign_return_job(void *job) {
+    marbles_foreign *foreign = running_foreign;
+    if (foreign == NULL) return false;
+    pthread_mutex_lock(&mutex);
+    bool taken = foreign->driver != NULL;
+    if (taken) marbles_runtime_return_job(foreign->driver, job);
+    pthread_mutex_unlock(&mutex);
+    return taken;
+}
+
+marbles_executor_ref marbles_foreign_running_standin(void) {
+    marbles_foreign *foreign = running_foreign;
+    if (foreign == NULL || !atomic_load_explicit(&foreign->main_in_loop, memory_order_acquire)) return (marbles_executor_ref){NULL, NULL};
+    return foreign->standin;
+}
+
+bool marbles_foreign_hold_main(marbles_foreign *foreign, void *context, void (*work)(void *)) {
+    if (!atomic_load_explicit(&foreign->main_in_loop, memory_order_acquire)) return false;
+    held_block *block = malloc(sizeof(held_block));
+    if (block == NULL) abort();
+    *block = (held_block){running_foreign == foreign ? running_sequence : -1, context, work, NULL};
+    pthread_mutex_lock(&mutex);
+    bool held = foreign->driver != NULL && atomic_load_explicit(&foreign->main_in_loop, memory_order_relaxed);
+    if (held) {
+        *foreign->held_tail = block;
+        foreign->held_tail = &block->next;
+        atomic_fetch_add_explicit(&foreign->pending, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&mutex);
+    if (!held) free(block);
+    return held;
+}
+
+long marbles_foreign_take_held(marbles_foreign *foreign, marbles_held_work *buffer, long capacity) {
+    pthread_mutex_lock(&mutex);
+    long count = 0;
+    while (foreign->held != NULL && count < capacity) {
+        held_block *it = foreign->held;
+        foreign->held = it->next;
+        buffer[count++] = (marbles_held_work){it->sequence, it->context, it->work};
+        free(it);
+    }
+    if (foreign->held == NULL) foreign->held_tail = &foreign->held;
+    atomic_fetch_sub_explicit(&foreign->pending, count, memory_order_release);
+    pthread_mutex_unlock(&mutex);
+    return count;
 }
 
 
@@ -108,7 +211,10 @@ void *marbles_foreign_now_address(marbles_foreign *foreign) { return (void *)&fo
 marbles_foreign *marbles_foreign_here(void) {
     marbles_virtual_clocks *home = marbles_route_home();
     if (home == NULL) return running_foreign;
-    if (home->foreign == NULL) home->foreign = marbles_foreign_create(home->foreign_owner != NULL ? home->foreign_owner : (void *)1, home->foreign_timer);
+    if (home->foreign == NULL) {
+        home->foreign = marbles_foreign_create(home->foreign_owner != NULL ? home->foreign_owner : (void *)1, home->foreign_timer);
+        attach(home->foreign, home);
+    }
     return home->foreign;
 }
 
@@ -190,9 +296,14 @@ void marbles_foreign_run_wrapped(void *raw) {
     free(s);
 }
 
+// Found once, under a once: threads of parallel tests ask at the same time.
+static const char *(*get_label)(void *);
+static pthread_once_t label_once = PTHREAD_ONCE_INIT;
+
+static void find_get_label(void) { get_label = (const char *(*)(void *))dlsym(RTLD_DEFAULT, "dispatch_queue_get_label"); }
+
 static const char *queue_label(void *queue) {
-    static const char *(*get_label)(void *);
-    if (get_label == NULL) get_label = (const char *(*)(void *))dlsym(RTLD_DEFAULT, "dispatch_queue_get_label");
+    pthread_once(&label_once, find_get_label);
     const char *label = get_label != NULL ? get_label(queue) : NULL;
     return label != NULL && label[0] != 0 ? label : "(no label)";
 }
@@ -293,3 +404,26 @@ marbles_timer_fn marbles_foreign_timer(marbles_foreign *foreign) { return foreig
 void *marbles_foreign_owner(marbles_foreign *foreign) { return foreign->owner; }
 
 void marbles_foreign_register_submit(void (*submit)(void *, void *, void (*)(void *))) { submit_next = submit; }
+
+// Before the interposer registered (or where it is not linked): the next definition of
+// `dispatch_async_f` after this library's callers, found on the first use.
+typedef void (*async_f_fn)(void *, void *, void (*)(void *));
+static async_f_fn dispatch_async_f_next;
+static pthread_once_t dispatch_once_flag = PTHREAD_ONCE_INIT;
+static void *main_queue_address;
+
+static void find_dispatch(void) {
+    dispatch_async_f_next = (async_f_fn)dlsym(RTLD_NEXT, "dispatch_async_f");
+    if (dispatch_async_f_next == NULL) dispatch_async_f_next = (async_f_fn)dlsym(RTLD_DEFAULT, "dispatch_async_f");
+    main_queue_address = dlsym(RTLD_DEFAULT, "_dispatch_main_q");
+}
+
+static void submit_with_dispatch(void *queue, void *context, void (*work)(void *)) {
+    pthread_once(&dispatch_once_flag, find_dispatch);
+    if (dispatch_async_f_next != NULL) dispatch_async_f_next(queue, context, work);
+}
+
+void *marbles_main_queue(void) {
+    pthread_once(&dispatch_once_flag, find_dispatch);
+    return main_queue_address;
+}

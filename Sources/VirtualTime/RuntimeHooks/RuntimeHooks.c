@@ -53,10 +53,15 @@ static const char *(*interposer_next_name)(void);
 
 // Every global enqueue in the process comes here: a thread-local read, then either the test
 // scheduler driving this thread or the usual path.
+// A job enqueued on a thread that runs tracked work (a continuation resumed from a block on a
+// global queue, a task started in a completion handler) belongs to that work's test: its driver
+// runs it at the instant being settled, while it lives.
 static __attribute__((swiftcall)) void marbles_global_hook(Job *job, global_original original) {
     void *driver = current_driver;
     if (driver != NULL) {
         callbacks.global(driver, job);
+    } else if (marbles_foreign_return_job(job)) {
+        return;
     } else if (previous_global != NULL) {
         previous_global(job, original);
     } else {
@@ -95,8 +100,19 @@ static __attribute__((swiftcall)) executor_ref marbles_get_main_hook(get_main_or
         }
         return current_main_standin;
     }
+    // Tracked work on another thread, in a test on the main actor: main-actor work it starts
+    // (`Task { @MainActor in }`, a hop) goes to the test's stand-in, which hands it to the driver.
+    marbles_executor_ref standin = marbles_foreign_running_standin();
+    if (standin.identity != NULL) return (executor_ref){standin.identity, standin.witness};
     return previous_get_main != NULL ? previous_get_main(original) : original();
 }
+
+marbles_executor_ref marbles_runtime_standin(void *driver) {
+    if (callbacks.main_standin == NULL) return (marbles_executor_ref){NULL, NULL};
+    return callbacks.main_standin(driver);
+}
+
+void marbles_runtime_return_job(void *driver, void *job) { callbacks.returned(driver, job); }
 
 static __attribute__((swiftcall)) void marbles_delay_hook(unsigned long long delay, Job *job, delay_original original) {
     void *driver = current_driver;
@@ -202,9 +218,21 @@ const char *marbles_clock_interposer_next_name(void) {
 
 void marbles_enqueue_on_real_main(void *job) {
     marbles_route saved = marbles_route_set((marbles_route){NULL, NULL, NULL, NULL, NULL});
+    marbles_foreign_context outside = marbles_foreign_enter(NULL, -1);
     executor_ref main = swift_task_getMainExecutor();
+    marbles_foreign_leave(outside);
     marbles_route_set(saved);
     swift_task_enqueue((Job *)job, main);
+}
+
+extern __attribute__((swiftcall)) void swift_task_enqueueGlobal(Job *job);
+
+void marbles_enqueue_on_real_global(void *job) {
+    marbles_route saved = marbles_route_set((marbles_route){NULL, NULL, NULL, NULL, NULL});
+    marbles_foreign_context outside = marbles_foreign_enter(NULL, -1);
+    swift_task_enqueueGlobal((Job *)job);
+    marbles_foreign_leave(outside);
+    marbles_route_set(saved);
 }
 
 bool marbles_is_main_thread(void) {

@@ -37,14 +37,23 @@ typedef struct {
 /// the runtime asks for the main executor on the driving thread).
 typedef marbles_executor_ref (*marbles_main_standin_fn)(void *_Nonnull driver);
 
-/// The callbacks the hooks route to.
+/// The callbacks the hooks route to. `returned` takes a job that tracked work on another thread
+/// enqueued (a continuation it resumed, a task it started): the driver runs it at the instant
+/// being settled.
 typedef struct {
     marbles_capture_fn _Nonnull global;
     marbles_capture_fn _Nonnull main;
     marbles_capture_delayed_fn _Nonnull delayed;
     marbles_main_escape_fn _Nonnull main_escape;
     marbles_main_standin_fn _Nonnull main_standin;
+    marbles_capture_fn _Nonnull returned;
 } marbles_runtime_callbacks;
+
+/// The driver's main-actor stand-in, made on first use (on the driving thread); {NULL, NULL}
+/// before the hooks are installed.
+marbles_executor_ref marbles_runtime_standin(void *_Nonnull driver);
+/// Hands `job` to the driver as a job back from another thread (the `returned` callback).
+void marbles_runtime_return_job(void *_Nonnull driver, void *_Nonnull job);
 
 /// Installs the Swift runtime's hooks once per process (global enqueue, main-executor enqueue,
 /// get-main-executor, enqueue with a delay and with a deadline), each chained to the hook that
@@ -104,6 +113,11 @@ typedef struct marbles_virtual_clocks {
     /// virtual now.
     void (*_Nullable sleep)(void *_Nonnull owner, void *_Nonnull job, long long remaining_ns, marbles_clock_kind clock);
     void *_Nullable owner;
+    /// The executor (the route's driver) that the tracker hands jobs and main-queue blocks of
+    /// tracked work to while it is attached, and whether that executor's test runs on the main
+    /// actor (the tracker copies both when it is made).
+    void *_Nullable foreign_driver;
+    bool main_in_loop;
 } marbles_virtual_clocks;
 
 /// Where the calling thread's work goes, all of it set by one call:
@@ -186,7 +200,7 @@ typedef struct {
     marbles_foreign *_Nullable foreign;
     long long sequence;
 } marbles_foreign_context;
-marbles_foreign_context marbles_foreign_enter(marbles_foreign *_Nonnull foreign, long long sequence);
+marbles_foreign_context marbles_foreign_enter(marbles_foreign *_Nullable foreign, long long sequence);
 void marbles_foreign_leave(marbles_foreign_context saved);
 /// The driver waits, at most `timeout_ns` of real time, until no work is out; true when none is.
 bool marbles_foreign_wait(marbles_foreign *_Nonnull foreign, long long timeout_ns);
@@ -201,6 +215,34 @@ void marbles_foreign_release_block(void *_Nullable block);
 /// The timer callback registered for `foreign` (NULL when timers stay real) and its owner.
 marbles_timer_fn _Nullable marbles_foreign_timer(marbles_foreign *_Nonnull foreign);
 void *_Nonnull marbles_foreign_owner(marbles_foreign *_Nonnull foreign);
+/// Cuts the tracker off from its runtime (the runtime is going): from now on jobs and main-queue
+/// blocks of its tracked work take their usual paths; blocks held and not yet run go to the real
+/// main queue. Returns how many were held.
+long marbles_foreign_detach(marbles_foreign *_Nonnull foreign);
+/// Whether the driver runs main-actor work in its loop (its test runs on the main actor).
+void marbles_foreign_set_main_in_loop(marbles_foreign *_Nonnull foreign, bool in_loop);
+/// A job enqueued for the global executor on a thread that runs tracked work: handed to the
+/// tracker's driver while attached (true), else left to the caller (false).
+bool marbles_foreign_return_job(void *_Nonnull job);
+/// The main-actor stand-in of the tracked work running on this thread, when its test runs on
+/// the main actor ({NULL, NULL} otherwise).
+marbles_executor_ref marbles_foreign_running_standin(void);
+/// A block for the main queue from tracked work: held for the driver's loop when its test runs
+/// on the main actor and it is attached (true); false: submit it as usual.
+bool marbles_foreign_hold_main(marbles_foreign *_Nonnull foreign, void *_Nullable context, void (*_Nonnull work)(void *_Nullable));
+/// A held main-queue block: the sequence of the tracked work that submitted it (-1: none).
+typedef struct {
+    long long sequence;
+    void *_Nullable context;
+    void (*_Nonnull work)(void *_Nullable);
+} marbles_held_work;
+/// Takes up to `capacity` held blocks, in arrival order, into `buffer`; returns how many.
+long marbles_foreign_take_held(marbles_foreign *_Nonnull foreign, marbles_held_work *_Nonnull buffer, long capacity);
+/// libdispatch's main queue.
+void *_Nullable marbles_main_queue(void);
+/// Enqueues `job` on the global executor, past the hooks (no test scheduler takes it).
+void marbles_enqueue_on_real_global(void *_Nonnull job);
+
 /// The interposer's `dispatch_async_f`, the next one in the chain (NULL before the interposer
 /// registered it); foreign work is submitted through it.
 void marbles_foreign_register_submit(void (*_Nonnull submit)(void *_Nonnull, void *_Nullable, void (*_Nonnull)(void *_Nullable)));

@@ -1,0 +1,239 @@
+import Dispatch
+import Foundation
+import MarbleCore
+import MarblesTesting
+import Observation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+// Issue 58: a `@MainActor` model whose answer comes back from another thread. Each model is
+// written as apps write it, with nothing injected; each test asks at frame 1 (100 ms frames) and
+// expects the answer at the instant the model's code makes it due.
+
+/// A service answering through a completion handler on a global queue.
+struct CallbackService: Sendable {
+    func fetch(_ query: String, completion: @escaping @Sendable (String) -> Void) {
+        DispatchQueue.global().async { completion(query.uppercased()) }
+    }
+}
+
+/// Sleeps 300 ms, then awaits a continuation that a block on a global queue resumes.
+@available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
+@Observable @MainActor final class ContinuationModel {
+    var results: [Int] = []
+
+    func load() {
+        Task {
+            try? await Task.sleep(for: .milliseconds(300))
+            let answer = await withCheckedContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(returning: 42) }
+            }
+            results.append(answer)
+        }
+    }
+}
+
+/// A completion handler on a global queue that hops back with `DispatchQueue.main.async`.
+@available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
+@Observable @MainActor final class MainQueueHopModel {
+    var results: [String] = []
+
+    func search(_ query: String) {
+        CallbackService().fetch(query) { answer in
+            DispatchQueue.main.async { MainActor.assumeIsolated { self.results.append(answer) } }
+        }
+    }
+}
+
+/// The same, hopping back with `Task { @MainActor in }`.
+@available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
+@Observable @MainActor final class MainActorTaskHopModel {
+    var results: [String] = []
+
+    func search(_ query: String) {
+        CallbackService().fetch(query) { answer in
+            Task { @MainActor in self.results.append(answer) }
+        }
+    }
+}
+
+/// A stub `URLProtocol`, as iOS network tests set one up: every request answers with the path's
+/// last component, uppercased.
+final class UppercasingURLProtocol: URLProtocol {
+    override class func canInit(with request: URLRequest) -> Bool { true }
+    override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
+
+    override func startLoading() {
+        guard let url = request.url, let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: nil)
+        else { return }
+        client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+        client?.urlProtocol(self, didLoad: Data(url.lastPathComponent.uppercased().utf8))
+        client?.urlProtocolDidFinishLoading(self)
+    }
+
+    override func stopLoading() {}
+
+    static func session() -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [UppercasingURLProtocol.self]
+        return URLSession(configuration: configuration)
+    }
+}
+
+/// An API client behind an actor, on `URLSession`.
+actor SearchClient {
+    private let session = UppercasingURLProtocol.session()
+
+    func search(_ query: String) async throws -> String {
+        let (data, _) = try await session.data(from: URL(string: "https://api.example.test/search/\(query)")!)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// A model whose `Task` awaits the actor.
+@available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
+@Observable @MainActor final class NetworkModel {
+    var results: [String] = []
+    private let client = SearchClient()
+
+    func search(_ query: String) {
+        Task {
+            if let answer = try? await client.search(query) { results.append(answer) }
+        }
+    }
+}
+
+/// A model whose `Task` awaits the session directly.
+@available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
+@Observable @MainActor final class DirectSessionModel {
+    var results: [String] = []
+    private let session = UppercasingURLProtocol.session()
+
+    func search(_ query: String) {
+        Task {
+            guard let (data, _) = try? await session.data(from: URL(string: "https://api.example.test/search/\(query)")!) else { return }
+            results.append(String(decoding: data, as: UTF8.self))
+        }
+    }
+}
+
+/// A main-actor debouncer on `DispatchQueue.main.asyncAfter` with a `DispatchWorkItem`.
+@MainActor final class WorkItemMainDebouncer {
+    let shown = PublishSubject<String>()
+    private var pending: DispatchWorkItem?
+
+    func query(_ text: String) {
+        pending?.cancel()
+        let item = DispatchWorkItem { [self] in MainActor.assumeIsolated { shown.onNext(text) } }
+        pending = item
+        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(300), execute: item)
+    }
+}
+
+/// The rows of issue 58, each a run that returns its failures.
+@available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
+@MainActor enum MainActorReturns {
+    /// Runs `body` on a fresh scheduler with 100 ms frames; returns the failures.
+    static func failures(_ body: (TestScheduler) -> Void) -> [String] {
+        let reporter = MarbleFailure.Collector()
+        let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+        scheduler.foreignWorkTimeout = .seconds(5)
+        scheduler.run { body(scheduler) }
+        return reporter.failures.map(\.message)
+    }
+
+    static func continuation() -> [String] {
+        failures { scheduler in
+            let model = ContinuationModel()
+            let results = scheduler.expect(observing: { model.results })
+            scheduler.schedule(after: .milliseconds(100)) { MainActor.assumeIsolated { model.load() } }
+            results.toBe("e---r", values: ["e": [], "r": [42]])
+        }
+    }
+
+    static func mainQueueHop() -> [String] {
+        failures { scheduler in
+            let model = MainQueueHopModel()
+            let results = scheduler.expect(observing: { model.results })
+            scheduler.schedule(after: .milliseconds(100)) { MainActor.assumeIsolated { model.search("swift") } }
+            results.toBe("er", values: ["e": [], "r": ["SWIFT"]])
+        }
+    }
+
+    static func mainActorTaskHop() -> [String] {
+        failures { scheduler in
+            let model = MainActorTaskHopModel()
+            let results = scheduler.expect(observing: { model.results })
+            scheduler.schedule(after: .milliseconds(100)) { MainActor.assumeIsolated { model.search("swift") } }
+            results.toBe("er", values: ["e": [], "r": ["SWIFT"]])
+        }
+    }
+
+    static func network() -> [String] {
+        failures { scheduler in
+            let model = NetworkModel()
+            let results = scheduler.expect(observing: { model.results })
+            scheduler.schedule(after: .milliseconds(100)) { MainActor.assumeIsolated { model.search("swift") } }
+            results.toBe("er", values: ["e": [], "r": ["SWIFT"]])
+        }
+    }
+
+    static func directSession() -> [String] {
+        failures { scheduler in
+            let model = DirectSessionModel()
+            let results = scheduler.expect(observing: { model.results })
+            scheduler.schedule(after: .milliseconds(100)) { MainActor.assumeIsolated { model.search("swift") } }
+            results.toBe("er", values: ["e": [], "r": ["SWIFT"]])
+        }
+    }
+
+    static func workItemDebouncer() -> [String] {
+        failures { scheduler in
+            let model = WorkItemMainDebouncer()
+            let shown = scheduler.expect(model.shown)
+            let typing = scheduler.hot("-ab|", values: ["a": "sw", "b": "swift"])
+            _ = typing.subscribe(onNext: { text in MainActor.assumeIsolated { model.query(text) } })
+            shown.toBe("-----s", values: ["s": "swift"])
+        }
+    }
+}
+
+#if os(Linux)
+    @Suite("The main actor and other threads")
+    @MainActor struct MainActorReturnsTests {
+        @Test("a continuation resumed on a global queue gives a main-actor model its answer at the frame after the sleep", arguments: 0..<100)
+        func continuationResumedOnGlobalQueue(_ run: Int) {
+            let messages = MainActorReturns.continuation()
+            #expect(messages.isEmpty, "\(messages)")
+        }
+
+        @Test("a completion handler hopping back with DispatchQueue.main.async answers at the instant it was asked", arguments: 0..<10)
+        func mainQueueAsyncFromAnotherThread(_ run: Int) {
+            let start = ContinuousClock.now
+            let messages = MainActorReturns.mainQueueHop()
+            #expect(messages.isEmpty, "\(messages)")
+            #expect(ContinuousClock.now - start < .seconds(2))
+        }
+
+        @Test("a completion handler hopping back with Task { @MainActor in } answers at the instant it was asked", arguments: 0..<10)
+        func mainActorTaskFromAnotherThread(_ run: Int) {
+            let messages = MainActorReturns.mainActorTaskHop()
+            #expect(messages.isEmpty, "\(messages)")
+        }
+
+        @Test("a model awaiting an actor that calls URLSession with a stub URLProtocol gets the stub's answer at once", arguments: 0..<20)
+        func urlSessionThroughAnActor(_ run: Int) {
+            let messages = MainActorReturns.network()
+            #expect(messages.isEmpty, "\(messages)")
+        }
+
+        @Test("a model awaiting URLSession directly gets the stub's answer at once", arguments: 0..<20)
+        func urlSessionDirectly(_ run: Int) {
+            let messages = MainActorReturns.directSession()
+            #expect(messages.isEmpty, "\(messages)")
+        }
+    }
+#endif

@@ -1,0 +1,77 @@
+import Dispatch
+import Foundation
+import MarbleCore
+import MarblesTesting
+import Testing
+
+// Issue 58's parallel suite, as users run theirs: main-actor models whose answers come back from
+// other threads, a main-queue debouncer, async marble tests waiting on other threads, and plain
+// tests that sleep for real, side by side. `make test` runs it with the rest; `make stress-mixed`
+// runs it again and again; CI runs it under ThreadSanitizer and AddressSanitizer.
+
+/// A continuation resumed by a global queue's timer, 500 ms later.
+private func answeredAfterGlobalTimer() async -> Int {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(500)) { continuation.resume(returning: 42) }
+    }
+}
+
+#if os(Linux)
+    @Suite("Mixed parallel suite")
+    struct MixedParallelSuite {
+        @MainActor
+        @Test("main actor: a continuation resumed on a global queue", arguments: 0..<100)
+        func continuation(_ run: Int) {
+            let messages = MainActorReturns.continuation()
+            #expect(messages.isEmpty, "\(messages)")
+        }
+
+        @MainActor
+        @Test("main actor: DispatchQueue.main.async from a completion handler", arguments: 0..<20)
+        func mainQueueHop(_ run: Int) {
+            let messages = MainActorReturns.mainQueueHop()
+            #expect(messages.isEmpty, "\(messages)")
+        }
+
+        @MainActor
+        @Test("main actor: Task { @MainActor in } from a completion handler", arguments: 0..<20)
+        func mainActorTaskHop(_ run: Int) {
+            let messages = MainActorReturns.mainActorTaskHop()
+            #expect(messages.isEmpty, "\(messages)")
+        }
+
+        @MainActor
+        @Test("main actor: URLSession through an actor, and directly", arguments: 0..<20)
+        func urlSession(_ run: Int) {
+            let messages = MainActorReturns.network() + MainActorReturns.directSession()
+            #expect(messages.isEmpty, "\(messages)")
+        }
+
+        @MainActor
+        @Test("main actor: a DispatchWorkItem debouncer on DispatchQueue.main.asyncAfter", arguments: 0..<100)
+        func mainQueueDebouncer(_ run: Int) {
+            let messages = MainActorReturns.workItemDebouncer()
+            #expect(messages.isEmpty, "\(messages)")
+        }
+
+        @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+        @Test("async marble test waiting on DispatchQueue.global().asyncAfter", arguments: 0..<60)
+        func globalTimer(_ run: Int) {
+            let reporter = MarbleFailure.Collector()
+            let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+            scheduler.run {
+                scheduler.expect(emitting: Int.self) { emit in emit(await answeredAfterGlobalTimer()) }
+                    .toBe("-----(a|)", values: ["a": 42])
+            }
+            #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
+        }
+
+        @Test("a plain test that sleeps for real", arguments: 0..<50)
+        func realSleep(_ run: Int) async throws {
+            let start = ContinuousClock.now
+            try await Task.sleep(for: .milliseconds(5 + run % 7))
+            usleep(2_000)
+            #expect(ContinuousClock.now - start >= .milliseconds(5))
+        }
+    }
+#endif
