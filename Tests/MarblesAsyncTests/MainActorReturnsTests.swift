@@ -133,6 +133,38 @@ actor SearchClient {
     }
 }
 
+/// Work on a global queue that waits for the main actor while the test's thread waits for it:
+/// `DispatchQueue.main.sync`, or `main.async` / `Task { @MainActor in }` and a semaphore.
+@available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
+@Observable @MainActor final class WaitsForMainModel {
+    var results: [String] = []
+
+    enum Way: Sendable { case mainSync, mainAsyncAndSemaphore, mainActorTaskAndSemaphore }
+
+    func load(_ way: Way) {
+        DispatchQueue.global().async {
+            switch way {
+            case .mainSync:
+                DispatchQueue.main.sync { MainActor.assumeIsolated { self.results.append("sync") } }
+            case .mainAsyncAndSemaphore:
+                let done = DispatchSemaphore(value: 0)
+                DispatchQueue.main.async {
+                    MainActor.assumeIsolated { self.results.append("async") }
+                    done.signal()
+                }
+                done.wait()
+            case .mainActorTaskAndSemaphore:
+                let done = DispatchSemaphore(value: 0)
+                Task { @MainActor in
+                    self.results.append("task")
+                    done.signal()
+                }
+                done.wait()
+            }
+        }
+    }
+}
+
 /// The rows of issue 58, each a run that returns its failures.
 @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
 @MainActor enum MainActorReturns {
@@ -190,6 +222,15 @@ actor SearchClient {
         }
     }
 
+    static func waitsForMain(_ way: WaitsForMainModel.Way, _ value: String) -> [String] {
+        failures { scheduler in
+            let model = WaitsForMainModel()
+            let results = scheduler.expect(observing: { model.results })
+            scheduler.schedule(after: .milliseconds(100)) { MainActor.assumeIsolated { model.load(way) } }
+            results.toBe("er", values: ["e": [], "r": [value]])
+        }
+    }
+
     static func workItemDebouncer() -> [String] {
         failures { scheduler in
             let model = WorkItemMainDebouncer()
@@ -228,6 +269,24 @@ actor SearchClient {
         func urlSessionThroughAnActor(_ run: Int) {
             let messages = MainActorReturns.network()
             #expect(messages.isEmpty, "\(messages)")
+        }
+
+        @Test("work on another thread that calls DispatchQueue.main.sync runs its block in the loop, at once", arguments: 0..<10)
+        func mainSyncFromAnotherThread(_ run: Int) {
+            let start = ContinuousClock.now
+            let messages = MainActorReturns.waitsForMain(.mainSync, "sync")
+            #expect(messages.isEmpty, "\(messages)")
+            #expect(ContinuousClock.now - start < .seconds(1))
+        }
+
+        @Test(
+            "work on another thread that waits on a semaphore for main-actor work it handed over gets it, not a stall",
+            arguments: [(WaitsForMainModel.Way.mainAsyncAndSemaphore, "async"), (.mainActorTaskAndSemaphore, "task")])
+        func semaphoreForMainWork(_ way: WaitsForMainModel.Way, _ value: String) {
+            let start = ContinuousClock.now
+            let messages = MainActorReturns.waitsForMain(way, value)
+            #expect(messages.isEmpty, "\(messages)")
+            #expect(ContinuousClock.now - start < .seconds(2))
         }
 
         @Test("a model awaiting URLSession directly gets the stub's answer at once", arguments: 0..<20)

@@ -5,7 +5,9 @@
 #if defined(__linux__)
 #include <dlfcn.h>
 #include <link.h>
+#include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -368,7 +370,7 @@ static bool on_main_queue_in_loop(marbles_foreign *foreign, void *queue) {
 // the thread that drains the main queue is the one waiting for this work, so the driver takes
 // it and runs it in its loop at the instant being settled.
 static bool held_for_main_loop(marbles_foreign *foreign, void *queue, void *context, void (*work)(void *)) {
-    return queue == main_queue && marbles_route_foreign() != foreign && marbles_foreign_hold_main(foreign, context, work);
+    return queue == main_queue && marbles_route_foreign() != foreign && marbles_foreign_hold_main(foreign, context, work, false);
 }
 
 void dispatch_async(void *queue, void *block) {
@@ -397,6 +399,56 @@ void dispatch_async_f(void *queue, void *context, void (*work)(void *)) {
         return;
     }
     submit_untracked(queue, context, work);
+}
+
+// `DispatchQueue.main.sync` from tracked work on another thread, while the test runs on the
+// main actor: the main queue's thread is the driver, waiting for this very work, so the driver
+// runs the block at once (in its loop, on the main actor) and the caller goes on when it has run.
+typedef void (*dispatch_sync_fn)(void *queue, void *block);
+typedef void (*dispatch_sync_f_fn)(void *queue, void *context, void (*work)(void *));
+static _Atomic(dispatch_sync_fn) next_dispatch_sync;
+static _Atomic(dispatch_sync_f_fn) next_dispatch_sync_f;
+void dispatch_sync(void *queue, void *block);
+void dispatch_sync_f(void *queue, void *context, void (*work)(void *));
+
+typedef struct {
+    void *context;
+    void (*work)(void *);
+    sem_t done;
+} sync_call;
+
+static void run_sync_call(void *raw) {
+    sync_call *call = raw;
+    call->work(call->context);
+    sem_post(&call->done);
+}
+
+static void invoke_block(void *block) { ((void (**)(void *))block)[2](block); }
+
+static bool sync_in_main_loop(void *queue, void *context, void (*work)(void *), uintptr_t caller) {
+    if (queue != main_queue) return false;
+    marbles_foreign *foreign = tracker_for(caller);
+    if (foreign == NULL || marbles_route_foreign() == foreign) return false;
+    sync_call call = {context, work};
+    sem_init(&call.done, 0, 0);
+    bool held = marbles_foreign_hold_main(foreign, &call, run_sync_call, true);
+    if (held) {
+        while (sem_wait(&call.done) != 0 && errno == EINTR) {}
+    }
+    sem_destroy(&call.done);
+    return held;
+}
+
+void dispatch_sync(void *queue, void *block) {
+    if (sync_in_main_loop(queue, block, invoke_block, (uintptr_t)__builtin_return_address(0))) return;
+    dispatch_sync_fn next = NEXT(next_dispatch_sync, dispatch_sync_fn, "dispatch_sync", dispatch_sync);
+    if (next != NULL) next(queue, block);
+}
+
+void dispatch_sync_f(void *queue, void *context, void (*work)(void *)) {
+    if (sync_in_main_loop(queue, context, work, (uintptr_t)__builtin_return_address(0))) return;
+    dispatch_sync_f_fn next = NEXT(next_dispatch_sync_f, dispatch_sync_f_fn, "dispatch_sync_f", dispatch_sync_f);
+    if (next != NULL) next(queue, context, work);
 }
 
 void dispatch_after(uint64_t when, void *queue, void *block) {

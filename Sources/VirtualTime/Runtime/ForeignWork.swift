@@ -46,9 +46,12 @@ package enum ForeignWork {
     }
 
     /// Waits until no work of `tracker` is out, at most `timeout`; returns what was still out
-    /// then (now abandoned: it no longer holds the run).
-    static func settle(_ tracker: OpaquePointer, timeout: Duration) -> [Overdue] {
-        if marbles_foreign_wait(tracker, max(timeout.clampedNanoseconds, 0)) { return [] }
+    /// then (now abandoned: it no longer holds the run). Returns early, with nothing overdue,
+    /// when main-actor work the driver holds is what the work out waits for (see
+    /// `marbles_foreign_wait_result`): the driver runs it, then waits again.
+    static func settle(_ tracker: OpaquePointer, timeout: Duration, jobsHeld: UnsafeRawPointer) -> [Overdue] {
+        let result = marbles_foreign_wait(tracker, max(timeout.clampedNanoseconds, 0), jobsHeld)
+        guard result == marbles_foreign_timed_out else { return [] }
         var buffer = [CChar](repeating: 0, count: 8192)
         let count = buffer.withUnsafeMutableBufferPointer { marbles_foreign_abandon(tracker, $0.baseAddress!, UInt($0.count)) }
         guard count > 0 else { return [] }

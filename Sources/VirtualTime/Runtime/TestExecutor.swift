@@ -81,6 +81,10 @@ package final class TestTaskExecutor: @unchecked Sendable {
     private var returned: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + Inline.returned) }
     private var detachedFlag: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + Inline.detached) }
 
+    /// Where the count of jobs back from other threads lives (an atomic Int), for the driver's
+    /// wait in C.
+    var returnedCountAddress: UnsafeRawPointer { UnsafeRawPointer(atomics + Inline.returned) }
+
     /// Whether the runtime went: a job that runs now is late (its test is over), and the test's
     /// own closures (recording, reporting) must not touch the scheduler.
     package var isDetached: Bool { detachedFlag.load(ordering: .acquiring) != 0 }

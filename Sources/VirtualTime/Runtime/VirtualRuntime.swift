@@ -161,7 +161,8 @@ package final class VirtualRuntime {
                     // way round, a block finishing between the reads left its job unseen).
                     if home.pointee.foreign.map(ForeignWork.out) ?? 0 > 0 || executor.hasReturnedJobs {
                         settleForeignWork(watch)
-                        if executor.hasWaitingJobs { continue }
+                        // Still out: the wait ended early for main-actor work the work out needed.
+                        if executor.hasWaitingJobs || home.pointee.foreign.map(ForeignWork.out) ?? 0 > 0 { continue }
                     }
                     noteNextInstant()
                     guard virtual.step(throughNanoseconds: limitNanos) else { break }
@@ -181,18 +182,18 @@ package final class VirtualRuntime {
         if let tracker = clocks.tracker {
             ForeignWork.setNow(tracker, virtual.nowNanoseconds)
             watch.waiting.store(true, ordering: .relaxed)
-            state.overdue += ForeignWork.settle(tracker, timeout: foreignWorkTimeout)
+            state.overdue += ForeignWork.settle(tracker, timeout: foreignWorkTimeout, jobsHeld: executor.returnedCountAddress)
             watch.waiting.store(false, ordering: .relaxed)
         }
         executor.takeReturned()
-        scheduleHeldMainWork()
+        runHeldMainWork()
     }
 
     /// Main-queue blocks from tracked work on other threads (the test runs on the main actor):
-    /// they run in the loop at this instant, after the jobs back from other threads, ordered by
-    /// the work that submitted them (arrival order within one), so which thread was faster does
-    /// not show.
-    private func scheduleHeldMainWork() {
+    /// they run here, on the main actor, at this instant, before the jobs back from other
+    /// threads, ordered by the work that submitted them (arrival order within one), so which
+    /// thread was faster does not show.
+    private func runHeldMainWork() {
         let held = clocks.takeHeldMainWork()
         guard !held.isEmpty else { return }
         let ordered = held.enumerated().sorted {
@@ -201,14 +202,11 @@ package final class VirtualRuntime {
             return a != b ? a < b : $0.offset < $1.offset
         }
         for (_, block) in ordered {
-            let (work, context) = (block.work, block.context)
-            _ = virtual.enqueue(at: virtual.now) { [executor] in
-                if executor.drivesOnMainActor {
-                    work(context)
-                } else if let main = marbles_main_queue() {
-                    executor.noteMainActorEscape()
-                    marbles_foreign_submit_untracked(main, context, work)
-                }
+            if executor.drivesOnMainActor {
+                block.work(block.context)
+            } else if let main = marbles_main_queue() {
+                executor.noteMainActorEscape()
+                marbles_foreign_submit_untracked(main, block.context, block.work)
             }
         }
     }

@@ -30,6 +30,7 @@ typedef struct held_block {
     long long sequence;
     void *context;
     void (*work)(void *);
+    bool sync;
     struct held_block *next;
 } held_block;
 
@@ -54,6 +55,8 @@ struct marbles_foreign {
     marbles_executor_ref standin;
     held_block *held;
     held_block **held_tail;
+    // Held blocks whose submitter waits for them (`DispatchQueue.main.sync`), under `mutex`.
+    long held_sync;
 };
 
 // One lock and condition for every tracker: work ends rarely, and a tracker is made for every
@@ -152,17 +155,21 @@ marbles_executor_ref marbles_foreign_running_standin(void) {
     return foreign->standin;
 }
 
-bool marbles_foreign_hold_main(marbles_foreign *foreign, void *context, void (*work)(void *)) {
+bool marbles_foreign_hold_main(marbles_foreign *foreign, void *context, void (*work)(void *), bool sync) {
     if (!atomic_load_explicit(&foreign->main_in_loop, memory_order_acquire)) return false;
     held_block *block = malloc(sizeof(held_block));
     if (block == NULL) abort();
-    *block = (held_block){running_foreign == foreign ? running_sequence : -1, context, work, NULL};
+    *block = (held_block){running_foreign == foreign ? running_sequence : -1, context, work, sync, NULL};
+    pthread_once(&changed_once, make_condition);
     pthread_mutex_lock(&mutex);
     bool held = foreign->driver != NULL && atomic_load_explicit(&foreign->main_in_loop, memory_order_relaxed);
     if (held) {
         *foreign->held_tail = block;
         foreign->held_tail = &block->next;
+        if (sync) foreign->held_sync += 1;
         atomic_fetch_add_explicit(&foreign->pending, 1, memory_order_release);
+        // A waiting driver looks: a block whose submitter waits cannot wait for the work out.
+        pthread_cond_broadcast(&changed);
     }
     pthread_mutex_unlock(&mutex);
     if (!held) free(block);
@@ -176,6 +183,7 @@ long marbles_foreign_take_held(marbles_foreign *foreign, marbles_held_work *buff
         held_block *it = foreign->held;
         foreign->held = it->next;
         buffer[count++] = (marbles_held_work){it->sequence, it->context, it->work};
+        if (it->sync) foreign->held_sync -= 1;
         free(it);
     }
     if (foreign->held == NULL) foreign->held_tail = &foreign->held;
@@ -312,22 +320,67 @@ void marbles_foreign_submit(marbles_foreign *foreign, void *queue, marbles_forei
     submit_next(queue, marbles_foreign_wrap(foreign, kind, queue_label(queue), context, work), marbles_foreign_run_wrapped);
 }
 
-bool marbles_foreign_wait(marbles_foreign *foreign, long long timeout_ns) {
-    pthread_once(&changed_once, make_condition);
-    struct timespec deadline;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += timeout_ns / 1000000000;
-    deadline.tv_nsec += timeout_ns % 1000000000;
-    if (deadline.tv_nsec >= 1000000000) {
-        deadline.tv_sec += 1;
-        deadline.tv_nsec -= 1000000000;
+static struct timespec after(long long ns) {
+    struct timespec at;
+    clock_gettime(CLOCK_MONOTONIC, &at);
+    at.tv_sec += ns / 1000000000;
+    at.tv_nsec += ns % 1000000000;
+    if (at.tv_nsec >= 1000000000) {
+        at.tv_sec += 1;
+        at.tv_nsec -= 1000000000;
     }
+    return at;
+}
+
+static bool before(struct timespec a, struct timespec b) { return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec); }
+
+// How long work out may stand still while main-actor work waits for the driver before the
+// driver runs that work anyway: the work out may be waiting for it (a semaphore the main-actor
+// work signals), which it could never get otherwise.
+enum { stall_ns = 100000000 };
+
+marbles_foreign_wait_result marbles_foreign_wait(marbles_foreign *foreign, long long timeout_ns, const void *other_held) {
+    pthread_once(&changed_once, make_condition);
+    struct timespec deadline = after(timeout_ns);
+    const _Atomic long *jobs_held = other_held;
     pthread_mutex_lock(&mutex);
-    int status = 0;
-    while (foreign->out > 0 && status != ETIMEDOUT) status = pthread_cond_timedwait(&changed, &mutex, &deadline);
-    bool drained = foreign->out == 0;
+    marbles_foreign_wait_result result = marbles_foreign_drained;
+    long long seen_sequence = foreign->next_sequence;
+    long seen_out = foreign->out;
+    struct timespec stall = after(stall_ns);
+    while (foreign->out > 0) {
+        if (foreign->held_sync > 0) {
+            result = marbles_foreign_main_needed;
+            break;
+        }
+        // Jobs come back without a signal here: look again at least once a stall.
+        struct timespec wake = before(stall, deadline) ? stall : deadline;
+        int status = pthread_cond_timedwait(&changed, &mutex, &wake);
+        bool held = foreign->held != NULL || (jobs_held != NULL && atomic_load_explicit(jobs_held, memory_order_acquire) > 0);
+        if (foreign->out == 0) break;
+        if (foreign->out != seen_out || foreign->next_sequence != seen_sequence) {
+            // Progress: the stall is counted from here.
+            seen_out = foreign->out;
+            seen_sequence = foreign->next_sequence;
+            stall = after(stall_ns);
+            continue;
+        }
+        if (status != ETIMEDOUT) continue;
+        struct timespec now = after(0);
+        if (!before(now, deadline)) {
+            result = marbles_foreign_timed_out;
+            break;
+        }
+        if (!before(now, stall)) {
+            if (held) {
+                result = marbles_foreign_main_needed;
+                break;
+            }
+            stall = after(stall_ns);
+        }
+    }
     pthread_mutex_unlock(&mutex);
-    return drained;
+    return result;
 }
 
 static const char *kind_name(marbles_foreign_kind kind) {

@@ -8,8 +8,44 @@ import Testing
     var count = 0
 }
 
+/// A model Observation does not track (no `@Observable`).
+final class UntrackedCounter {
+    var count = 0
+}
+
 @Suite("expect(observing:)")
 struct ObservationTests {
+    @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
+    @Test("a closure that reads nothing Observation tracks fails saying so, not only with the bare diff")
+    func untrackedModel() {
+        let reporter = MarbleFailure.Collector()
+        let scheduler = TestScheduler(reporter: reporter)
+        let model = UntrackedCounter()
+        scheduler.run {
+            scheduler.expect(observing: { model.count }).toBe("a-b", values: ["a": 0, "b": 1])
+            scheduler.schedule(after: .milliseconds(2)) { model.count = 1 }
+        }
+        let message = reporter.failures.first?.message ?? ""
+        #expect(reporter.failures.count == 1)
+        #expect(message.contains("expected next(b = 1), got nothing"), "\(message)")
+        #expect(message.contains("saw no change after it"), "\(message)")
+        #expect(message.contains("Is the model @Observable (with `import Observation`"), "\(message)")
+    }
+
+    @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
+    @Test("a tracked model's failure has no such note")
+    func trackedModelFailure() {
+        let reporter = MarbleFailure.Collector()
+        let scheduler = TestScheduler(reporter: reporter)
+        let counter = Counter()
+        scheduler.run {
+            scheduler.expect(observing: { counter.count }).toBe("a--b", values: ["a": 0, "b": 1])
+            scheduler.schedule(after: .milliseconds(2)) { counter.count = 1 }
+        }
+        #expect(reporter.failures.count == 1)
+        #expect(reporter.failures.first?.message.contains("saw no change") == false)
+    }
+
     @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
     @Test("records the value at subscription and at each change, once per instant; nothing after the unsubscription or the run")
     func observes() {

@@ -202,8 +202,20 @@ typedef struct {
 } marbles_foreign_context;
 marbles_foreign_context marbles_foreign_enter(marbles_foreign *_Nullable foreign, long long sequence);
 void marbles_foreign_leave(marbles_foreign_context saved);
-/// The driver waits, at most `timeout_ns` of real time, until no work is out; true when none is.
-bool marbles_foreign_wait(marbles_foreign *_Nonnull foreign, long long timeout_ns);
+/// How a driver's wait for the work out ended.
+typedef enum marbles_foreign_wait_result {
+    /// No work is out.
+    marbles_foreign_drained,
+    /// The bound passed with work still out.
+    marbles_foreign_timed_out,
+    /// Main-actor work waits for the driver while the work out cannot go on without it: a
+    /// `DispatchQueue.main.sync` from tracked work, or held blocks or jobs (`other_held`, an
+    /// `_Atomic long` count of the executor's) while the work out stood still for 100 ms.
+    marbles_foreign_main_needed,
+} marbles_foreign_wait_result;
+
+/// The driver waits, at most `timeout_ns` of real time, until no work is out.
+marbles_foreign_wait_result marbles_foreign_wait(marbles_foreign *_Nonnull foreign, long long timeout_ns, const void *_Nullable other_held);
 /// Describes the work still out, one per line (`kind\tlabel\tsubmitted_ns\treal_age_ns`), into
 /// `buffer`, and abandons it: it no longer counts as out. Returns how many.
 long marbles_foreign_abandon(marbles_foreign *_Nonnull foreign, char *_Nonnull buffer, unsigned long size);
@@ -229,7 +241,9 @@ bool marbles_foreign_return_job(void *_Nonnull job);
 marbles_executor_ref marbles_foreign_running_standin(void);
 /// A block for the main queue from tracked work: held for the driver's loop when its test runs
 /// on the main actor and it is attached (true); false: submit it as usual.
-bool marbles_foreign_hold_main(marbles_foreign *_Nonnull foreign, void *_Nullable context, void (*_Nonnull work)(void *_Nullable));
+/// `sync`: the submitter waits for it (`DispatchQueue.main.sync`); the driver runs it at once.
+bool marbles_foreign_hold_main(
+    marbles_foreign *_Nonnull foreign, void *_Nullable context, void (*_Nonnull work)(void *_Nullable), bool sync);
 /// A held main-queue block: the sequence of the tracked work that submitted it (-1: none).
 typedef struct {
     long long sequence;
