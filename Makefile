@@ -8,7 +8,7 @@ MARBLEGEN := .build/debug/marblegen
 # Apple platforms. Off by default so that dependents fetch neither; this repository builds both.
 TRAITS := --traits Tools,OpenCombine
 
-.PHONY: test-release-layout bench-ab consumer-check diagrams test test-tsan test-asan asan-soak interposer-check examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
+.PHONY: stress-mixed test-release-layout bench-ab consumer-check diagrams test test-tsan test-asan asan-soak interposer-check examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
 	playground playground-deps playground-e2e playground-load playground-load-debug playground-screenshot attachment-screenshot font-metrics
 
 deps:
@@ -35,8 +35,12 @@ diagrams: deps
 	MARBLEGEN=$(MARBLEGEN) bash scripts/docc-gallery.sh
 	bash scripts/playground-gallery.sh
 
+# The mixed suite (main-actor models answered from other threads, async and real-time tests side
+# by side) runs first on its own under --parallel, then with everything else.
+MIXED_FILTER := MixedParallelSuite|MainActorReturnsTests
 test: deps
 	$(SWIFT) build $(TRAITS) --build-tests
+	$(SWIFT) test $(TRAITS) --skip-build --parallel --filter "$(MIXED_FILTER)"
 	$(SWIFT) test $(TRAITS) --skip-build
 
 # The examples package (Examples/): code as apps write it (a @MainActor @Observable model with
@@ -89,8 +93,18 @@ fuzz: deps
 # The stress program: every thread-crossing operator from 8 threads for 10 minutes, release
 # build, the Rx grammar checked by atomics (exit 1 on a stall or violation).
 STRESS_SECONDS ?= 600
-stress:
+stress: stress-mixed
 	$(SWIFT) run $(TRAITS) -c release --scratch-path .build-release MarblesStress --seconds $(STRESS_SECONDS) --threads 8
+
+# The mixed suite again and again under --parallel (issue 58: no lost result, crash or hang).
+MIXED_ROUNDS ?= 20
+stress-mixed: deps
+	$(SWIFT) build $(TRAITS) --build-tests
+	for i in $$(seq $(MIXED_ROUNDS)); do \
+		timeout 300 $(SWIFT) test $(TRAITS) --skip-build --parallel --filter "$(MIXED_FILTER)" >/dev/null 2>&1 \
+			|| { echo "round $$i failed"; $(SWIFT) test $(TRAITS) --skip-build --parallel --filter "$(MIXED_FILTER)" 2>&1 | tail -40; exit 1; }; \
+		echo "round $$i passed"; \
+	done
 
 # A shorter stress run under ThreadSanitizer (CI); any report fails the run.
 STRESS_TSAN_SECONDS ?= 20

@@ -245,7 +245,8 @@ actor SearchClient {
 #if os(Linux)
     @Suite("The main actor and other threads")
     @MainActor struct MainActorReturnsTests {
-        @Test("a continuation resumed on a global queue gives a main-actor model its answer at the frame after the sleep", arguments: 0..<100)
+        @Test(
+            "a continuation resumed on a global queue gives a main-actor model its answer at the frame after the sleep", arguments: 0..<100)
         func continuationResumedOnGlobalQueue(_ run: Int) {
             let messages = MainActorReturns.continuation()
             #expect(messages.isEmpty, "\(messages)")
