@@ -290,6 +290,36 @@ actor SearchClient {
             #expect(ContinuousClock.now - start < .seconds(2))
         }
 
+        @Test("a main-actor task resumed after its test ended runs on the real main actor, and the next test does not see it")
+        func resumedAfterTheTest() async {
+            let parked = LockedBox<CheckedContinuation<Int, Never>?>(nil)
+            let resumed = LockedBox<Int?>(nil)
+            do {
+                let scheduler = TestScheduler(reporter: MarbleFailure.Collector())
+                scheduler.run {
+                    Task { @MainActor in
+                        let value = await withCheckedContinuation { continuation in parked.withLock { $0 = continuation } }
+                        MainActor.assertIsolated()
+                        resumed.withLock { $0 = value }
+                    }
+                }
+            }
+            // The scheduler is gone; the next test's runs while another thread resumes the task.
+            let reporter = MarbleFailure.Collector()
+            let next = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+            DispatchQueue.global().async { parked.withLock { $0 }?.resume(returning: 1) }
+            next.run {
+                scheduler(next, expects: "a-b|")
+            }
+            for _ in 0..<500 where resumed.withLock({ $0 }) == nil { try? await Task.sleep(for: .milliseconds(10)) }
+            #expect(resumed.withLock { $0 } == 1)
+            #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
+        }
+
+        private func scheduler(_ scheduler: TestScheduler, expects diagram: String) {
+            scheduler.expect(scheduler.cold(diagram)).toBe(diagram)
+        }
+
         @Test("a model awaiting URLSession directly gets the stub's answer at once", arguments: 0..<20)
         func urlSessionDirectly(_ run: Int) {
             let messages = MainActorReturns.directSession()
