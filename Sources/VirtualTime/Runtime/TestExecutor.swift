@@ -132,6 +132,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
             if let standIn = queue.standIn { return standIn }
             let standIn = MainActorStandIn(executor: self)
             queue.standIn = standIn
+            seen.store(1, ordering: .releasing)
             return standIn
         }
     }
@@ -258,15 +259,25 @@ package final class TestTaskExecutor: @unchecked Sendable {
     /// after it is gone and nothing is dropped. (Tasks that prefer this executor keep it alive.)
     func detach() {
         detachedFlag.store(1, ordering: .releasing)
-        let (standIn, left) = withLock { () -> (MainActorStandIn?, [Queued]) in
+        // No job ever came and no stand-in was made (a test of observables): nothing can reach
+        // this executor from another thread (the tracker was cut off first), so no lock.
+        guard seen.load(ordering: .acquiring) != 0 else {
             queue.detached = true
-            let left = Array(queue.jobs[min(queue.head, queue.jobs.count)...]) + queue.returned.map(\.job)
-            queue.jobs.removeAll()
-            queue.head = 0
-            queue.returned.removeAll()
-            waiting.store(0, ordering: .releasing)
-            returned.store(0, ordering: .releasing)
-            return (queue.standIn, left)
+            return
+        }
+        var left: [Queued] = []
+        let standIn = withLock { () -> MainActorStandIn? in
+            queue.detached = true
+            // Most tests leave nothing queued: no arrays made for them.
+            if queue.head < queue.jobs.count || !queue.returned.isEmpty {
+                left = Array(queue.jobs[queue.head...]) + queue.returned.map(\.job)
+                queue.jobs.removeAll()
+                queue.head = 0
+                queue.returned.removeAll()
+                waiting.store(0, ordering: .releasing)
+                returned.store(0, ordering: .releasing)
+            }
+            return queue.standIn
         }
         standIn?.detach()
         for queued in left { Self.sendElsewhere(queued) }
