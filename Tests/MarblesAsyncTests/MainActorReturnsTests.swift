@@ -167,9 +167,12 @@ actor SearchClient {
 
 /// The rows of issue 58, each a run that returns its failures.
 @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
-@MainActor enum MainActorReturns {
+enum MainActorReturns: String, CaseIterable, Sendable {
+    case continuation, mainQueueHop, mainActorTaskHop, network, directSession
+    case mainSync, mainAsyncAndSemaphore, mainActorTaskAndSemaphore, workItemDebouncer
+
     /// Runs `body` on a fresh scheduler with 100 ms frames; returns the failures.
-    static func failures(_ body: (TestScheduler) -> Void) -> [String] {
+    @MainActor static func failures(_ body: (TestScheduler) -> Void) -> [String] {
         let reporter = MarbleFailure.Collector()
         let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
         scheduler.foreignWorkTimeout = .seconds(5)
@@ -177,67 +180,50 @@ actor SearchClient {
         return reporter.failures.map(\.message)
     }
 
-    static func continuation() -> [String] {
+    /// A model asked at frame 1 (100 ms frames), its observed results expected to read
+    /// `diagram` (`e`: none, `r`: `answer`).
+    @MainActor static func asked<Value: Equatable>(
+        _ diagram: String, _ answer: [Value], results: @escaping () -> [Value], ask: @escaping () -> Void
+    ) -> [String] {
         failures { scheduler in
+            let observed = scheduler.expect(observing: results)
+            scheduler.schedule(after: .milliseconds(100)) { ask() }
+            observed.toBe(diagram, values: ["e": [], "r": answer])
+        }
+    }
+
+    /// The row's run.
+    @MainActor func failures() -> [String] {
+        switch self {
+        case .continuation:
             let model = ContinuationModel()
-            let results = scheduler.expect(observing: { model.results })
-            scheduler.schedule(after: .milliseconds(100)) { MainActor.assumeIsolated { model.load() } }
-            results.toBe("e---r", values: ["e": [], "r": [42]])
-        }
-    }
-
-    static func mainQueueHop() -> [String] {
-        failures { scheduler in
+            return Self.asked("e---r", [42], results: { model.results }, ask: { MainActor.assumeIsolated { model.load() } })
+        case .mainQueueHop:
             let model = MainQueueHopModel()
-            let results = scheduler.expect(observing: { model.results })
-            scheduler.schedule(after: .milliseconds(100)) { MainActor.assumeIsolated { model.search("swift") } }
-            results.toBe("er", values: ["e": [], "r": ["SWIFT"]])
-        }
-    }
-
-    static func mainActorTaskHop() -> [String] {
-        failures { scheduler in
+            return Self.asked("er", ["SWIFT"], results: { model.results }, ask: { MainActor.assumeIsolated { model.search("swift") } })
+        case .mainActorTaskHop:
             let model = MainActorTaskHopModel()
-            let results = scheduler.expect(observing: { model.results })
-            scheduler.schedule(after: .milliseconds(100)) { MainActor.assumeIsolated { model.search("swift") } }
-            results.toBe("er", values: ["e": [], "r": ["SWIFT"]])
-        }
-    }
-
-    static func network() -> [String] {
-        failures { scheduler in
+            return Self.asked("er", ["SWIFT"], results: { model.results }, ask: { MainActor.assumeIsolated { model.search("swift") } })
+        case .network:
             let model = NetworkModel()
-            let results = scheduler.expect(observing: { model.results })
-            scheduler.schedule(after: .milliseconds(100)) { MainActor.assumeIsolated { model.search("swift") } }
-            results.toBe("er", values: ["e": [], "r": ["SWIFT"]])
-        }
-    }
-
-    static func directSession() -> [String] {
-        failures { scheduler in
+            return Self.asked("er", ["SWIFT"], results: { model.results }, ask: { MainActor.assumeIsolated { model.search("swift") } })
+        case .directSession:
             let model = DirectSessionModel()
-            let results = scheduler.expect(observing: { model.results })
-            scheduler.schedule(after: .milliseconds(100)) { MainActor.assumeIsolated { model.search("swift") } }
-            results.toBe("er", values: ["e": [], "r": ["SWIFT"]])
-        }
-    }
-
-    static func waitsForMain(_ way: WaitsForMainModel.Way, _ value: String) -> [String] {
-        failures { scheduler in
+            return Self.asked("er", ["SWIFT"], results: { model.results }, ask: { MainActor.assumeIsolated { model.search("swift") } })
+        case .mainSync, .mainAsyncAndSemaphore, .mainActorTaskAndSemaphore:
+            let way: WaitsForMainModel.Way =
+                self == .mainSync ? .mainSync : self == .mainAsyncAndSemaphore ? .mainAsyncAndSemaphore : .mainActorTaskAndSemaphore
             let model = WaitsForMainModel()
-            let results = scheduler.expect(observing: { model.results })
-            scheduler.schedule(after: .milliseconds(100)) { MainActor.assumeIsolated { model.load(way) } }
-            results.toBe("er", values: ["e": [], "r": [value]])
-        }
-    }
-
-    static func workItemDebouncer() -> [String] {
-        failures { scheduler in
-            let model = WorkItemMainDebouncer()
-            let shown = scheduler.expect(model.shown)
-            let typing = scheduler.hot("-ab|", values: ["a": "sw", "b": "swift"])
-            _ = typing.subscribe(onNext: { text in MainActor.assumeIsolated { model.query(text) } })
-            shown.toBe("-----s", values: ["s": "swift"])
+            let answer = self == .mainSync ? "sync" : self == .mainAsyncAndSemaphore ? "async" : "task"
+            return Self.asked("er", [answer], results: { model.results }, ask: { MainActor.assumeIsolated { model.load(way) } })
+        case .workItemDebouncer:
+            return Self.failures { scheduler in
+                let model = WorkItemMainDebouncer()
+                let shown = scheduler.expect(model.shown)
+                let typing = scheduler.hot("-ab|", values: ["a": "sw", "b": "swift"])
+                _ = typing.subscribe(onNext: { text in MainActor.assumeIsolated { model.query(text) } })
+                shown.toBe("-----s", values: ["s": "swift"])
+            }
         }
     }
 }
@@ -245,50 +231,37 @@ actor SearchClient {
 #if os(Linux)
     @Suite("The main actor and other threads")
     @MainActor struct MainActorReturnsTests {
+        /// Runs `row` and expects it to pass within `bound` of real time (no wait for a bound to pass).
+        func passes(_ row: MainActorReturns, within bound: Duration = .seconds(2)) {
+            let start = ContinuousClock.now
+            let messages = row.failures()
+            #expect(messages.isEmpty, "\(messages)")
+            #expect(ContinuousClock.now - start < bound)
+        }
+
         @Test(
             "a continuation resumed on a global queue gives a main-actor model its answer at the frame after the sleep", arguments: 0..<100)
-        func continuationResumedOnGlobalQueue(_ run: Int) {
-            let messages = MainActorReturns.continuation()
-            #expect(messages.isEmpty, "\(messages)")
-        }
+        func continuationResumedOnGlobalQueue(_ run: Int) { passes(.continuation) }
 
         @Test("a completion handler hopping back with DispatchQueue.main.async answers at the instant it was asked", arguments: 0..<10)
-        func mainQueueAsyncFromAnotherThread(_ run: Int) {
-            let start = ContinuousClock.now
-            let messages = MainActorReturns.mainQueueHop()
-            #expect(messages.isEmpty, "\(messages)")
-            #expect(ContinuousClock.now - start < .seconds(2))
-        }
+        func mainQueueAsyncFromAnotherThread(_ run: Int) { passes(.mainQueueHop) }
 
         @Test("a completion handler hopping back with Task { @MainActor in } answers at the instant it was asked", arguments: 0..<10)
-        func mainActorTaskFromAnotherThread(_ run: Int) {
-            let messages = MainActorReturns.mainActorTaskHop()
-            #expect(messages.isEmpty, "\(messages)")
-        }
+        func mainActorTaskFromAnotherThread(_ run: Int) { passes(.mainActorTaskHop) }
 
         @Test("a model awaiting an actor that calls URLSession with a stub URLProtocol gets the stub's answer at once", arguments: 0..<20)
-        func urlSessionThroughAnActor(_ run: Int) {
-            let messages = MainActorReturns.network()
-            #expect(messages.isEmpty, "\(messages)")
-        }
+        func urlSessionThroughAnActor(_ run: Int) { passes(.network) }
+
+        @Test("a model awaiting URLSession directly gets the stub's answer at once", arguments: 0..<20)
+        func urlSessionDirectly(_ run: Int) { passes(.directSession) }
 
         @Test("work on another thread that calls DispatchQueue.main.sync runs its block in the loop, at once", arguments: 0..<10)
-        func mainSyncFromAnotherThread(_ run: Int) {
-            let start = ContinuousClock.now
-            let messages = MainActorReturns.waitsForMain(.mainSync, "sync")
-            #expect(messages.isEmpty, "\(messages)")
-            #expect(ContinuousClock.now - start < .seconds(1))
-        }
+        func mainSyncFromAnotherThread(_ run: Int) { passes(.mainSync, within: .seconds(1)) }
 
         @Test(
             "work on another thread that waits on a semaphore for main-actor work it handed over gets it, not a stall",
-            arguments: [(WaitsForMainModel.Way.mainAsyncAndSemaphore, "async"), (.mainActorTaskAndSemaphore, "task")])
-        func semaphoreForMainWork(_ way: WaitsForMainModel.Way, _ value: String) {
-            let start = ContinuousClock.now
-            let messages = MainActorReturns.waitsForMain(way, value)
-            #expect(messages.isEmpty, "\(messages)")
-            #expect(ContinuousClock.now - start < .seconds(2))
-        }
+            arguments: [MainActorReturns.mainAsyncAndSemaphore, .mainActorTaskAndSemaphore])
+        func semaphoreForMainWork(_ row: MainActorReturns) { passes(row) }
 
         @Test("a main-actor task resumed after its test ended runs on the real main actor, and the next test does not see it")
         func resumedAfterTheTest() async {
@@ -308,22 +281,10 @@ actor SearchClient {
             let reporter = MarbleFailure.Collector()
             let next = TestScheduler(frame: .milliseconds(100), reporter: reporter)
             DispatchQueue.global().async { parked.withLock { $0 }?.resume(returning: 1) }
-            next.run {
-                scheduler(next, expects: "a-b|")
-            }
+            next.run { next.expect(next.cold("a-b|")).toBe("a-b|") }
             for _ in 0..<500 where resumed.withLock({ $0 }) == nil { try? await Task.sleep(for: .milliseconds(10)) }
             #expect(resumed.withLock { $0 } == 1)
             #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
-        }
-
-        private func scheduler(_ scheduler: TestScheduler, expects diagram: String) {
-            scheduler.expect(scheduler.cold(diagram)).toBe(diagram)
-        }
-
-        @Test("a model awaiting URLSession directly gets the stub's answer at once", arguments: 0..<20)
-        func urlSessionDirectly(_ run: Int) {
-            let messages = MainActorReturns.directSession()
-            #expect(messages.isEmpty, "\(messages)")
         }
     }
 #endif

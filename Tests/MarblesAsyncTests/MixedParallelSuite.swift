@@ -19,38 +19,16 @@ private func answeredAfterGlobalTimer() async -> Int {
 #if os(Linux)
     @Suite("Mixed parallel suite")
     struct MixedParallelSuite {
-        @MainActor
-        @Test("main actor: a continuation resumed on a global queue", arguments: 0..<100)
-        func continuation(_ run: Int) {
-            let messages = MainActorReturns.continuation()
-            #expect(messages.isEmpty, "\(messages)")
+        /// Every main-actor row of issue 58: the first kind and the main-queue debouncer 100 times
+        /// each, the others 20.
+        static let mainActorCases: [(MainActorReturns, Int)] = MainActorReturns.allCases.flatMap { row in
+            (0..<([.continuation, .workItemDebouncer].contains(row) ? 100 : 20)).map { (row, $0) }
         }
 
         @MainActor
-        @Test("main actor: DispatchQueue.main.async from a completion handler", arguments: 0..<20)
-        func mainQueueHop(_ run: Int) {
-            let messages = MainActorReturns.mainQueueHop()
-            #expect(messages.isEmpty, "\(messages)")
-        }
-
-        @MainActor
-        @Test("main actor: Task { @MainActor in } from a completion handler", arguments: 0..<20)
-        func mainActorTaskHop(_ run: Int) {
-            let messages = MainActorReturns.mainActorTaskHop()
-            #expect(messages.isEmpty, "\(messages)")
-        }
-
-        @MainActor
-        @Test("main actor: URLSession through an actor, and directly", arguments: 0..<20)
-        func urlSession(_ run: Int) {
-            let messages = MainActorReturns.network() + MainActorReturns.directSession()
-            #expect(messages.isEmpty, "\(messages)")
-        }
-
-        @MainActor
-        @Test("main actor: a DispatchWorkItem debouncer on DispatchQueue.main.asyncAfter", arguments: 0..<100)
-        func mainQueueDebouncer(_ run: Int) {
-            let messages = MainActorReturns.workItemDebouncer()
+        @Test("main-actor models answered from other threads", arguments: mainActorCases)
+        func mainActor(_ row: MainActorReturns, _ run: Int) {
+            let messages = row.failures()
             #expect(messages.isEmpty, "\(messages)")
         }
 

@@ -195,8 +195,8 @@ extension TestScheduler {
     /// touched: the executor, which the task keeps, knows).
     @usableFromInline
     func schedulerGoneCheck() -> @Sendable () -> Bool {
-        let executor = UncheckedSendable(executor)
-        return { executor.value.isDetached }
+        let executor = executor
+        return { executor.isDetached }
     }
 
     /// Starts `run`'s task at the subscription diagram's `^` and cancels it at its `!`.

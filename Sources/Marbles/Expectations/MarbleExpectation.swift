@@ -20,9 +20,9 @@ public final class MarbleExpectation<Element> {
     /// The subscription diagram the expectation was made with: `toBeLike` watches the other
     /// observable over the same window.
     @usableFromInline var window: String?
-    /// What a failure adds under the diagrams, when the way the values were recorded explains
-    /// it (`expect(observing:)` that saw no change).
-    package var failureNote: (() -> String?)?
+    /// What a failure adds under the diagrams, given what was recorded, when the way the values
+    /// were recorded explains it (`expect(observing:)` that saw no change).
+    package var failureNote: (([Recorded<Event<RecordedValue>>]) -> String?)?
 
     // Inlinable: specialized where `expect` is, the element type's metadata is a constant
     // there, not a lookup per expectation.
@@ -200,7 +200,7 @@ public final class MarbleExpectation<Element> {
             let comparison = MarbleComparison(expected: expected, actual: actual, frame: scheduler.frame, keys: keys, areEqual: compare)
             if !comparison.matches {
                 scheduler.reportFailure(
-                    comparison.message() + (failureNote?().map { "\n" + $0 } ?? ""),
+                    comparison.message() + (failureNote?(actual).map { "\n" + $0 } ?? ""),
                     proposal: recordingProposal(diagram, values: values, error: error, keys: keys, areEqual: compare, at: location),
                     at: location)
             }

@@ -23,17 +23,17 @@ extension TestScheduler {
         observing value: @escaping () -> Value, unsubscribe: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> MarbleExpectation<Value> {
-        let changes = ObservedChanges()
         let expectation = expect(
-            observations(of: value, counting: changes), unsubscribe: unsubscribe,
+            observations(of: value), unsubscribe: unsubscribe,
             at: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column))
-        expectation.failureNote = {
-            guard changes.tracked == 0 else { return nil }
+        // Each change Observation reports is recorded: one value means it reported none.
+        expectation.failureNote = { actual in
+            guard actual.filter({ if case .next = $0.value { true } else { false } }).count == 1 else { return nil }
             return """
-                expect(observing:) recorded the value at subscription and saw no change after it: Observation \
-                reported no change of anything the closure reads. Is the model @Observable (with `import \
-                Observation`: with only `import MarblesTesting`, `@Observable` names MarbleCore's Observable), and \
-                does the closure read the model's stored properties, not a copy taken before?
+                expect(observing:) recorded only the value at subscription: Observation reported no change of \
+                anything the closure reads. Is the model @Observable (with `import Observation`: with only \
+                `import MarblesTesting`, `@Observable` names MarbleCore's Observable), and does the closure read \
+                the model's stored properties, not a copy taken before?
                 """
         }
         return expectation
@@ -42,25 +42,15 @@ extension TestScheduler {
     /// An observable of `value()`: its value when subscribed, then each new value when the
     /// properties it reads change (read on this scheduler, at the virtual time of the change).
     public func observations<Value>(of value: @escaping () -> Value) -> MarbleCore.Observable<Value> {
-        observations(of: value, counting: nil)
-    }
-
-    private func observations<Value>(of value: @escaping () -> Value, counting changes: ObservedChanges?) -> MarbleCore.Observable<Value> {
         MarbleCore.Observable.create { [unowned self] observer in
             let subscription = BooleanDisposable()
             let tracker = ObservationTracker(scheduler: self, read: value, isActive: { !subscription.isDisposed }) { current in
                 observer.onNext(current)
             }
-            tracker.changes = changes
             tracker.track()
             return subscription
         }
     }
-}
-
-/// How many changes Observation reported to an `expect(observing:)`'s trackers.
-private final class ObservedChanges: @unchecked Sendable {
-    var tracked = 0
 }
 
 /// Reads a value under observation tracking and reads it again, on the scheduler, when it changes.
@@ -71,7 +61,6 @@ private final class ObservationTracker<Value>: @unchecked Sendable {
     private let isActive: () -> Bool
     private let emit: (Value) -> Void
     private var pending = false
-    var changes: ObservedChanges?
 
     init(scheduler: TestScheduler, read: @escaping () -> Value, isActive: @escaping () -> Bool, emit: @escaping (Value) -> Void) {
         self.scheduler = scheduler
@@ -94,7 +83,6 @@ private final class ObservationTracker<Value>: @unchecked Sendable {
         // After the subscription ended (the run is over, the scheduler maybe gone), ignore it.
         guard !pending, isActive() else { return }
         pending = true
-        changes?.tracked += 1
         scheduler.schedule { [self] in track() }
     }
 }

@@ -423,8 +423,6 @@ static void run_sync_call(void *raw) {
     sem_post(&call->done);
 }
 
-static void invoke_block(void *block) { ((void (**)(void *))block)[2](block); }
-
 static bool sync_in_main_loop(void *queue, void *context, void (*work)(void *), uintptr_t caller) {
     if (queue != main_queue) return false;
     marbles_foreign *foreign = tracker_for(caller);
@@ -440,7 +438,7 @@ static bool sync_in_main_loop(void *queue, void *context, void (*work)(void *), 
 }
 
 void dispatch_sync(void *queue, void *block) {
-    if (sync_in_main_loop(queue, block, invoke_block, (uintptr_t)__builtin_return_address(0))) return;
+    if (sync_in_main_loop(queue, block, marbles_foreign_call_block, (uintptr_t)__builtin_return_address(0))) return;
     dispatch_sync_fn next = NEXT(next_dispatch_sync, dispatch_sync_fn, "dispatch_sync", dispatch_sync);
     if (next != NULL) next(queue, block);
 }

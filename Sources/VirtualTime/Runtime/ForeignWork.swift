@@ -33,6 +33,17 @@ package enum ForeignWork {
         package var age: Duration
     }
 
+    /// `items` (back from other threads) in the order of the submissions they came from: by the
+    /// sequence number of the tracked work (`sequence`; negative: untracked, last), arrival order
+    /// within one, so that which thread was faster does not show.
+    static func inSubmissionOrder<Item>(_ items: [Item], sequence: (Item) -> Int64) -> [Item] {
+        items.enumerated().sorted {
+            let a = sequence($0.element) < 0 ? Int64.max : sequence($0.element)
+            let b = sequence($1.element) < 0 ? Int64.max : sequence($1.element)
+            return a != b ? a < b : $0.offset < $1.offset
+        }.map(\.element)
+    }
+
     /// How much of `tracker`'s work is out.
     @inline(__always) static func out(_ tracker: OpaquePointer) -> Int {
         UnsafeAtomic<Int>(at: marbles_foreign_pending_address(tracker).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))

@@ -47,7 +47,7 @@ package final class MainActorStandIn: SerialExecutor, @unchecked Sendable {
             lock.unlock()
         } else {
             lock.unlock()
-            marbles_enqueue_on_real_main(unsafeBitCast(unowned, to: UnsafeMutableRawPointer.self))
+            marbles_enqueue_on_real_main(jobPointer(unowned))
         }
     }
 

@@ -49,9 +49,13 @@ private func executor(_ driver: UnsafeMutableRawPointer) -> TestTaskExecutor {
     Unmanaged<TestTaskExecutor>.fromOpaque(driver).takeUnretainedValue()
 }
 
-/// A job pointer from C as the `UnownedJob` it is (a job reference is one pointer).
+/// A job pointer from C as the `UnownedJob` it is (a job reference is one pointer), and back.
 func unownedJob(_ pointer: UnsafeMutableRawPointer) -> UnownedJob {
     unsafeBitCast(pointer, to: UnownedJob.self)
+}
+
+func jobPointer(_ job: UnownedJob) -> UnsafeMutableRawPointer {
+    unsafeBitCast(job, to: UnsafeMutableRawPointer.self)
 }
 
 /// The global hook's callback: the job belongs to the executor whose scheduler drives this thread.
@@ -101,11 +105,11 @@ package enum RuntimeHooks {
     }
 
     package static func enqueueGlobal(_ job: UnownedJob, afterNanoseconds delay: UInt64) {
-        marbles_enqueue_global_with_delay(delay, unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
+        marbles_enqueue_global_with_delay(delay, jobPointer(job))
     }
 
     package static func enqueueGlobal(_ job: UnownedJob, deadlineAfterNanoseconds delay: Int64, clock: RuntimeClock) {
-        marbles_enqueue_global_with_deadline_after(delay, clock.cValue, unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
+        marbles_enqueue_global_with_deadline_after(delay, clock.cValue, jobPointer(job))
     }
 
     /// Whether the libc interposer is linked into this executable (test executables, through

@@ -50,22 +50,19 @@ package final class TestTaskExecutor: @unchecked Sendable {
         var seen = UnsafeAtomic<Int>.Storage(0)
         /// Jobs back from other threads, not taken yet (the driver's loop asks between steps).
         var returned = UnsafeAtomic<Int>.Storage(0)
-        /// 1 once the runtime went (``detach()``): what runs late must not touch the test.
-        var detached = UnsafeAtomic<Int>.Storage(0)
         /// Guards ``queue``.
         var mutex = InlineMutex.Storage()
 
         /// Each field's place, in atomics from the start: constants (a `static let` computed
         /// from `MemoryLayout.offset(of:)` costs a `swift_once` check at every use, measured in
         /// `Task.sleep`'s path); ``layoutHolds`` checks them against the real layout.
-        static let owner = 0, waiting = 1, seen = 2, returned = 3, detached = 4, mutex = 5
+        static let owner = 0, waiting = 1, seen = 2, returned = 3, mutex = 4
         static let layoutHolds: Bool = {
             let stride = MemoryLayout<UnsafeAtomic<Int>.Storage>.stride
             return MemoryLayout<Inline>.offset(of: \.owner) == owner * stride
                 && MemoryLayout<Inline>.offset(of: \.waiting) == waiting * stride
                 && MemoryLayout<Inline>.offset(of: \.seen) == seen * stride
                 && MemoryLayout<Inline>.offset(of: \.returned) == returned * stride
-                && MemoryLayout<Inline>.offset(of: \.detached) == detached * stride
                 && MemoryLayout<Inline>.offset(of: \.mutex) == mutex * stride
         }()
     }
@@ -79,7 +76,6 @@ package final class TestTaskExecutor: @unchecked Sendable {
     private var waiting: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + Inline.waiting) }
     private var seen: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + Inline.seen) }
     private var returned: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + Inline.returned) }
-    private var detachedFlag: UnsafeAtomic<Int> { UnsafeAtomic(at: atomics + Inline.detached) }
 
     /// Where the count of jobs back from other threads lives (an atomic Int), for the driver's
     /// wait in C.
@@ -87,7 +83,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
 
     /// Whether the runtime went: a job that runs now is late (its test is over), and the test's
     /// own closures (recording, reporting) must not touch the scheduler.
-    package var isDetached: Bool { detachedFlag.load(ordering: .acquiring) != 0 }
+    package var isDetached: Bool { owner.load(ordering: .acquiring) == Self.noOwner }
     private var mutex: InlineMutex {
         InlineMutex(at: UnsafeMutableRawPointer(atomics + Inline.mutex).assumingMemoryBound(to: InlineMutex.Storage.self))
     }
@@ -108,8 +104,6 @@ package final class TestTaskExecutor: @unchecked Sendable {
         var foreignEnqueues = 0
         var foreignEmissions = 0
         var mainActorEscapes = 0
-        /// Set when the runtime goes: jobs that arrive later take their usual paths.
-        var detached = false
         /// `MainActor`'s executor on the driving thread, made on first use.
         var standIn: MainActorStandIn?
     }
@@ -189,6 +183,9 @@ package final class TestTaskExecutor: @unchecked Sendable {
         #endif
     }
 
+    /// The owner once the runtime went (``detach()``): no thread's identity.
+    private static let noOwner = -1
+
     /// Makes the calling thread the one that runs jobs.
     package func adoptCurrentThread() { owner.store(Self.currentThread, ordering: .releasing) }
 
@@ -205,7 +202,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
         guard isOwnerThread else { return enqueueReturned(Queued(job: job, onMainActor: true)) }
         guard driver.drivesOnMainActor else {
             noteMainActorEscape()
-            return marbles_enqueue_on_real_main(unsafeBitCast(job, to: UnsafeMutableRawPointer.self))
+            return marbles_enqueue_on_real_main(jobPointer(job))
         }
         enqueue(Queued(job: job, onMainActor: true), routed: true)
     }
@@ -215,7 +212,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
         guard routed || isOwnerThread else { return enqueueReturned(queued) }
         let first = seen.load(ordering: .relaxed) == 0 && seen.exchange(1, ordering: .relaxed) == 0
         let queuedHere = withLock { () -> Bool in
-            guard !queue.detached else { return false }
+            guard !isDetached else { return false }
             if let chooser = driver.chooser { chooser.noteReady(queued.job) }
             // Room for a few at once: growing from empty reallocated three times in a short async test.
             if queue.jobs.capacity == 0 { queue.jobs.reserveCapacity(16) }
@@ -238,7 +235,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
         let sequence = marbles_foreign_current_sequence()
         seen.store(1, ordering: .relaxed)
         let held = withLock { () -> Bool in
-            guard !queue.detached else { return false }
+            guard !isDetached else { return false }
             if sequence < 0 { queue.foreignEnqueues += 1 }
             queue.returned.append((sequence, queued))
             returned.wrappingIncrement(by: 1, ordering: .releasing)
@@ -250,7 +247,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
     /// Where a job goes once the runtime is gone: the real main executor for main-actor jobs,
     /// the global executor for the rest (past the hooks: no test scheduler takes it).
     private static func sendElsewhere(_ queued: Queued) {
-        let job = unsafeBitCast(queued.job, to: UnsafeMutableRawPointer.self)
+        let job = jobPointer(queued.job)
         if queued.onMainActor { marbles_enqueue_on_real_main(job) } else { marbles_enqueue_on_real_global(job) }
     }
 
@@ -258,16 +255,14 @@ package final class TestTaskExecutor: @unchecked Sendable {
     /// jobs that arrive later take their usual paths, so that nothing of the test reaches it
     /// after it is gone and nothing is dropped. (Tasks that prefer this executor keep it alive.)
     func detach() {
-        detachedFlag.store(1, ordering: .releasing)
-        // No job ever came and no stand-in was made (a test of observables): nothing can reach
-        // this executor from another thread (the tracker was cut off first), so no lock.
-        guard seen.load(ordering: .acquiring) != 0 else {
-            queue.detached = true
-            return
-        }
+        // No thread owns it from now on: no thread passes `isOwnerThread`, so nothing reads the
+        // runtime again, and what is enqueued under the lock after this goes elsewhere.
+        owner.store(Self.noOwner, ordering: .releasing)
+        // No job ever came and no stand-in was made (a test of observables): nothing is queued
+        // and nothing refers to this executor, so no lock.
+        guard seen.load(ordering: .acquiring) != 0 else { return }
         var left: [Queued] = []
         let standIn = withLock { () -> MainActorStandIn? in
-            queue.detached = true
             // Most tests leave nothing queued: no arrays made for them.
             if queue.head < queue.jobs.count || !queue.returned.isEmpty {
                 left = Array(queue.jobs[queue.head...]) + queue.returned.map(\.job)
@@ -294,27 +289,23 @@ package final class TestTaskExecutor: @unchecked Sendable {
         let onMainActor = driver.drivesOnMainActor
         let escaped = withLock { () -> [Queued] in
             guard !queue.returned.isEmpty else { return [] }
-            let returned = queue.returned.enumerated().sorted {
-                let a = $0.element.sequence < 0 ? Int64.max : $0.element.sequence
-                let b = $1.element.sequence < 0 ? Int64.max : $1.element.sequence
-                return a != b ? a < b : $0.offset < $1.offset
-            }
+            let returned = ForeignWork.inSubmissionOrder(queue.returned, sequence: \.sequence)
             queue.returned.removeAll(keepingCapacity: true)
             var escaped: [Queued] = []
-            for (_, back) in returned {
-                if back.job.onMainActor && !onMainActor {
-                    escaped.append(back.job)
+            for (_, queued) in returned {
+                if queued.onMainActor && !onMainActor {
+                    escaped.append(queued)
                     continue
                 }
-                if let chooser = driver.chooser { chooser.noteReady(back.job.job) }
-                queue.jobs.append(back.job)
+                if let chooser = driver.chooser { chooser.noteReady(queued.job) }
+                queue.jobs.append(queued)
             }
             waiting.wrappingIncrement(by: returned.count - escaped.count, ordering: .releasing)
             self.returned.wrappingDecrement(by: returned.count, ordering: .releasing)
             queue.mainActorEscapes += escaped.count
             return escaped
         }
-        for queued in escaped { marbles_enqueue_on_real_main(unsafeBitCast(queued.job, to: UnsafeMutableRawPointer.self)) }
+        for queued in escaped { marbles_enqueue_on_real_main(jobPointer(queued.job)) }
     }
 
     /// Jobs enqueued from other threads so far.
@@ -365,7 +356,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
 
     /// A sleep that reached the runtime's delay hook (exact) or deadline hook (read back).
     func enqueueHookedSleep(_ job: UnownedJob, remaining: Duration, isDeadline: Bool) {
-        guard !isDetached, let runtime else { return }
+        guard let runtime else { return }
         if isDeadline {
             runtime.scheduleReadBackSleep(job, remaining: remaining, at: .now, clock: nil)
         } else {
@@ -417,7 +408,7 @@ extension TestTaskExecutor: TaskExecutor {
         package func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
             let unowned = UnownedJob(job)
             chooser?.noteCurrentTaskName()
-            guard !isDetached, isOwnerThread, let runtime, let duration = delay as? Duration else {
+            guard isOwnerThread, let runtime, let duration = delay as? Duration else {
                 return forward(unowned) { $0.enqueue(ExecutorJob(unowned), after: delay, tolerance: tolerance, clock: clock) }
             }
             runtime.scheduleExactSleep(unowned, duration, clock: C.self)
@@ -426,7 +417,7 @@ extension TestTaskExecutor: TaskExecutor {
         package func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
             let unowned = UnownedJob(job)
             chooser?.noteCurrentTaskName()
-            guard !isDetached, isOwnerThread, let runtime else {
+            guard isOwnerThread, let runtime else {
                 return forward(unowned) { $0.enqueue(ExecutorJob(unowned), at: instant, tolerance: tolerance, clock: clock) }
             }
             let remaining: Duration

@@ -76,7 +76,6 @@ package final class VirtualClocks {
     deinit {
         if let tracker = storage.pointee.foreign {
             marbles_foreign_set_timer(tracker, UnsafeMutableRawPointer(bitPattern: 1)!, nil)
-            marbles_foreign_detach(tracker)
             marbles_foreign_release(tracker)
         }
         storage.deinitialize(count: 1)

@@ -196,12 +196,7 @@ package final class VirtualRuntime {
     private func runHeldMainWork() {
         let held = clocks.takeHeldMainWork()
         guard !held.isEmpty else { return }
-        let ordered = held.enumerated().sorted {
-            let a = $0.element.sequence < 0 ? Int64.max : $0.element.sequence
-            let b = $1.element.sequence < 0 ? Int64.max : $1.element.sequence
-            return a != b ? a < b : $0.offset < $1.offset
-        }
-        for (_, block) in ordered {
+        for block in ForeignWork.inSubmissionOrder(held, sequence: \.sequence) {
             if executor.drivesOnMainActor {
                 block.work(block.context)
             } else if let main = marbles_main_queue() {

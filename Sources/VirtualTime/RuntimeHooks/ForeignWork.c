@@ -111,11 +111,15 @@ marbles_foreign *marbles_foreign_create(void *owner, marbles_timer_fn timer) {
 // Made on the driving thread, before any other thread can know the tracker.
 static void attach(marbles_foreign *foreign, marbles_virtual_clocks *home) {
     foreign->driver = home->foreign_driver;
-    if (home->foreign_driver != NULL) foreign->standin = marbles_runtime_standin(home->foreign_driver);
-    atomic_store_explicit(&foreign->main_in_loop, home->main_in_loop, memory_order_release);
+    if (home->main_in_loop) marbles_foreign_set_main_in_loop(foreign, true);
 }
 
+// On the driving thread. The stand-in is made only for a test on the main actor (it is never
+// freed), before the flag that publishes it to other threads.
 void marbles_foreign_set_main_in_loop(marbles_foreign *foreign, bool in_loop) {
+    if (in_loop && foreign->standin.identity == NULL && foreign->driver != NULL) {
+        foreign->standin = marbles_runtime_standin(foreign->driver);
+    }
     atomic_store_explicit(&foreign->main_in_loop, in_loop, memory_order_release);
 }
 
@@ -446,9 +450,13 @@ void marbles_foreign_release_block(void *block) {
     if (block != NULL && block_release != NULL) block_release(block);
 }
 
-void marbles_foreign_invoke_block(void *block) {
+void marbles_foreign_call_block(void *block) {
     block_layout *layout = block;
     layout->invoke(block);
+}
+
+void marbles_foreign_invoke_block(void *block) {
+    marbles_foreign_call_block(block);
     marbles_foreign_release_block(block);
 }
 

@@ -222,6 +222,8 @@ long marbles_foreign_abandon(marbles_foreign *_Nonnull foreign, char *_Nonnull b
 /// A timer's work, due on virtual time, goes to its queue as tracked work; `Block` variants
 /// copy and release a block (`_Block_copy`), for the interposer.
 void marbles_foreign_invoke_block(void *_Nullable block);
+/// Calls a block without releasing it (a block the caller still owns: `dispatch_sync`'s).
+void marbles_foreign_call_block(void *_Nonnull block);
 void *_Nullable marbles_foreign_copy_block(void *_Nonnull block);
 void marbles_foreign_release_block(void *_Nullable block);
 /// The timer callback registered for `foreign` (NULL when timers stay real) and its owner.
