@@ -149,7 +149,7 @@ __attribute__((constructor)) static void resolve_next(void) {
         &next_dispatch_group_notify_f,
         (dispatch_group_f_fn)find_next("dispatch_group_notify_f", "__interceptor_dispatch_group_notify_f", NULL),
         memory_order_release);
-    main_queue = dlsym(RTLD_DEFAULT, "_dispatch_main_q");
+    main_queue = marbles_main_queue();
     marbles_foreign_register_submit(submit_untracked);
     marbles_clock_interposer_register(marbles_clock_gettime_next);
 }

@@ -19,8 +19,9 @@ import MarbleCore
 /// from an actor) still enqueues on this object after the test's scheduler is gone. Freed, that
 /// enqueue would run on reused memory: this was the heap corruption and the hang on a lock "no
 /// live thread held" of issue 58. Instead the runtime detaches the stand-in when it goes: from
-/// then on every job it gets goes to the real main executor. One stand-in (a few dozen bytes)
-/// per scheduler whose code used the main actor stays allocated for the life of the process.
+/// then on every job it gets goes to the real main executor. One stand-in (about a hundred bytes,
+/// its lock included) per scheduler whose test used the main actor stays allocated for the life
+/// of the process.
 package final class MainActorStandIn: SerialExecutor, @unchecked Sendable {
     private let lock = Lock()
     /// The executor it hands jobs to, until detached (guarded by `lock`: whoever hands a job

@@ -123,7 +123,7 @@ void marbles_foreign_set_main_in_loop(marbles_foreign *foreign, bool in_loop) {
     atomic_store_explicit(&foreign->main_in_loop, in_loop, memory_order_release);
 }
 
-long marbles_foreign_detach(marbles_foreign *foreign) {
+void marbles_foreign_detach(marbles_foreign *foreign) {
     pthread_mutex_lock(&mutex);
     foreign->driver = NULL;
     atomic_store_explicit(&foreign->main_in_loop, false, memory_order_release);
@@ -132,15 +132,13 @@ long marbles_foreign_detach(marbles_foreign *foreign) {
     foreign->held_tail = &foreign->held;
     pthread_mutex_unlock(&mutex);
     // Blocks nobody will run in a loop any more go to the real main queue.
-    long count = 0;
-    for (held_block *it = held; it != NULL; count++) {
+    for (held_block *it = held; it != NULL;) {
         held_block *next = it->next;
         atomic_fetch_sub_explicit(&foreign->pending, 1, memory_order_release);
         submit_next(marbles_main_queue(), it->context, it->work);
         free(it);
         it = next;
     }
-    return count;
 }
 
 bool marbles_foreign_return_job(void *job) {

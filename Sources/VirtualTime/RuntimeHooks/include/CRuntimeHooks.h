@@ -231,8 +231,8 @@ marbles_timer_fn _Nullable marbles_foreign_timer(marbles_foreign *_Nonnull forei
 void *_Nonnull marbles_foreign_owner(marbles_foreign *_Nonnull foreign);
 /// Cuts the tracker off from its runtime (the runtime is going): from now on jobs and main-queue
 /// blocks of its tracked work take their usual paths; blocks held and not yet run go to the real
-/// main queue. Returns how many were held.
-long marbles_foreign_detach(marbles_foreign *_Nonnull foreign);
+/// main queue.
+void marbles_foreign_detach(marbles_foreign *_Nonnull foreign);
 /// Whether the driver runs main-actor work in its loop (its test runs on the main actor).
 void marbles_foreign_set_main_in_loop(marbles_foreign *_Nonnull foreign, bool in_loop);
 /// A job enqueued for the global executor on a thread that runs tracked work: handed to the
