@@ -13,6 +13,12 @@ import Testing
 // written as apps write it, with nothing injected; each test asks at frame 1 (100 ms frames) and
 // expects the answer at the instant the model's code makes it due.
 
+/// A model asked for a query, whose answer comes back from another thread into `results`.
+@MainActor protocol SearchingModel: AnyObject {
+    var results: [String] { get }
+    func search(_ query: String)
+}
+
 /// A service answering through a completion handler on a global queue.
 struct CallbackService: Sendable {
     func fetch(_ query: String, completion: @escaping @Sendable (String) -> Void) {
@@ -38,7 +44,7 @@ struct CallbackService: Sendable {
 
 /// A completion handler on a global queue that hops back with `DispatchQueue.main.async`.
 @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
-@Observable @MainActor final class MainQueueHopModel {
+@Observable @MainActor final class MainQueueHopModel: SearchingModel {
     var results: [String] = []
 
     func search(_ query: String) {
@@ -50,7 +56,7 @@ struct CallbackService: Sendable {
 
 /// The same, hopping back with `Task { @MainActor in }`.
 @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
-@Observable @MainActor final class MainActorTaskHopModel {
+@Observable @MainActor final class MainActorTaskHopModel: SearchingModel {
     var results: [String] = []
 
     func search(_ query: String) {
@@ -95,7 +101,7 @@ actor SearchClient {
 
 /// A model whose `Task` awaits the actor.
 @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
-@Observable @MainActor final class NetworkModel {
+@Observable @MainActor final class NetworkModel: SearchingModel {
     var results: [String] = []
     private let client = SearchClient()
 
@@ -108,7 +114,7 @@ actor SearchClient {
 
 /// A model whose `Task` awaits the session directly.
 @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
-@Observable @MainActor final class DirectSessionModel {
+@Observable @MainActor final class DirectSessionModel: SearchingModel {
     var results: [String] = []
     private let session = UppercasingURLProtocol.session()
 
@@ -198,17 +204,14 @@ enum MainActorReturns: String, CaseIterable, Sendable {
         case .continuation:
             let model = ContinuationModel()
             return Self.asked("e---r", [42], results: { model.results }, ask: { MainActor.assumeIsolated { model.load() } })
-        case .mainQueueHop:
-            let model = MainQueueHopModel()
-            return Self.asked("er", ["SWIFT"], results: { model.results }, ask: { MainActor.assumeIsolated { model.search("swift") } })
-        case .mainActorTaskHop:
-            let model = MainActorTaskHopModel()
-            return Self.asked("er", ["SWIFT"], results: { model.results }, ask: { MainActor.assumeIsolated { model.search("swift") } })
-        case .network:
-            let model = NetworkModel()
-            return Self.asked("er", ["SWIFT"], results: { model.results }, ask: { MainActor.assumeIsolated { model.search("swift") } })
-        case .directSession:
-            let model = DirectSessionModel()
+        case .mainQueueHop, .mainActorTaskHop, .network, .directSession:
+            let model: any SearchingModel =
+                switch self {
+                case .mainQueueHop: MainQueueHopModel()
+                case .mainActorTaskHop: MainActorTaskHopModel()
+                case .network: NetworkModel()
+                default: DirectSessionModel()
+                }
             return Self.asked("er", ["SWIFT"], results: { model.results }, ask: { MainActor.assumeIsolated { model.search("swift") } })
         case .mainSync, .mainAsyncAndSemaphore, .mainActorTaskAndSemaphore:
             let way: WaitsForMainModel.Way =

@@ -15,18 +15,25 @@ final class UntrackedCounter {
 
 @Suite("expect(observing:)")
 struct ObservationTests {
+    /// The failures of a run that observes `value` expecting `diagram`, after `change` at frame 2.
+    @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
+    static func failures(observing value: @escaping () -> Int, _ diagram: String, change: @escaping () -> Void) -> [String] {
+        let reporter = MarbleFailure.Collector()
+        let scheduler = TestScheduler(reporter: reporter)
+        scheduler.run {
+            scheduler.expect(observing: value).toBe(diagram, values: ["a": 0, "b": 1])
+            scheduler.schedule(after: .milliseconds(2)) { change() }
+        }
+        return reporter.failures.map(\.message)
+    }
+
     @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
     @Test("a closure that reads nothing Observation tracks fails saying so, not only with the bare diff")
     func untrackedModel() {
-        let reporter = MarbleFailure.Collector()
-        let scheduler = TestScheduler(reporter: reporter)
         let model = UntrackedCounter()
-        scheduler.run {
-            scheduler.expect(observing: { model.count }).toBe("a-b", values: ["a": 0, "b": 1])
-            scheduler.schedule(after: .milliseconds(2)) { model.count = 1 }
-        }
-        let message = reporter.failures.first?.message ?? ""
-        #expect(reporter.failures.count == 1)
+        let messages = Self.failures(observing: { model.count }, "a-b", change: { model.count = 1 })
+        let message = messages.first ?? ""
+        #expect(messages.count == 1)
         #expect(message.contains("expected next(b = 1), got nothing"), "\(message)")
         #expect(message.contains("recorded only the value at subscription"), "\(message)")
         #expect(message.contains("Is the model @Observable (with `import Observation`"), "\(message)")
@@ -35,15 +42,10 @@ struct ObservationTests {
     @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
     @Test("a tracked model's failure has no such note")
     func trackedModelFailure() {
-        let reporter = MarbleFailure.Collector()
-        let scheduler = TestScheduler(reporter: reporter)
         let counter = Counter()
-        scheduler.run {
-            scheduler.expect(observing: { counter.count }).toBe("a--b", values: ["a": 0, "b": 1])
-            scheduler.schedule(after: .milliseconds(2)) { counter.count = 1 }
-        }
-        #expect(reporter.failures.count == 1)
-        #expect(reporter.failures.first?.message.contains("recorded only the value at subscription") == false)
+        let messages = Self.failures(observing: { counter.count }, "a--b", change: { counter.count = 1 })
+        #expect(messages.count == 1)
+        #expect(messages.first?.contains("recorded only the value at subscription") == false)
     }
 
     @available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, visionOS 1.0, *)
