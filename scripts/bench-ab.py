@@ -32,7 +32,7 @@ def main():
     base, new = args[0], args[1]
     rounds = int(args[args.index("--rounds") + 1]) if "--rounds" in args else 5
     sections = (args[args.index("--sections") + 1] if "--sections" in args else
-                "scheduler,small-test,marble-test,async,task-sleep,chain,subject").split(",")
+                "scheduler,small-test,marble-test,async,parser,chain,subject").split(",")
     for section in sections:
         samples = {"base": {}, "new": {}}
         for _ in range(rounds):

@@ -71,7 +71,7 @@ public final class VirtualTimeScheduler: Scheduler {
     public var now: Duration { .nanoseconds(nowNanos) }
 
     /// The virtual time in nanoseconds (what the virtual system clocks add to their base).
-    package var nowNanoseconds: Int64 { nowNanos }
+    @inlinable package var nowNanoseconds: Int64 { nowNanos }
 
     /// The number of actions waiting, cancelled ones not yet skipped included.
     public var pendingCount: Int { heap.count }

@@ -41,12 +41,14 @@ extension TestScheduler {
                 let virtual = scheduler.virtual
                 let subscription = ColdSubscription(
                     of: self, logIndex: subscriptionLogs.count, on: virtual,
-                    replay: MessageReplay(messages: messages, receiver: observer, on: virtual, base: virtual.now, clampsNegative: true))
+                    replay: MessageReplay(
+                        messages: messages, receiver: observer, on: virtual, base: virtual.now, clampsNegative: true,
+                        inTimeOrder: inTimeOrder))
                 var log = SubscriptionLog(subscribed: scheduler.now)
                 log.owner = UInt(bitPattern: ObjectIdentifier(self))
                 subscriptionLogs.append(log)
                 observer.setUpstream(subscription)
-                if !subscription.isDisposed { subscription.replay.scheduleAll(inTimeOrder: inTimeOrder) }
+                if !subscription.isDisposed { subscription.replay.scheduleAll() }
             })
         }
     }
@@ -94,13 +96,14 @@ final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Elemen
     // (perf, release); unchecked, the test went from 1.064× to 0.918× the time of 40fe785
     // (scripts/profile-ab.py, release, min of 7).
     @exclusivity(unchecked) @usableFromInline var progress = (sent: 0, stopped: false)
-    /// Where the messages' times count from, and whether negative ones are due at `base`.
+    /// Where the messages' times count from.
     @usableFromInline let base: Duration
-    @usableFromInline let clampsNegative: Bool
+    /// Whether a message's time may be negative and is then due at `base` (a cold observable's).
+    @usableFromInline let clamps: Bool
     /// As a chain (in time order): the sequence number reserved for the first message (the
-    /// n-th has `first + n`); whether it was cancelled.
-    @usableFromInline var chained = false
-    @usableFromInline var first: UInt64 = 0
+    /// n-th has `first + n`); `nil` out of order. Fixed when the replay is made, so that each
+    /// message reads a constant.
+    @usableFromInline let first: UInt64?
     /// Out of order: every message's action, scheduled at once.
     @usableFromInline var scheduled: [UInt64] = []
     /// The scheduler the messages run on, for the links of a chain, which run only as its
@@ -110,15 +113,22 @@ final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Elemen
     // measured: see TestTaskExecutor.runtime.
     @usableFromInline unowned(unsafe) let virtual: VirtualTimeScheduler
 
+    /// A replay of `messages` from `base`. In time order (the common case) they form a chain:
+    /// sequence numbers for all of them are taken now, so they order among other actions
+    /// exactly as if all were scheduled now, but each is put in the heap only when the one
+    /// before it runs (``scheduleAll()``): the heap stays small.
     @inlinable
     init(
-        messages: [Recorded<Event<Element>>], receiver: Receiver, on virtual: VirtualTimeScheduler, base: Duration, clampsNegative: Bool
+        messages: [Recorded<Event<Element>>], receiver: Receiver, on virtual: VirtualTimeScheduler, base: Duration, clampsNegative: Bool,
+        inTimeOrder: Bool
     ) {
         self.messages = messages
         self.receiver = receiver
         self.virtual = virtual
         self.base = base
-        self.clampsNegative = clampsNegative
+        // In time order only the first time can tell whether any is negative.
+        clamps = clampsNegative && (!inTimeOrder || (messages.first.map { $0.time < .zero } ?? false))
+        first = inTimeOrder && !messages.isEmpty ? virtual.reserveSequences(messages.count) : nil
     }
 
     @inlinable
@@ -131,22 +141,17 @@ final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Elemen
     @inlinable
     func due(_ position: Int) -> Duration {
         let time = messages[position].time
-        return base + (clampsNegative ? Swift.max(time, .zero) : time)
+        return base + (clamps ? Swift.max(time, .zero) : time)
     }
 
     /// Schedules the messages at `base` plus their times (negative ones at `base` when
-    /// `clampsNegative`). In time order (the common case) they form a chain: sequence numbers
-    /// for all of them are taken now, so they order among other actions exactly as if all were
-    /// scheduled now, but each is put in the heap only when the one before it runs: the heap
-    /// stays small. Out of order, each is scheduled now. Actions capture the replay (and a
-    /// position when out of order), not a message: a closure context of fixed layout, which
-    /// unspecialized code need not look generic metadata up for.
+    /// clamped): the first link of a chain, or, out of order, each now. Actions capture the
+    /// replay (and a position when out of order), not a message: a closure context of fixed
+    /// layout, which unspecialized code need not look generic metadata up for.
     @inlinable
-    func scheduleAll(inTimeOrder: Bool) {
+    func scheduleAll() {
         guard !messages.isEmpty else { return }
-        if inTimeOrder {
-            chained = true
-            first = virtual.reserveSequences(messages.count)
+        if let first {
             virtual.enqueue(at: due(0), sequence: first) { self.sendChained() }
             return
         }
@@ -164,7 +169,7 @@ final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Elemen
         let position = progress.sent
         let next = position + 1
         if next < messages.count {
-            virtual.enqueue(at: due(next), sequence: first &+ UInt64(next)) { self.sendChained() }
+            virtual.enqueue(at: due(next), sequence: first! &+ UInt64(next)) { self.sendChained() }
         }
         send(position)
     }
@@ -172,7 +177,7 @@ final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Elemen
     /// Cancels what is still to come: the pending link of a chain, or every scheduled action.
     @inlinable
     func cancel(on virtual: VirtualTimeScheduler) {
-        if chained {
+        if let first {
             guard !progress.stopped, progress.sent < messages.count else { return }
             progress.stopped = true
             virtual.cancel(first &+ UInt64(progress.sent))
@@ -222,8 +227,10 @@ extension TestScheduler {
         /// Schedules every message; the scheduler calls this at the start of its run.
         @inlinable
         func setUp() {
-            let replay = MessageReplay(messages: messages, receiver: subject, on: scheduler.virtual, base: origin, clampsNegative: false)
-            replay.scheduleAll(inTimeOrder: areInTimeOrder(messages))
+            let replay = MessageReplay(
+                messages: messages, receiver: subject, on: scheduler.virtual, base: origin, clampsNegative: false,
+                inTimeOrder: areInTimeOrder(messages))
+            replay.scheduleAll()
         }
 
         @inlinable

@@ -60,7 +60,7 @@ extension TestScheduler {
     @inlinable
     public func hot<Value>(messages: [Recorded<Event<Value>>]) -> TestScheduler.HotObservable<Value> {
         let hot = TestScheduler.HotObservable(messages: messages, scheduler: self)
-        state.hotToSetUp.append(hot.setUp)
+        if state.driving { hot.setUp() } else { state.hotToSetUp.append(hot.setUp) }
         state.testObservables.append(hot)
         return hot
     }

@@ -218,5 +218,10 @@ extension TestScheduler {
 
     /// Runs virtual time and the async runtime's jobs until `limit` (see ``VirtualRuntime/drive(until:)``).
     /// - Returns: why it stopped early, or `nil` when it ran to the end.
-    func drive(until limit: Duration?) -> String? { runtime.drive(until: limit) }
+    func drive(until limit: Duration?) -> String? {
+        let outer = state.driving
+        state.driving = true
+        defer { state.driving = outer }
+        return runtime.drive(until: limit)
+    }
 }

@@ -227,6 +227,9 @@ extension TestScheduler {
         var reportedOutsideRun = false
         /// Whether the code under test's system clock reads were noted.
         var reportedClockReads = false
+        /// Whether virtual time is being driven (a flush or an advance): a hot observable made
+        /// now, by a test body on virtual time, is set up at once.
+        @usableFromInline var driving = false
 
         @usableFromInline init() {}
     }

@@ -26,13 +26,14 @@ enum RuntimeRoute {
 
     /// Runs `body` with this thread routed to `executor` (its jobs, and `MainActor`'s executor
     /// being `executor`'s stand-in, made when the runtime first asks for it) and its clock reads
-    /// answered by `clocks` (`nil`: real).
+    /// answered by `clocks` (`nil`: real). `mainActorInLoop`: main-actor work runs in the loop
+    /// on this thread even when it is not the main thread (a test body on virtual time).
     static func routing<T>(
         to executor: TestTaskExecutor, clocks: UnsafeMutablePointer<marbles_virtual_clocks>?,
-        home: UnsafeMutablePointer<marbles_virtual_clocks>, _ body: () throws -> T
+        home: UnsafeMutablePointer<marbles_virtual_clocks>, mainActorInLoop: Bool = false, _ body: () throws -> T
     ) rethrows -> T {
         let driver = hooksInstalled ? Unmanaged.passUnretained(executor).toOpaque() : nil
-        let onMainActor = MainActorStandIn.isOnMainActor
+        let onMainActor = mainActorInLoop || MainActorStandIn.isOnMainActor
         executor.drivesOnMainActor = onMainActor
         if home.pointee.main_in_loop != onMainActor {
             home.pointee.main_in_loop = onMainActor

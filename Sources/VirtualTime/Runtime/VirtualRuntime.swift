@@ -45,6 +45,17 @@ package final class VirtualRuntime {
     /// reports that work and goes on (10 s; see ``ForeignWork``).
     package var foreignWorkTimeout: Duration = .seconds(10)
 
+    /// Whether main-actor work runs in the drive loop whichever thread drives (a test body on
+    /// virtual time: `withVirtualTime`, the `.virtualTime` trait); otherwise only when the
+    /// driving thread is on the main actor.
+    package var mainActorInLoop = false
+
+    /// The task of a test body on virtual time (its address): its sleeps end after everything
+    /// else due at the instant they end at, so that the body sees that instant settled (a
+    /// model's 300 ms debounce and the body's 300 ms sleep: the body looks after the model has
+    /// searched). A sleep is known by the task that is current when it is scheduled.
+    package var bodyTask: UnsafeRawPointer?
+
     /// How many instants back a read-back sleep's deadline may have been computed.
     static let instantsKept = 4
 
@@ -69,6 +80,8 @@ package final class VirtualRuntime {
         var sleepNotes: [SleepingTask]?
         /// Foreign work still out when the bound passed, not yet reported.
         var overdue: [ForeignWork.Overdue] = []
+        /// Tasks waiting for everything due at the current instant to have run (``whenIdle(_:)``).
+        var idleWaiters: [() -> Void] = []
     }
 
     /// A task that went to sleep, as the step-limit failure names it.
@@ -98,10 +111,17 @@ package final class VirtualRuntime {
     // its tasks and tracked work take their usual paths (the real main queue, the global
     // executor), and those still held go there too.
     deinit {
-        clocks.detachTracker()
-        executor.detach()
+        detach()
         executor.runtime = nil
         clocks.runtime = nil
+    }
+
+    /// Sends what arrives from now on, and what is still queued or held, along its usual path
+    /// (the real main queue, the global executor): after a test, or for a test body on virtual
+    /// time that was given up on, so that it can still end on real time.
+    package func detach() {
+        clocks.detachTracker()
+        executor.detach()
     }
 
     /// From now on each step publishes virtual time, for reads from other threads; returns
@@ -125,7 +145,7 @@ package final class VirtualRuntime {
         let clockRoute = clocks.route(at: virtual.now)
         executor.notesJobStarts = clocks.mode == .readBack
         if clocks.mode == .readBack { noteInstant(virtual.now) }
-        return try RuntimeRoute.routing(to: executor, clocks: clockRoute, home: clocks.home, body)
+        return try RuntimeRoute.routing(to: executor, clocks: clockRoute, home: clocks.home, mainActorInLoop: mainActorInLoop, body)
     }
 
     // MARK: Driving
@@ -164,6 +184,7 @@ package final class VirtualRuntime {
                         // Still out: the wait ended early for main-actor work the work out needed.
                         if executor.hasWaitingJobs || home.pointee.foreign.map(ForeignWork.out) ?? 0 > 0 { continue }
                     }
+                    if !state.idleWaiters.isEmpty, resumeIdleWaiters() { continue }
                     noteNextInstant()
                     guard virtual.step(throughNanoseconds: limitNanos) else { break }
                     budget.pointee.used &+= 1
@@ -175,6 +196,20 @@ package final class VirtualRuntime {
                 return nil
             }
         }
+    }
+
+    /// Calls `resume` once everything due at the current instant has run: no job is ready, no
+    /// work handed to another thread is out, and no timer is due before time would move (Go's
+    /// `synctest.Wait`, Kotlin's `runCurrent`). Call it on the driving thread.
+    package func whenIdle(_ resume: @escaping () -> Void) { state.idleWaiters.append(resume) }
+
+    /// Resumes the idle waiters when nothing else is due at this instant; whether it did.
+    private func resumeIdleWaiters() -> Bool {
+        if let next = virtual.nextDueTime, next <= virtual.now { return false }
+        let waiters = state.idleWaiters
+        state.idleWaiters = []
+        for resume in waiters { resume() }
+        return true
     }
 
     /// Waits for the work out (bounded), notes what was overdue, and queues what came back.
@@ -234,6 +269,11 @@ package final class VirtualRuntime {
     }
 
     private func schedule(_ job: UnownedJob, after sleep: SleepDeadline) {
+        if let bodyTask, withUnsafeCurrentTask(body: { $0.map { unsafeBitCast($0, to: UnsafeRawPointer.self) } }) == bodyTask {
+            return scheduleWake(at: virtual.now + sleep.delay) { [unowned self] in
+                whenIdle { [executor] in executor.enqueueRouted(job) }
+            }
+        }
         scheduleWake(at: virtual.now + sleep.delay) { [executor] in executor.enqueueRouted(job) }
     }
 

@@ -16,30 +16,44 @@ extension ObservableType {
 /// closure captures it and the value's number, not each piece of state.
 @usableFromInline
 final class DebounceState<Element>: TimedOperatorState<Element> {
-    // Touched only under the gate's lock: the value waiting, and its number.
-    @usableFromInline var pending: Element?
-    @usableFromInline var id = 0
+    /// What the gate's lock guards: the value waiting, and its number.
+    @usableFromInline
+    struct Book {
+        @usableFromInline var pending: Element?
+        @usableFromInline var id = 0
+        @inlinable init() {}
+    }
+    // Touched only under the gate's lock, each time through `update`, never in overlapping
+    // accesses.
+    // measured: checked (one access per locked section, the fields in one struct), the 1,000-event
+    // delay test took 1.13x and debounce 1.12x the time unchecked (issue 61, bench-ab.py, release,
+    // min of 7); unchecked, 1.04x and 0.99x of 40fe785.
+    @exclusivity(unchecked) @usableFromInline var book = Book()
+
+    @inlinable
+    func update<R>(_ body: (inout Book) -> R) -> R { body(&book) }
 
     @inlinable
     func on(_ event: Event<Element>) {
         switch event {
         case .next(let value):
             let current: Int = gate.locked {
-                pending = value
-                id += 1
-                return id
+                update { book in
+                    book.pending = value
+                    book.id &+= 1
+                    return book.id
+                }
             }
             let action = { [self] in fire(current) }
-            gate.scheduleTimer(on: scheduler, after: dueTime, in: timer, isCurrent: { current == id }, action)
+            gate.scheduleTimer(on: scheduler, after: dueTime, in: timer, isCurrent: { current == book.id }, action)
         case .error(let error):
             gate.locked {
-                pending = nil
+                update { $0.pending = nil }
                 gate.emit(.error(error))
             }
         case .completed:
             gate.locked {
-                if let value = pending { gate.emit(.next(value)) }
-                pending = nil
+                if let value = update({ $0.pending.take() }) { gate.emit(.next(value)) }
                 gate.emit(.completed)
             }
         }
@@ -48,8 +62,7 @@ final class DebounceState<Element>: TimedOperatorState<Element> {
     @inlinable
     func fire(_ current: Int) {
         gate.locked {
-            guard current == id, let value = pending else { return }
-            pending = nil
+            guard let value = update({ book in current == book.id ? book.pending.take() : nil }) else { return }
             gate.emit(.next(value))
         }
     }

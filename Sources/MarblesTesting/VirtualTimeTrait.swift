@@ -1,0 +1,105 @@
+public import Foundation
+public import Marbles
+public import Testing
+
+/// Runs `body` on virtual time: as a task on a new ``Marbles/TestScheduler``'s executor, driven
+/// until it returns and nothing is left to run. Virtual time moves only when nothing is ready,
+/// so `try await Task.sleep(for: .seconds(600))` returns at once, in order with every other
+/// sleep and timer; code under test that the body starts (its tasks, sleeps and clocks, Dispatch
+/// timers, main-actor work, work on other threads) behaves as inside `scheduler.run { }`.
+///
+/// ```swift
+/// func testShowsResultsAfterAPause() async throws {       // XCTest, or part of any test
+///     try await withVirtualTime { scheduler in
+///         let model = SearchModel(api: .stub)
+///         model.queryChanged("swift")
+///         try await Task.sleep(for: .milliseconds(300))
+///         XCTAssertEqual(model.results, ["SWIFT"])
+///     }
+/// }
+/// ```
+///
+/// When the body returns, the run ends as `run` ends: marble expectations made in it are
+/// checked, test observables must have been unsubscribed, and async work still suspended is
+/// reported. Main-actor work runs in the scheduler's loop on the thread that drives it, whether
+/// or not the test is on the main actor.
+///
+/// - Parameters:
+///   - frame: the virtual time of one `-` in diagrams.
+///   - startDate: what `Date()` reads when the body starts (`nil`: the real date then).
+///   - stepLimit: how many steps the run may take; a body still going then (a loop that keeps
+///     sleeping) fails, naming the tasks still sleeping.
+///   - body: the code on virtual time, given its scheduler (also ``Marbles/TestScheduler/current``).
+/// - Returns: what `body` returns.
+/// - Throws: what `body` throws, or ``Marbles/VirtualTimeBodyError`` when it never returned.
+public func withVirtualTime<Result: Sendable>(
+    frame: Duration = .milliseconds(1), startDate: Date? = nil, stepLimit: Int = 1_000_000,
+    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
+    _ body: @escaping @Sendable (TestScheduler) async throws -> Result
+) async throws -> Result {
+    let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
+    // A fresh scheduler per call: tests in parallel each get their own virtual time.
+    switch TestScheduler(frame: frame, stepLimit: stepLimit, startDate: startDate).runBody(at: location, body) {
+    case .finished(let result): return try result.get()
+    // The closure is escaping: what is left of it may end later, on real time, harmlessly.
+    case .unfinished(let error, _): throw error
+    }
+}
+
+/// A test trait that runs the test's body on virtual time (``withVirtualTime(frame:startDate:stepLimit:fileID:filePath:line:column:_:)``):
+///
+/// ```swift
+/// @Test(.virtualTime) func showsResultsAfterAPause() async throws {
+///     let model = SearchModel(api: .stub)
+///     model.queryChanged("swift")
+///     try await Task.sleep(for: .milliseconds(300))   // no real time passes
+///     #expect(model.results == ["SWIFT"])
+/// }
+/// ```
+///
+/// On a suite (`@Suite(.virtualTime)`) it applies to each of its tests, each with its own
+/// scheduler. Inside, ``Marbles/TestScheduler/current`` is the test's scheduler, for marble
+/// expectations between awaits.
+public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
+    /// The virtual time of one `-` in diagrams.
+    public var frame: Duration
+    /// What `Date()` reads when the test starts (`nil`: the real date then).
+    public var startDate: Date?
+    /// How many steps a test may take before it fails as one that never ends.
+    public var stepLimit: Int
+
+    /// Each test of a suite gets its own virtual time.
+    public var isRecursive: Bool { true }
+
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        guard !test.isSuite else { return try await function() }
+        let source = test.sourceLocation
+        let location = MarbleFailure.Location(fileID: source.fileID, filePath: source.filePath, line: source.line, column: source.column)
+        let scheduler = TestScheduler(frame: frame, stepLimit: stepLimit, startDate: startDate)
+        try await withoutActuallyEscaping(function) { function in
+            switch scheduler.runBody(at: location, { _ in try await function() }) {
+            case .finished(let result): try result.get()
+            case .unfinished(let error, let task):
+                scheduler.reporter.report(MarbleFailure(message: error.description, location: location))
+                // Swift Testing's closure must not outlive this call: wait for the cancelled body,
+                // now on real time, as Swift Testing's own time limit waits for a cancelled test.
+                // A body that ignores cancellation (a continuation nothing resumes) keeps the test
+                // waiting here, its failure already recorded.
+                await task.value
+            }
+        }
+    }
+}
+
+extension Trait where Self == VirtualTimeTrait {
+    /// Runs the test's async body on virtual time, 1 ms frames, `Date()` starting at the real
+    /// date (``VirtualTimeTrait``).
+    public static var virtualTime: Self { VirtualTimeTrait(frame: .milliseconds(1), startDate: nil, stepLimit: 1_000_000) }
+
+    /// Runs the test's async body on virtual time with this frame, start date and step limit.
+    public static func virtualTime(frame: Duration = .milliseconds(1), startDate: Date? = nil, stepLimit: Int = 1_000_000) -> Self {
+        VirtualTimeTrait(frame: frame, startDate: startDate, stepLimit: stepLimit)
+    }
+}

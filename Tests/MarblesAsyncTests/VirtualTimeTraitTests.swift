@@ -1,0 +1,225 @@
+import Dispatch
+import Foundation
+import MarbleCore
+import MarblesTesting
+import Testing
+
+// Issue 60: async test bodies on virtual time, as Swift developers write them, with nothing
+// injected: the `.virtualTime` trait and `withVirtualTime`.
+
+/// A search box's model as apps write it: each query waits 300 ms of quiet (a newer query
+/// cancels the pending one), then asks the API, then shows the answer. Nothing injected: it
+/// sleeps with `Task.sleep` and its API is async.
+@MainActor
+final class PausingSearchModel {
+    struct API: Sendable {
+        var search: @Sendable (String) async throws -> [String]
+        static let stub = API { query in [query.uppercased()] }
+    }
+    private let api: API
+    private var pending: Task<Void, Never>?
+    private(set) var results: [String] = []
+    private(set) var searches = 0
+
+    init(api: API) { self.api = api }
+
+    func queryChanged(_ query: String) {
+        pending?.cancel()
+        pending = Task {
+            do {
+                try await Task.sleep(for: .milliseconds(300))
+                searches += 1
+                results = try await api.search(query)
+            } catch {}
+        }
+    }
+}
+
+@Suite("Async test bodies on virtual time")
+struct VirtualTimeTraitTests {
+    /// The issue's example, unchanged but for the trait.
+    @MainActor
+    @Test(.virtualTime) func showsResultsAfterAPause() async throws {
+        let model = PausingSearchModel(api: .stub)
+        model.queryChanged("swift")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(model.results == ["SWIFT"])
+    }
+
+    @MainActor
+    @Test(.virtualTime) func timeMovesOnlyAsFarAsTheBodyWaits() async throws {
+        let model = PausingSearchModel(api: .stub)
+        let start = ContinuousClock.now
+        model.queryChanged("s")
+        try await Task.sleep(for: .milliseconds(100))
+        model.queryChanged("sw")
+        try await Task.sleep(for: .milliseconds(299))
+        #expect(model.results.isEmpty)
+        try await Task.sleep(for: .milliseconds(1))
+        #expect(model.results == ["SW"])
+        #expect(model.searches == 1)
+        #expect(ContinuousClock.now - start == .milliseconds(400))
+    }
+
+    @Test(.virtualTime) func tenMinutesOfSleepTakeNoRealTime() async throws {
+        let start = ContinuousClock.now
+        let date = Date()
+        try await Task.sleep(for: .seconds(600))
+        #expect(ContinuousClock.now - start == .seconds(600))
+        #expect(Date().timeIntervalSince(date) == 600)
+    }
+
+    @Test(.virtualTime(startDate: Date(timeIntervalSince1970: 1_000_000)))
+    func startsAtTheGivenDate() async throws {
+        #expect(Date() == Date(timeIntervalSince1970: 1_000_000))
+        try await Task.sleep(for: .seconds(5))
+        #expect(Date() == Date(timeIntervalSince1970: 1_000_005))
+    }
+
+    /// `#expect` between awaits beside marble expectations on the same scheduler.
+    @Test(.virtualTime(frame: .milliseconds(100)))
+    func marbleExpectationsBetweenAwaits() async throws {
+        let scheduler = try #require(TestScheduler.current)
+        let clicks = scheduler.hot("-a-b-|")
+        scheduler.expect(clicks.map { $0.uppercased() }).toBe("-A-B-|")
+        try await Task.sleep(for: .milliseconds(250))
+        #expect(scheduler.now == .milliseconds(250))
+        // Made mid-run: counts from now, and is set up at once.
+        let late = scheduler.hot("-x|")
+        scheduler.expect(late).toBe("-x|")
+        scheduler.expect(scheduler.cold("--y|")).toBe("--y|")
+    }
+
+    @Test(.virtualTime) func runCurrentRunsWhatIsDueNowWithoutMovingTime() async throws {
+        let start = ContinuousClock.now
+        let log = Log()
+        Task { log.append("started") }
+        Task {
+            await Task.yield()
+            log.append("yielded")
+            DispatchQueue.global().async { log.append("on another thread") }
+        }
+        Task {
+            try? await Task.sleep(for: .milliseconds(1))
+            log.append("later")
+        }
+        await TestScheduler.runCurrent()
+        #expect(log.entries == ["started", "yielded", "on another thread"])
+        #expect(ContinuousClock.now == start)
+        try await Task.sleep(for: .milliseconds(1))
+        #expect(log.entries.last == "later")
+    }
+
+    @Test func runCurrentOutsideVirtualTimeReturnsAtOnce() async {
+        await TestScheduler.runCurrent()
+        #expect(TestScheduler.current == nil)
+    }
+
+    @Test func withVirtualTimeReturnsWhatTheBodyReturns() async throws {
+        let (slept, frame) = try await withVirtualTime(frame: .milliseconds(10)) { scheduler in
+            let start = ContinuousClock.now
+            try await Task.sleep(for: .seconds(3))
+            return (ContinuousClock.now - start, scheduler.frame)
+        }
+        #expect(slept == .seconds(3))
+        #expect(frame == .milliseconds(10))
+    }
+
+    @Test func withVirtualTimeRethrowsWhatTheBodyThrows() async {
+        struct Refused: Error {}
+        await #expect(throws: Refused.self) {
+            try await withVirtualTime { _ in
+                try await Task.sleep(for: .seconds(1))
+                throw Refused()
+            }
+        }
+    }
+
+    /// A body waiting for a continuation nothing resumes fails at once, naming what it waits for.
+    @Test func aBodyWaitingForeverFailsSayingSo() async throws {
+        let reporter = MarbleFailure.Collector()
+        let scheduler = TestScheduler(reporter: reporter)
+        let end = scheduler.runBody(at: MarbleFailure.Location()) { _ in
+            try await Task.sleep(for: .seconds(2))
+            await withCheckedContinuation { NeverResumed.keep($0) }
+        }
+        guard case .unfinished(let error, _) = end else {
+            Issue.record("the body should not have finished")
+            return
+        }
+        #expect(error.description.hasPrefix("the test body was still suspended at frame 2000"))
+        #expect(error.description.contains("a continuation nothing resumes"))
+        #expect(reporter.failures.isEmpty)
+    }
+
+    /// A body that sleeps in a loop stops at the step limit, which names the task still sleeping.
+    @Test func aBodyThatNeverEndsStopsAtTheStepLimit() async throws {
+        let reporter = MarbleFailure.Collector()
+        let scheduler = TestScheduler(stepLimit: 10_000, reporter: reporter)
+        let end = scheduler.runBody(at: MarbleFailure.Location()) { _ in
+            while true { try await Task.sleep(for: .seconds(1)) }
+        }
+        guard case .unfinished(let error, _) = end else {
+            Issue.record("the body should not have finished")
+            return
+        }
+        #expect(error.description.contains("when the step limit stopped the run"))
+        let messages = reporter.failures.map(\.message)
+        #expect(messages.count == 1)
+        #expect(messages.first?.hasPrefix("the test scheduler ran 10000 steps") == true)
+        #expect(messages.first?.contains("sleeping when it stopped:\n  an unnamed task, until") == true)
+    }
+
+    @Test func withVirtualTimeThrowsForABodyThatNeverReturns() async throws {
+        await #expect(throws: VirtualTimeBodyError.self) {
+            try await withVirtualTime { _ in
+                await withCheckedContinuation { NeverResumed.keep($0) }
+            }
+        }
+    }
+
+    /// Each test of the issue's example, many times over; under `--parallel` they run side by
+    /// side, each on its own virtual time.
+    @MainActor
+    @Test(.virtualTime, arguments: 0..<100)
+    func manyRunsEachOnItsOwnTime(_ run: Int) async throws {
+        let model = PausingSearchModel(api: .stub)
+        let start = ContinuousClock.now
+        model.queryChanged("q\(run)")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(model.results == ["Q\(run)"])
+        #expect(ContinuousClock.now - start == .milliseconds(300))
+    }
+}
+
+/// The trait on a suite: each test gets its own scheduler.
+@Suite("A suite on virtual time", .virtualTime)
+struct VirtualTimeSuiteTests {
+    @Test func firstTest() async throws {
+        let scheduler = try #require(TestScheduler.current)
+        try await Task.sleep(for: .seconds(10))
+        #expect(scheduler.now == .seconds(10))
+    }
+
+    @Test func secondTestStartsAtZero() async throws {
+        let scheduler = try #require(TestScheduler.current)
+        #expect(scheduler.now == .zero)
+        try await Task.sleep(for: .seconds(1))
+        #expect(scheduler.now == .seconds(1))
+    }
+}
+
+/// A list several tasks append to (from the driving thread and from Dispatch's).
+final class Log: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+    func append(_ entry: String) { lock.withLock { list.append(entry) } }
+    var entries: [String] { lock.withLock { list } }
+}
+
+/// Continuations nothing resumes, kept so that they are not reported as leaked.
+enum NeverResumed {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var kept: [CheckedContinuation<Void, Never>] = []
+    static func keep(_ continuation: CheckedContinuation<Void, Never>) { lock.withLock { kept.append(continuation) } }
+}
