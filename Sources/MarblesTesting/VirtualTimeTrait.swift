@@ -103,3 +103,26 @@ extension Trait where Self == VirtualTimeTrait {
         VirtualTimeTrait(frame: frame, startDate: startDate, stepLimit: stepLimit)
     }
 }
+
+/// A test trait that turns off the portability warning for a test or a suite: the warning that
+/// a run's code read `Date()`, `ContinuousClock.now` or `DispatchTime.now()`, which read virtual
+/// time on Linux but real time on Apple platforms. For suites that run on Linux only, or whose
+/// reads are the point (a test of the virtual clocks). `MARBLES_PORTABILITY_WARNING=0` turns it
+/// off for the whole process.
+public struct NoPortabilityWarningTrait: TestTrait, SuiteTrait, TestScoping {
+    /// Each test of a suite.
+    public var isRecursive: Bool { true }
+
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        // Inside `.virtualTime`, the scheduler is already running: tell it directly.
+        TestScheduler.current?.warnsOfPortability = false
+        try await TestScheduler.$warnsOfPortability.withValue(false) { try await function() }
+    }
+}
+
+extension Trait where Self == NoPortabilityWarningTrait {
+    /// Turns off the portability warning for this test or suite (``NoPortabilityWarningTrait``).
+    public static var noPortabilityWarning: Self { NoPortabilityWarningTrait() }
+}

@@ -139,8 +139,54 @@ struct FirstContactTests {
             let note = reporter.warnings.first?.message ?? ""
             #expect(
                 note.hasPrefix("portability: the test \"stamps results\" read Date() (2 reads), ContinuousClock.now (2 reads)"), "\(note)")
-            #expect(note.contains("inject the clock"))
+            #expect(note.contains("  - Date(): take the date from a `now: () -> Date` the test sets from the scheduler"))
+            #expect(note.contains("  - ContinuousClock.now: pass scheduler.clock where the code takes a Clock"))
             #expect(note.contains("MARBLES_PORTABLE=1"))
+            #expect(note.contains(".noPortabilityWarning trait, or MARBLES_PORTABILITY_WARNING=0"))
+        }
+
+        @Test("DispatchTime.now() gets its own advice: asyncAfter takes no clock")
+        func dispatchTimeAdvice() {
+            let reporter = MarbleFailure.Collector()
+            let scheduler = TestScheduler(reporter: reporter)
+            scheduler.run { _ = DispatchTime.now() }
+            let note = reporter.warnings.first?.message ?? ""
+            #expect(note.contains("read DispatchTime.now() (1 read)"), "\(note)")
+            #expect(note.contains("  - DispatchTime.now(): asyncAfter takes no clock; schedule through scheduler.dispatchQueue"))
+            #expect(!note.contains("scheduler.clock where"))
+        }
+
+        @Test("the .noPortabilityWarning trait turns the note off", .noPortabilityWarning)
+        func traitTurnsNoteOff() {
+            let reporter = MarbleFailure.Collector()
+            let scheduler = TestScheduler(reporter: reporter)
+            scheduler.run { _ = Date() }
+            #expect(reporter.warnings.isEmpty, "\(reporter.warnings)")
+        }
+
+        @Test("Swift Testing's own clock reads (a known issue recorded inside the run) are not the code's")
+        func testFrameworkReadsLeftOut() {
+            let reporter = MarbleFailure.Collector()
+            let scheduler = TestScheduler(reporter: reporter)
+            scheduler.run {
+                withKnownIssue { Issue.record("recorded inside the run") }
+            }
+            #expect(reporter.warnings.isEmpty, "\(reporter.warnings)")
+        }
+
+        @Test("a busy wait's reads are reported once, as the busy wait, not again in the note")
+        func busyWaitNotCountedAgain() {
+            let reporter = MarbleFailure.Collector()
+            let scheduler = TestScheduler(reporter: reporter)
+            scheduler.run {
+                scheduler.expect(emitting: Int.self) { emit in
+                    let start = ContinuousClock.now
+                    while ContinuousClock.now - start < .milliseconds(1) {}
+                    emit(1)
+                }.toBe("(a|)", values: ["a": 1])
+            }
+            #expect(reporter.failures.map(\.message).contains { $0.contains("read ContinuousClock.now in a loop") })
+            #expect(reporter.warnings.isEmpty, "\(reporter.warnings.map(\.message))")
         }
 
         @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)

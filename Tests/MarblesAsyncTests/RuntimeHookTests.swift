@@ -23,7 +23,7 @@ final class JobCatcher: TaskExecutor, @unchecked Sendable {
     func take() -> UnownedJob? { lock.withLock { jobs.isEmpty ? nil : jobs.removeFirst() } }
 }
 
-@Suite("The runtime's delay and deadline hooks", .serialized)
+@Suite("The runtime's delay and deadline hooks", .serialized, .noPortabilityWarning)
 struct RuntimeHookTests {
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("all five hooks are installed")

@@ -12,7 +12,7 @@ import Testing
 /// inside a run reads virtual time, and every `Task.sleep` lasts exactly what it asked for,
 /// however long the task ran in real time before it slept. Each case is one that main (46cfddf)
 /// got wrong, written the way apps write it.
-@Suite("Virtual clocks inside a run")
+@Suite("Virtual clocks inside a run", .noPortabilityWarning)
 struct VirtualClockTests {
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("a sleep after 40 ms of real work wakes after exactly its duration")

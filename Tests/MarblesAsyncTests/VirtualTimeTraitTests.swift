@@ -35,7 +35,7 @@ final class PausingSearchModel {
     }
 }
 
-@Suite("Async test bodies on virtual time")
+@Suite("Async test bodies on virtual time", .noPortabilityWarning)
 struct VirtualTimeTraitTests {
     /// The example, unchanged but for the trait.
     @MainActor
@@ -193,7 +193,7 @@ struct VirtualTimeTraitTests {
 }
 
 /// The trait on a suite: each test gets its own scheduler.
-@Suite("A suite on virtual time", .virtualTime)
+@Suite("A suite on virtual time", .virtualTime, .noPortabilityWarning)
 struct VirtualTimeSuiteTests {
     @Test func firstTest() async throws {
         let scheduler = try #require(TestScheduler.current)

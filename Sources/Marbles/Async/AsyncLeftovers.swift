@@ -11,7 +11,10 @@ extension TestScheduler {
         reportAmbiguousSleeps(leftovers, at: location)
         reportMainActorEscapes(leftovers.mainActorEscapes, at: location)
         reportOverdue(leftovers.overdue, at: location)
-        if let busyWait = leftovers.busyWait { reportBusyWait(busyWait, at: location) }
+        if let busyWait = leftovers.busyWait {
+            state.busyWaitClock = busyWait.clock
+            reportBusyWait(busyWait, at: location)
+        }
         guard !state.asyncRuns.isEmpty || state.testClock != nil else { return }
         // A task still suspended when nothing is left to run waits for something that will not
         // come on this timeline: work on another thread, or an input that never ends. Either
@@ -124,24 +127,46 @@ extension TestScheduler {
 }
 
 extension TestScheduler {
+    /// Whether a run that read the system clocks on virtual time warns that the test is not
+    /// portable (on by default; `MARBLES_PORTABILITY_WARNING=0` turns it off for the process,
+    /// MarblesTesting's `.noPortabilityWarning` trait for a test or a suite).
+    @TaskLocal package static var warnsOfPortability = true
+
     /// After a run on Linux, where the system clocks read virtual time: when the code under test
-    /// read one (`Date()`, `ContinuousClock.now`, `SuspendingClock.now`, sleeps' own reads left
-    /// out), a warning, once per scheduler, that the test means something else on Apple
-    /// platforms, where those clocks are real.
+    /// read one (`Date()`, `ContinuousClock.now`, `SuspendingClock.now`, `DispatchTime.now()`;
+    /// sleeps' own reads, Swift Testing's and this library's left out, and a busy wait already
+    /// reported), a warning, once per scheduler, that the test means something else on Apple
+    /// platforms, where those clocks are real, with what to pass in for each clock.
     func noteSystemClockReads(at location: MarbleFailure.Location) {
         guard !state.reportedClockReads else { return }
-        let reads = runtime.clocks.takeCodeReads()
+        var reads = runtime.clocks.takeCodeReads()
+        guard !reads.isEmpty, !VirtualClocks.portabilityWarningOff, Self.warnsOfPortability, warnsOfPortability else { return }
+        reads.removeAll { $0.clock == state.busyWaitClock }
         guard !reads.isEmpty else { return }
         state.reportedClockReads = true
         let which = reads.map { "\($0.clock) (\($0.reads) read\($0.reads == 1 ? "" : "s"))" }.joined(separator: ", ")
+        let advice = reads.map { "  - " + Self.portableAdvice(for: $0.clock) }.joined(separator: "\n")
         reporter.report(
             MarbleFailure(
                 message: """
                     portability: \(testName.map { "the test \"\($0)\" " } ?? "this test's code ")read \(which) inside \
                     scheduler.run. On Linux these read virtual time, so the test is exact here; on Apple platforms \
-                    they read real time, and the same test can fail there. To be portable, inject the clock (pass \
-                    scheduler.clock where the code takes a Clock) and the date (a `now: () -> Date` the test sets \
-                    from the scheduler). MARBLES_PORTABLE=1 runs this suite with the clocks of Apple platforms.
+                    they read real time, and the same test can fail there. To be portable:
+                    """ + "\n" + advice + "\n"
+                    + """
+                    MARBLES_PORTABLE=1 runs this suite with the clocks of Apple platforms. A Linux-only suite turns this \
+                    warning off with the .noPortabilityWarning trait, or MARBLES_PORTABILITY_WARNING=0.
                     """, location: location, severity: .warning))
+    }
+
+    /// What to pass the code under test instead of reading `clock`.
+    static func portableAdvice(for clock: String) -> String {
+        switch clock {
+        case "Date()": "Date(): take the date from a `now: () -> Date` the test sets from the scheduler"
+        case "DispatchTime.now()":
+            "DispatchTime.now(): asyncAfter takes no clock; schedule through scheduler.dispatchQueue (MarblesCombine) "
+                + "where the code takes a scheduler, or nothing: on Linux it is exact as it is"
+        default: "\(clock): pass scheduler.clock where the code takes a Clock"
+        }
     }
 }

@@ -51,6 +51,9 @@ public final class TestScheduler: Scheduler {
         get { runtime.foreignWorkTimeout }
         set { runtime.foreignWorkTimeout = newValue }
     }
+    /// Whether this scheduler warns when the code under test reads the system clocks (see
+    /// `noteSystemClockReads`); MarblesTesting's `.noPortabilityWarning` trait turns it off.
+    package var warnsOfPortability = true
     /// Who hears about this scheduler's expectations beyond its reporter (given at init).
     package let listener: TestScheduler.Listener
     var testName: String? { listener.testName }
@@ -227,6 +230,8 @@ extension TestScheduler {
         var reportedOutsideRun = false
         /// Whether the code under test's system clock reads were noted.
         var reportedClockReads = false
+        /// The clock a busy wait was reported on, whose reads the portability note leaves out.
+        var busyWaitClock: String?
         /// Whether virtual time is being driven (a flush or an advance): a hot observable made
         /// now, by a test body on virtual time, is set up at once.
         @usableFromInline var driving = false

@@ -170,6 +170,15 @@ package final class VirtualClocks {
         return ["1", "true", "yes"].contains(value)
     }
 
+    /// Whether `MARBLES_PORTABILITY_WARNING` turns the portability warning off (`0`, `false` or `no`).
+    package static let portabilityWarningOff = isOff(ProcessInfo.processInfo.environment["MARBLES_PORTABILITY_WARNING"])
+
+    /// Whether an environment variable's value turns something off (`0`, `false` or `no`).
+    package static func isOff(_ value: String?) -> Bool {
+        guard let value = value?.lowercased() else { return false }
+        return ["0", "false", "no"].contains(value)
+    }
+
     /// Why the clocks are real, for a failure message.
     package var whyReal: String {
         if !enabled, Self.portable { return "MARBLES_PORTABLE=1 keeps them real, as on Apple platforms" }
