@@ -153,10 +153,10 @@ extension TestScheduler {
                     scheduler.run. On Linux these read virtual time, so the test is exact here; on Apple platforms \
                     they read real time, and the same test can fail there. To be portable:
                     """ + "\n" + advice + "\n"
-                    + """
-                    MARBLES_PORTABLE=1 runs this suite with the clocks of Apple platforms. A Linux-only suite turns this \
-                    warning off with the .noPortabilityWarning trait, or MARBLES_PORTABILITY_WARNING=0.
-                    """, location: location, severity: .warning))
+                        + """
+                        MARBLES_PORTABLE=1 runs this suite with the clocks of Apple platforms. A Linux-only suite turns this \
+                        warning off with the .noPortabilityWarning trait, or MARBLES_PORTABILITY_WARNING=0.
+                        """, location: location, severity: .warning))
     }
 
     /// What to pass the code under test instead of reading `clock`.
