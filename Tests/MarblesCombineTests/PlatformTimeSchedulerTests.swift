@@ -30,6 +30,35 @@
             }
         }
 
+        #if os(Linux)
+            /// Issue 59: the queue hard-coded, nothing injected. The debounce arms a repeating
+            /// Dispatch timer source on the main queue, which fires in the scheduler's loop.
+            @MainActor
+            @Test("debounce on DispatchQueue.main, hard-coded, runs on virtual time in a @MainActor test", .noPortabilityWarning)
+            func debounceOnTheMainQueue() {
+                let reporter = MarbleFailure.Collector()
+                let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+                scheduler.run {
+                    let queries = scheduler.hotPublisher("-a-b------c---|", values: ["a": "sw", "b": "swift", "c": "rx"])
+                    scheduler.expect(DispatchSearch.results(queries, scheduler: DispatchQueue.main))
+                        .toBe("------x------y|", values: ["x": "SWIFT", "y": "RX"])
+                }
+                #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
+            }
+
+            @Test("debounce on a queue of its own, hard-coded, runs on virtual time", .noPortabilityWarning)
+            func debounceOnAQueueOfItsOwn() {
+                let reporter = MarbleFailure.Collector()
+                let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+                scheduler.run {
+                    let queries = scheduler.hotPublisher("-a-b------c---|", values: ["a": "sw", "b": "swift", "c": "rx"])
+                    scheduler.expect(DispatchSearch.results(queries, scheduler: DispatchQueue(label: "search")))
+                        .toBe("------x------y|", values: ["x": "SWIFT", "y": "RX"])
+                }
+                #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
+            }
+        #endif
+
         @Test("RunLoop and OperationQueue time types: delay and a repeating timer on virtual time")
         func runLoopAndOperationQueue() {
             let scheduler = TestScheduler()

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CClockInterposer.h"
 #include "CRuntimeHooks.h"
+#include "InterposerShared.h"
 
 #if defined(__linux__)
 #include <dlfcn.h>
@@ -91,11 +92,11 @@ static _Atomic(dispatch_async_fn) next_dispatch_async;
 static _Atomic(dispatch_async_f_fn) next_dispatch_async_f;
 static _Atomic(dispatch_after_fn) next_dispatch_after;
 static _Atomic(pthread_create_fn) next_pthread_create;
-static void *main_queue;
+void *marbles_ip_main_queue;
 
 // A slot's next definition, found now if the constructor has not run yet (another library's
 // constructor calls in first): work submitted then must reach libdispatch, not be dropped.
-static void *next_in(void *_Atomic *slot, const char *name, const char *interceptor, void *ours) {
+void *marbles_ip_next_in(void *_Atomic *slot, const char *name, const char *interceptor, void *ours) {
     void *next = atomic_load_explicit(slot, memory_order_acquire);
     if (next == NULL) {
         next = find_next(name, interceptor, ours);
@@ -103,7 +104,6 @@ static void *next_in(void *_Atomic *slot, const char *name, const char *intercep
     }
     return next;
 }
-#define NEXT(slot, type, name, ours) ((type)next_in((void *_Atomic *)&(slot), name, "__interceptor_" name, (void *)(ours)))
 void dispatch_async(void *queue, void *block);
 void dispatch_async_f(void *queue, void *context, void (*work)(void *));
 void dispatch_after(uint64_t when, void *queue, void *block);
@@ -155,7 +155,7 @@ __attribute__((constructor)) static void resolve_next(void) {
         &next_dispatch_group_notify_f,
         (dispatch_group_f_fn)find_next("dispatch_group_notify_f", "__interceptor_dispatch_group_notify_f", NULL),
         memory_order_release);
-    main_queue = marbles_main_queue();
+    marbles_ip_main_queue = marbles_main_queue();
     marbles_foreign_register_submit(submit_untracked);
     marbles_clock_interposer_register(marbles_clock_gettime_next);
 }
@@ -356,7 +356,7 @@ static void submit_untracked(void *queue, void *context, void (*work)(void *)) {
 }
 
 // The tracker for a submission from `caller`: none for the Swift runtime's and libdispatch's own.
-static marbles_foreign *tracker_for(uintptr_t caller) {
+marbles_foreign *marbles_ip_tracker_for(uintptr_t caller) {
     marbles_foreign *foreign = marbles_foreign_here();
     if (foreign == NULL) return NULL;
     if (lies_in(concurrency_text, concurrency_count, caller) || lies_in(dispatch_text, dispatch_count, caller)) return NULL;
@@ -366,7 +366,7 @@ static marbles_foreign *tracker_for(uintptr_t caller) {
 // A timer submitted on a driving thread whose clocks are virtual: the time left to `when` on
 // the clock it encodes (libdispatch: uptime, or with bit 63 the monotonic clock that counts
 // sleep; wall-clock deadlines stay real); false when it cannot go on virtual time.
-static bool virtual_remaining(marbles_foreign *foreign, uint64_t when, long long *remaining) {
+bool marbles_ip_virtual_remaining(marbles_foreign *foreign, uint64_t when, long long *remaining) {
     marbles_virtual_clocks *clocks = marbles_route_clocks();
     if (clocks == NULL || marbles_route_foreign() != foreign || marbles_foreign_timer(foreign) == NULL) return false;
     if (when == UINT64_MAX || (when >> 62) == 1 || (when >> 62) == 3) return false;
@@ -378,9 +378,9 @@ static bool virtual_remaining(marbles_foreign *foreign, uint64_t when, long long
 }
 
 // A block or function for a timer or the main queue, handed to the tracker's owner (Swift).
-static void hand_to_timer(marbles_foreign *foreign, void *queue, long long remaining, void *context, void (*work)(void *)) {
+void marbles_ip_hand_to_timer(marbles_foreign *foreign, void *queue, long long remaining, void *context, void (*work)(void *)) {
     marbles_foreign_timer(foreign)(
-        marbles_foreign_owner(foreign), queue, queue == main_queue, remaining < 0 ? 0 : remaining, context, work);
+        marbles_foreign_owner(foreign), queue, queue == marbles_ip_main_queue, remaining < 0 ? 0 : remaining, context, work);
 }
 
 // A timer set from tracked work on another thread: real time, but waited for.
@@ -390,22 +390,22 @@ static void after_tracked(marbles_foreign *foreign, uint64_t when, void *queue, 
 }
 
 static bool on_main_queue_in_loop(marbles_foreign *foreign, void *queue) {
-    return queue == main_queue && marbles_route_foreign() == foreign && marbles_foreign_timer(foreign) != NULL;
+    return queue == marbles_ip_main_queue && marbles_route_foreign() == foreign && marbles_foreign_timer(foreign) != NULL;
 }
 
 // Main-queue work from tracked work on another thread, while the test runs on the main actor:
 // the thread that drains the main queue is the one waiting for this work, so the driver takes
 // it and runs it in its loop at the instant being settled.
 static bool held_for_main_loop(marbles_foreign *foreign, void *queue, void *context, void (*work)(void *)) {
-    return queue == main_queue && marbles_route_foreign() != foreign && marbles_foreign_hold_main(foreign, context, work, false);
+    return queue == marbles_ip_main_queue && marbles_route_foreign() != foreign && marbles_foreign_hold_main(foreign, context, work, false);
 }
 
 void dispatch_async(void *queue, void *block) {
-    marbles_foreign *foreign = tracker_for((uintptr_t)__builtin_return_address(0));
+    marbles_foreign *foreign = marbles_ip_tracker_for((uintptr_t)__builtin_return_address(0));
     void *copy = foreign != NULL ? marbles_foreign_copy_block(block) : NULL;
     if (copy != NULL) {
         if (on_main_queue_in_loop(foreign, queue)) {
-            hand_to_timer(foreign, queue, 0, copy, marbles_foreign_invoke_block);
+            marbles_ip_hand_to_timer(foreign, queue, 0, copy, marbles_foreign_invoke_block);
         } else if (!held_for_main_loop(foreign, queue, copy, marbles_foreign_invoke_block)) {
             marbles_foreign_submit(foreign, queue, marbles_foreign_kind_block, copy, marbles_foreign_invoke_block);
         }
@@ -416,10 +416,10 @@ void dispatch_async(void *queue, void *block) {
 }
 
 void dispatch_async_f(void *queue, void *context, void (*work)(void *)) {
-    marbles_foreign *foreign = tracker_for((uintptr_t)__builtin_return_address(0));
+    marbles_foreign *foreign = marbles_ip_tracker_for((uintptr_t)__builtin_return_address(0));
     if (foreign != NULL) {
         if (on_main_queue_in_loop(foreign, queue)) {
-            hand_to_timer(foreign, queue, 0, context, work);
+            marbles_ip_hand_to_timer(foreign, queue, 0, context, work);
         } else if (!held_for_main_loop(foreign, queue, context, work)) {
             marbles_foreign_submit(foreign, queue, marbles_foreign_kind_function, context, work);
         }
@@ -451,8 +451,8 @@ static void run_sync_call(void *raw) {
 }
 
 static bool sync_in_main_loop(void *queue, void *context, void (*work)(void *), uintptr_t caller) {
-    if (queue != main_queue) return false;
-    marbles_foreign *foreign = tracker_for(caller);
+    if (queue != marbles_ip_main_queue) return false;
+    marbles_foreign *foreign = marbles_ip_tracker_for(caller);
     if (foreign == NULL || marbles_route_foreign() == foreign) return false;
     sync_call call = {context, work};
     sem_init(&call.done, 0, 0);
@@ -477,12 +477,12 @@ void dispatch_sync_f(void *queue, void *context, void (*work)(void *)) {
 }
 
 void dispatch_after(uint64_t when, void *queue, void *block) {
-    marbles_foreign *foreign = tracker_for((uintptr_t)__builtin_return_address(0));
+    marbles_foreign *foreign = marbles_ip_tracker_for((uintptr_t)__builtin_return_address(0));
     void *copy = foreign != NULL ? marbles_foreign_copy_block(block) : NULL;
     if (copy != NULL) {
         long long remaining;
-        if (virtual_remaining(foreign, when, &remaining)) {
-            hand_to_timer(foreign, queue, remaining, copy, marbles_foreign_invoke_block);
+        if (marbles_ip_virtual_remaining(foreign, when, &remaining)) {
+            marbles_ip_hand_to_timer(foreign, queue, remaining, copy, marbles_foreign_invoke_block);
         } else {
             after_tracked(foreign, when, queue, copy, marbles_foreign_invoke_block);
         }
@@ -495,11 +495,11 @@ void dispatch_after(uint64_t when, void *queue, void *block) {
 // The `_f` form from the code under test (the Swift runtime's sleeps come through
 // `dispatch_after_f` above).
 static bool after_f_tracked(uint64_t when, void *queue, void *context, void (*work)(void *), uintptr_t caller) {
-    marbles_foreign *foreign = tracker_for(caller);
+    marbles_foreign *foreign = marbles_ip_tracker_for(caller);
     if (foreign == NULL) return false;
     long long remaining;
-    if (virtual_remaining(foreign, when, &remaining)) {
-        hand_to_timer(foreign, queue, remaining, context, work);
+    if (marbles_ip_virtual_remaining(foreign, when, &remaining)) {
+        marbles_ip_hand_to_timer(foreign, queue, remaining, context, work);
     } else {
         after_tracked(foreign, when, queue, context, work);
     }
@@ -547,7 +547,7 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*
 // registered until it has run, so the run waits for the group to empty.
 static bool group_tracked(void *group, void *queue, void *block, dispatch_group_f_fn next, uintptr_t caller) {
     // The main queue's notification stays as it was: the loop does not run group work.
-    marbles_foreign *foreign = next != NULL && queue != main_queue ? tracker_for(caller) : NULL;
+    marbles_foreign *foreign = next != NULL && queue != marbles_ip_main_queue ? marbles_ip_tracker_for(caller) : NULL;
     void *copy = foreign != NULL ? marbles_foreign_copy_block(block) : NULL;
     if (copy == NULL) return false;
     next(group, queue, marbles_foreign_wrap(foreign, marbles_foreign_kind_block, "a group's block", copy, marbles_foreign_invoke_block),

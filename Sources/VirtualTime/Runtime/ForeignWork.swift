@@ -85,15 +85,17 @@ let dispatchTimer: marbles_timer_fn = { owner, queue, isMain, remaining, context
 
 extension VirtualRuntime {
     /// A Dispatch timer's work (or the main queue's, `after` zero), due `after` from now on
-    /// virtual time: then the main queue's work runs here when the test is on the main actor
+    /// virtual time (no queue: a timer source's wake-up, run here on the driving thread, which
+    /// decides what to deliver): then the main queue's work runs here when the test is on the main actor
     /// (else it goes to the real main queue, reported as main-actor work that escaped), and any
     /// other queue's goes to its queue as tracked work.
     func scheduleDispatchWork(
-        on queue: UnsafeMutableRawPointer, isMain: Bool, after delay: Duration, context: UnsafeMutableRawPointer?,
+        on queue: UnsafeMutableRawPointer?, isMain: Bool, after delay: Duration, context: UnsafeMutableRawPointer?,
         work: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void
     ) {
         guard let tracker = clocks.tracker else { return }
         scheduleWake(at: virtualNow + max(delay, .zero)) { [executor] in
+            guard let queue else { return work(context) }  // a timer source's wake-up, on this thread
             if isMain, executor.drivesOnMainActor {
                 work(context)
             } else if isMain {

@@ -34,6 +34,8 @@ typedef struct held_block {
     struct held_block *next;
 } held_block;
 
+static const char *queue_label(void *queue);
+
 struct marbles_foreign {
     _Atomic long references;
     // What the driver's loop reads between steps: work out (not abandoned) plus blocks held.
@@ -57,6 +59,10 @@ struct marbles_foreign {
     held_block **held_tail;
     // Held blocks whose submitter waits for them (`DispatchQueue.main.sync`), under `mutex`.
     long held_sync;
+    // Work that stays on real time inside the run (a timer libdispatch keeps), under `mutex`: the
+    // first few, for the run's failures, as `what\tqueue label\tvirtual ns` lines.
+    char escapes[4][160];
+    int escape_count;
 };
 
 // One lock and condition for every tracker: work ends rarely, and a tracker is made for every
@@ -213,6 +219,32 @@ void marbles_foreign_release(marbles_foreign *foreign) {
 }
 
 
+
+void marbles_foreign_note_escape(marbles_foreign *foreign, const char *what, void *queue) {
+    long long at = atomic_load_explicit(&foreign->now_ns, memory_order_relaxed);
+    marbles_virtual_clocks *clocks = marbles_route_clocks();
+    if (clocks != NULL && clocks->now_ns != NULL && marbles_route_foreign() == foreign) at = clocks->now_ns(clocks->context);
+    const char *label = queue_label(queue);
+    pthread_mutex_lock(&mutex);
+    if (foreign->escape_count < 4) {
+        snprintf(foreign->escapes[foreign->escape_count++], sizeof foreign->escapes[0], "%s\t%s\t%lld", what, label, at);
+    }
+    pthread_mutex_unlock(&mutex);
+}
+
+long marbles_foreign_take_escapes(marbles_foreign *foreign, char *buffer, unsigned long size) {
+    pthread_mutex_lock(&mutex);
+    long count = foreign->escape_count;
+    size_t used = 0;
+    if (size > 0) buffer[0] = 0;
+    for (int i = 0; i < foreign->escape_count; i++) {
+        int wrote = snprintf(buffer + used, size > used ? size - used : 0, "%s\n", foreign->escapes[i]);
+        if (wrote > 0) used += (size_t)wrote;
+    }
+    foreign->escape_count = 0;
+    pthread_mutex_unlock(&mutex);
+    return count;
+}
 
 void *marbles_foreign_pending_address(marbles_foreign *foreign) { return (void *)&foreign->pending; }
 

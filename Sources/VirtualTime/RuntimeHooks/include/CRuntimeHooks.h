@@ -106,7 +106,7 @@ typedef struct marbles_virtual_clocks {
     struct marbles_foreign *_Nullable foreign;
     void *_Nullable foreign_owner;
     void (*_Nullable foreign_timer)(
-        void *_Nonnull owner, void *_Nonnull queue, bool is_main, long long remaining_ns, void *_Nullable context,
+        void *_Nonnull owner, void *_Nullable queue, bool is_main, long long remaining_ns, void *_Nullable context,
         void (*_Nonnull work)(void *_Nullable));
     /// Receives a sleeper the default executor handed to Dispatch on the driving thread (a task
     /// with no executor preference, on a default actor): `remaining_ns` is its deadline minus
@@ -148,9 +148,10 @@ typedef enum marbles_foreign_kind {
 } marbles_foreign_kind;
 
 /// Receives a Dispatch timer submitted on a driving thread whose clocks are virtual: `work(context)`
-/// is due `remaining_ns` from virtual now, on `queue` (`is_main`: the main queue).
+/// is due `remaining_ns` from virtual now, on `queue` (`is_main`: the main queue; NULL: called on
+/// the driving thread itself, a Dispatch timer source's wake-up).
 typedef void (*marbles_timer_fn)(
-    void *_Nonnull owner, void *_Nonnull queue, bool is_main, long long remaining_ns, void *_Nullable context,
+    void *_Nonnull owner, void *_Nullable queue, bool is_main, long long remaining_ns, void *_Nullable context,
     void (*_Nonnull work)(void *_Nullable));
 
 /// Makes a tracker of the work a test scheduler's code hands to other threads (Dispatch blocks
@@ -256,6 +257,12 @@ typedef struct {
 long marbles_foreign_take_held(marbles_foreign *_Nonnull foreign, marbles_held_work *_Nonnull buffer, long capacity);
 /// libdispatch's main queue.
 void *_Nullable marbles_main_queue(void);
+/// Notes work that stays on real time inside the run (`what`, e.g. "a Dispatch timer source",
+/// on `queue`), at the current virtual time; the first few are kept for the run's failures.
+void marbles_foreign_note_escape(marbles_foreign *_Nonnull foreign, const char *_Nonnull what, void *_Nonnull queue);
+/// Takes the escapes noted so far into `buffer`, one per line (`what\tqueue label\tvirtual_ns`);
+/// returns how many.
+long marbles_foreign_take_escapes(marbles_foreign *_Nonnull foreign, char *_Nonnull buffer, unsigned long size);
 /// Enqueues `job` on the global executor, past the hooks (no test scheduler takes it).
 void marbles_enqueue_on_real_global(void *_Nonnull job);
 

@@ -1,0 +1,22 @@
+// What the interposer's files share (not part of the module's interface).
+#ifndef MARBLES_INTERPOSER_SHARED_H
+#define MARBLES_INTERPOSER_SHARED_H
+#if defined(__linux__)
+#include "CRuntimeHooks.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+/// libdispatch's main queue.
+extern void *marbles_ip_main_queue;
+/// A slot's next definition of an interposed function, found now if not yet.
+void *marbles_ip_next_in(void *_Atomic *slot, const char *name, const char *interceptor, void *ours);
+#define NEXT(slot, type, name, ours) ((type)marbles_ip_next_in((void *_Atomic *)&(slot), name, "__interceptor_" name, (void *)(ours)))
+/// The tracker for a submission from `caller`: none for the Swift runtime's and libdispatch's own.
+marbles_foreign *marbles_ip_tracker_for(uintptr_t caller);
+/// The virtual time left to a Dispatch deadline, on a driving thread whose clocks are virtual.
+bool marbles_ip_virtual_remaining(marbles_foreign *foreign, uint64_t when, long long *remaining);
+/// Hands `work(context)` to the driver, due `remaining` ns from virtual now, on `queue` (NULL:
+/// run on the driving thread itself).
+void marbles_ip_hand_to_timer(marbles_foreign *foreign, void *queue, long long remaining, void *context, void (*work)(void *));
+#endif
+#endif

@@ -1,0 +1,152 @@
+import Dispatch
+import Foundation
+import MarbleCore
+import MarblesTesting
+import Testing
+
+// Issue 59: the timers apps use, on virtual time, with nothing injected.
+
+#if os(Linux)
+    /// A ticker as apps write one: a repeating Dispatch timer source on a queue of its own, which
+    /// stops itself after `count` ticks.
+    final class SourceTicker: @unchecked Sendable {
+        private let timer: any DispatchSourceTimer
+        private let lock = NSLock()
+        private var fired = 0
+        let ticks: AsyncStream<Int>
+
+        init(every interval: DispatchTimeInterval, count: Int, queue: DispatchQueue = DispatchQueue(label: "ticker")) {
+            let (ticks, continuation) = AsyncStream.makeStream(of: Int.self)
+            self.ticks = ticks
+            timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.setEventHandler { [unowned self] in
+                let tick = lock.withLock {
+                    fired += 1
+                    return fired
+                }
+                continuation.yield(tick)
+                if tick == count {
+                    timer.cancel()
+                    continuation.finish()
+                }
+            }
+            timer.schedule(deadline: .now() + interval, repeating: interval)
+            timer.resume()
+        }
+
+        func suspend() { timer.suspend() }
+        func resume() { timer.resume() }
+    }
+
+    @Suite("Timers the app uses, on virtual time", .noPortabilityWarning)
+    struct TimersOnVirtualTimeTests {
+        static let letters = ["a", "b", "c", "d", "e"]
+
+        @Test("a repeating DispatchSource timer ticks at virtual time, three ticks")
+        func repeatingSource() {
+            let reporter = MarbleFailure.Collector()
+            let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+            scheduler.run {
+                scheduler.expect(emitting: String.self) { emit in
+                    let ticker = SourceTicker(every: .milliseconds(200), count: 3)
+                    for await tick in ticker.ticks { emit(Self.letters[tick - 1]) }
+                }.toBe("--a-b-(c|)")
+            }
+            #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
+        }
+
+        @Test("the repeating source ticks exactly, 100 runs in a row")
+        func repeatingSourceInARow() {
+            for _ in 0..<100 {
+                let reporter = MarbleFailure.Collector()
+                let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+                scheduler.run {
+                    scheduler.expect(emitting: String.self) { emit in
+                        let ticker = SourceTicker(every: .milliseconds(200), count: 3)
+                        for await tick in ticker.ticks { emit(Self.letters[tick - 1]) }
+                    }.toBe("--a-b-(c|)")
+                }
+                #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
+            }
+        }
+
+        @Test("the repeating source ticks exactly, 50 runs side by side", arguments: 0..<50)
+        func repeatingSourceInParallel(_ run: Int) {
+            let reporter = MarbleFailure.Collector()
+            let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+            scheduler.run {
+                scheduler.expect(emitting: String.self) { emit in
+                    let ticker = SourceTicker(every: .milliseconds(300), count: 2)
+                    for await tick in ticker.ticks { emit(Self.letters[tick - 1]) }
+                }.toBe("---a--(b|)")
+            }
+            #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
+        }
+
+        @Test("a one-shot source fires once; a new schedule replaces the old; a cancelled one never fires")
+        func oneShotRescheduleCancel() async throws {
+            let fired = Log()
+            try await withVirtualTime { _ in
+                let queue = DispatchQueue(label: "one-shot")
+                let once = DispatchSource.makeTimerSource(queue: queue)
+                once.setEventHandler { fired.append("once at \(ContinuousClock.now)") }
+                once.schedule(deadline: .now() + .seconds(5))
+                once.resume()
+                let moved = DispatchSource.makeTimerSource(queue: queue)
+                moved.setEventHandler { fired.append("moved") }
+                moved.schedule(deadline: .now() + .seconds(1))
+                moved.schedule(deadline: .now() + .seconds(3))
+                moved.resume()
+                let cancelled = DispatchSource.makeTimerSource(queue: queue)
+                cancelled.setEventHandler { fired.append("cancelled") }
+                cancelled.schedule(deadline: .now() + .seconds(2))
+                cancelled.resume()
+                let start = ContinuousClock.now
+                try await Task.sleep(for: .seconds(1))
+                cancelled.cancel()
+                try await Task.sleep(for: .seconds(9))
+                once.cancel()
+                moved.cancel()
+                #expect(ContinuousClock.now - start == .seconds(10))
+            }
+            #expect(fired.entries.count == 2)
+            #expect(fired.entries.last?.hasPrefix("once at") == true)
+            #expect(fired.entries.first == "moved")
+        }
+
+        @Test("a suspended source delivers what it missed when resumed, once, with the count as its data")
+        func suspendAndResume() async throws {
+            let seen = Log()
+            try await withVirtualTime { _ in
+                let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "suspended"))
+                timer.setEventHandler { seen.append("\(timer.data)") }
+                timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1))
+                timer.resume()
+                try await Task.sleep(for: .milliseconds(1500))
+                timer.suspend()
+                try await Task.sleep(for: .seconds(3))
+                timer.resume()
+                try await Task.sleep(for: .milliseconds(100))
+                timer.cancel()
+            }
+            #expect(seen.entries == ["1", "3"])
+        }
+
+        @MainActor
+        @Test("a main-queue timer source in a @MainActor test fires in the scheduler's loop")
+        func mainQueueSource() {
+            let scheduler = TestScheduler(frame: .milliseconds(100))
+            var ticks: [Duration] = []
+            scheduler.run {
+                let timer = DispatchSource.makeTimerSource(queue: .main)
+                timer.setEventHandler {
+                    MainActor.assumeIsolated { ticks.append(scheduler.now) }
+                    if ticks.count == 2 { timer.cancel() }
+                }
+                timer.schedule(deadline: .now() + .milliseconds(300), repeating: .milliseconds(300))
+                timer.resume()
+            }
+            #expect(ticks == [.milliseconds(300), .milliseconds(600)])
+        }
+    }
+#endif
