@@ -148,5 +148,25 @@ import Testing
             }
             #expect(ticks == [.milliseconds(300), .milliseconds(600)])
         }
+
+        @Test("a timer source that stays on real time (a wall-clock deadline) names itself in the run's failures")
+        func escapeNamesItself() {
+            let reporter = MarbleFailure.Collector()
+            let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+            scheduler.run {
+                scheduler.schedule(after: .milliseconds(200)) {
+                    let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "wall-clock"))
+                    timer.setEventHandler {}
+                    timer.schedule(wallDeadline: .now() + .seconds(60))
+                    timer.resume()
+                    timer.cancel()
+                }
+            }
+            let messages = reporter.failures.map(\.message)
+            #expect(messages.count == 1)
+            #expect(
+                messages.first?.contains("  a Dispatch timer source armed at frame 2 on queue 'wall-clock' runs on real time") == true,
+                "\(messages)")
+        }
     }
 #endif

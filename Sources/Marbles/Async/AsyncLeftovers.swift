@@ -11,6 +11,7 @@ extension TestScheduler {
         reportAmbiguousSleeps(leftovers, at: location)
         reportMainActorEscapes(leftovers.mainActorEscapes, at: location)
         reportOverdue(leftovers.overdue, at: location)
+        reportEscapes(leftovers.escapes, at: location)
         if let busyWait = leftovers.busyWait {
             state.busyWaitClock = busyWait.clock
             reportBusyWait(busyWait, at: location)
@@ -76,6 +77,20 @@ extension TestScheduler {
                     Work that waits for the test itself (a semaphore the test signals later, DispatchQueue.main.sync from \
                     a test on the main actor) cannot finish while the test waits for it; a longer bound is \
                     scheduler.foreignWorkTimeout.
+                    """, at: location)
+    }
+
+    /// Work that stayed on real time names itself: the test's timing then depends on the machine.
+    private func reportEscapes(_ escapes: [ForeignWork.Escape], at location: MarbleFailure.Location) {
+        guard !escapes.isEmpty else { return }
+        let listed = escapes.map { "  \($0.what) armed at \(frameText($0.at, frame: frame)) on queue '\($0.queue)' runs on real time" }
+        report(
+            "work of the code under test stayed on real time, so this test's timing depends on the machine:\n"
+                + listed.joined(separator: "\n") + "\n"
+                    + """
+                    A Dispatch timer source is on virtual time when it is made and scheduled on the thread that runs \
+                    the test (inside scheduler.run, or a .virtualTime test), with a deadline from DispatchTime \
+                    (.now() + …), not a wall-clock one.
                     """, at: location)
     }
 

@@ -75,6 +75,31 @@ package enum ForeignWork {
     }
 }
 
+extension ForeignWork {
+    /// Work that stayed on real time inside a run, as the interposer noted it.
+    package struct Escape: Equatable, Sendable {
+        /// What it is ("a Dispatch timer source").
+        package var what: String
+        /// The label of the queue it runs on.
+        package var queue: String
+        /// The virtual time it was armed at.
+        package var at: Duration
+    }
+
+    /// The escapes `tracker` noted since the last call.
+    static func takeEscapes(_ tracker: OpaquePointer) -> [Escape] {
+        var buffer = [CChar](repeating: 0, count: 1024)
+        let count = buffer.withUnsafeMutableBufferPointer { marbles_foreign_take_escapes(tracker, $0.baseAddress!, UInt($0.count)) }
+        guard count > 0 else { return [] }
+        let text = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count == 3, let at = Int64(fields[2]) else { return nil }
+            return Escape(what: String(fields[0]), queue: String(fields[1]), at: .nanoseconds(at))
+        }
+    }
+}
+
 /// The tracker's timer callback: a Dispatch timer (or the main queue's work) submitted on the
 /// driving thread, handed to its runtime.
 let dispatchTimer: marbles_timer_fn = { owner, queue, isMain, remaining, context, work in

@@ -389,23 +389,29 @@ package final class VirtualRuntime {
         /// A job that waited for a virtual clock to move, reading it in a loop: the clock, and the
         /// virtual time it began at.
         package var busyWait: (clock: String, at: Duration)?
+        /// Work that stayed on real time (a Dispatch timer source scheduled off the driving
+        /// thread, or on the wall clock).
+        package var escapes: [ForeignWork.Escape] = []
     }
 
     /// Hands over what the last flush left to report.
     package func takeLeftovers() -> Leftovers {
         // No job and no escape ever (a test of observables): nothing to hand over, no lock taken.
         let busyWait = clocks.takeBusyWait()
-        guard executor.hasSeenJobs || !state.ambiguousSleeps.isEmpty || !state.overdue.isEmpty || busyWait != nil else {
+        let escapes = clocks.tracker.map(ForeignWork.takeEscapes) ?? []
+        guard executor.hasSeenJobs || !state.ambiguousSleeps.isEmpty || !state.overdue.isEmpty || busyWait != nil || !escapes.isEmpty
+        else {
             return Leftovers(ambiguousSleeps: [], mainActorEscapes: 0)
         }
         let ambiguous = state.ambiguousSleeps
         state.ambiguousSleeps = []
         let overdue = state.overdue
         state.overdue = []
-        let escapes = executor.mainActorEscapeCount
-        defer { state.reportedMainActorEscapes = escapes }
+        let mainActorEscapes = executor.mainActorEscapeCount
+        defer { state.reportedMainActorEscapes = mainActorEscapes }
         return Leftovers(
-            ambiguousSleeps: ambiguous, mainActorEscapes: escapes - state.reportedMainActorEscapes, overdue: overdue, busyWait: busyWait)
+            ambiguousSleeps: ambiguous, mainActorEscapes: mainActorEscapes - state.reportedMainActorEscapes, overdue: overdue,
+            busyWait: busyWait, escapes: escapes)
     }
 
     /// Runs the jobs that cancelling the leftover tasks made ready (teardown: nothing stays parked).
