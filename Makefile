@@ -8,7 +8,7 @@ MARBLEGEN := .build/debug/marblegen
 # Apple platforms. Off by default so that dependents fetch neither; this repository builds both.
 TRAITS := --traits Tools,OpenCombine
 
-.PHONY: stress-mixed test-release-layout bench-ab consumer-check diagrams test test-tsan test-asan asan-soak interposer-check examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
+.PHONY: code-blocks stress-mixed test-release-layout bench-ab consumer-check diagrams test test-tsan test-asan asan-soak interposer-check examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
 	playground playground-deps playground-e2e playground-load playground-load-debug playground-screenshot attachment-screenshot font-metrics
 
 deps:
@@ -141,6 +141,12 @@ lint:
 	python3 scripts/long-functions.py 60
 	python3 scripts/unsafe-ledger.py
 	python3 scripts/module-picture.py --check
+	SWIFT=$(SWIFT) python3 scripts/code-blocks.py --check
+
+# The README's and the async DocC article's Swift blocks, written again as tests
+# (Tests/MarblesAsyncTests/Readme, …/DocC): run after editing a block.
+code-blocks:
+	python3 scripts/code-blocks.py --write
 
 # The DocC catalogs of the library modules (.build/docs/*.doccarchive), without a DocC
 # warning, and every public declaration documented.

@@ -2,7 +2,7 @@ public import Foundation
 public import Marbles
 public import Testing
 
-/// Runs `body` on virtual time: as a task on a new ``Marbles/TestScheduler``'s executor, driven
+/// Runs `body` on virtual time: as a task on a new `TestScheduler`'s executor, driven
 /// until it returns and nothing is left to run. Virtual time moves only when nothing is ready,
 /// so `try await Task.sleep(for: .seconds(600))` returns at once, in order with every other
 /// sleep and timer; code under test that the body starts (its tasks, sleeps and clocks, Dispatch
@@ -29,9 +29,14 @@ public import Testing
 ///   - startDate: what `Date()` reads when the body starts (`nil`: the real date then).
 ///   - stepLimit: how many steps the run may take; a body still going then (a loop that keeps
 ///     sleeping) fails, naming the tasks still sleeping.
-///   - body: the code on virtual time, given its scheduler (also ``Marbles/TestScheduler/current``).
+///   - fileID: where the run is reported (the caller's, by default); with `filePath`, `line`
+///     and `column`.
+///   - filePath: the caller's file path.
+///   - line: the caller's line.
+///   - column: the caller's column.
+///   - body: the code on virtual time, given its scheduler (also `TestScheduler.current`).
 /// - Returns: what `body` returns.
-/// - Throws: what `body` throws, or ``Marbles/VirtualTimeBodyError`` when it never returned.
+/// - Throws: what `body` throws, or `VirtualTimeBodyError` when it never returned.
 public func withVirtualTime<Result: Sendable>(
     frame: Duration = .milliseconds(1), startDate: Date? = nil, stepLimit: Int = 1_000_000,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
@@ -58,7 +63,7 @@ public func withVirtualTime<Result: Sendable>(
 /// ```
 ///
 /// On a suite (`@Suite(.virtualTime)`) it applies to each of its tests, each with its own
-/// scheduler. Inside, ``Marbles/TestScheduler/current`` is the test's scheduler, for marble
+/// scheduler. Inside, `TestScheduler.current` is the test's scheduler, for marble
 /// expectations between awaits.
 public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
     /// The virtual time of one `-` in diagrams.

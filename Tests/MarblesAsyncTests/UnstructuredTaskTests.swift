@@ -65,7 +65,7 @@ enum LibraryScenario: String, CaseIterable, CustomTestStringConvertible {
             let b = s.hot("--x---|").values
             return (s.expect(AsyncAlgorithms.merge(a, b)), TieFindings.merge, [:])
         case .viewModelTask:
-            let model = SearchModel()
+            let model = TaskSearchModel()
             let expectation = s.expect(model.results)
             model.start(queries: s.hot("-a-b----c--|").values, clock: clock)
             return (expectation, "-----x----y", ["x": "r:b", "y": "r:c"])
@@ -75,7 +75,7 @@ enum LibraryScenario: String, CaseIterable, CustomTestStringConvertible {
 
 /// A view model in the style users write: it starts a `Task { }` that debounces queries.
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-final class SearchModel: @unchecked Sendable {
+final class TaskSearchModel: @unchecked Sendable {
     let results = PublishSubject<String>()
 
     func start<Queries: AsyncSequence & Sendable>(queries: Queries, clock: TestClock) where Queries.Element == String {
