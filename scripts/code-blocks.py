@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Keeps the Swift code blocks of the README and of the DocC articles that promise it compiled
+"""Keeps the README's links resolving inside the repository, and the Swift code blocks of the README and of the DocC articles that promise it compiled
 and run as tests: each ```swift block becomes a test source file of its own (--write), and
 --check fails when one is missing, stale or left over. A block whose first line is
 `// Package.swift` is a manifest fragment instead: --check puts it in a throwaway package beside
@@ -95,6 +95,14 @@ def main():
         ok = False
     for manifest in manifests:
         ok = check_manifest(*manifest) and ok
+    # Every link of the README resolves inside the repository.
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    for target in re.findall(r"\]\(([^)\s]+)\)", readme):
+        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+            continue
+        if not os.path.exists(os.path.join(ROOT, target.split("#")[0])):
+            print(f"README.md links to {target}, which is not in the repository")
+            ok = False
     if ok:
         print(f"{len(files)} code block(s) compiled as tests, {len(manifests)} manifest block(s) read by SwiftPM")
     return 0 if ok else 1

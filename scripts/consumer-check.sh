@@ -45,6 +45,7 @@ if CONSUMER_PORTABILITY_DEMO=1 MARBLES_PORTABLE=1 "$SWIFT" test --skip-build --f
     echo "under MARBLES_PORTABLE=1 the virtual-Date expectation passed; it should fail as on a Mac"; cat "$work/portable.log"; exit 1
 fi
 grep -q "marble diagrams differ" "$work/portable.log" || { cat "$work/portable.log"; exit 1; }
+grep -q "MARBLES_PORTABLE=1 is on" "$work/portable.log" || { echo "the failure does not say portable mode is on:"; cat "$work/portable.log"; exit 1; }
 echo "Date() in a run: a portability note on Linux; under MARBLES_PORTABLE=1 the test fails, as on a Mac"
 # A failing marble test attaches its diagram: `--attachments-path` gets an SVG and a spec for the
 # failing expectation and for a property's smallest failing example; MARBLES_ATTACHMENTS=0 none.

@@ -18,7 +18,9 @@ struct EscapeTableTests {
         }
         let messages = reporter.failures.map(\.message)
         #expect(
-            messages.contains { $0.contains("the code under test started 1 main-actor job(s), but this test does not run on the main actor") },
+            messages.contains {
+                $0.contains("the code under test started 1 main-actor job(s), but this test does not run on the main actor")
+            },
             "\(messages)")
     }
 

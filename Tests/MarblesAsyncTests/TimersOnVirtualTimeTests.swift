@@ -168,5 +168,23 @@ import Testing
                 messages.first?.contains("  a Dispatch timer source armed at frame 2 on queue 'wall-clock' runs on real time") == true,
                 "\(messages)")
         }
+
+        @MainActor
+        @Test("with real clocks (MARBLES_PORTABLE=1), a main-queue asyncAfter in a @MainActor test names itself instead of stalling")
+        func portableMainQueueTimer() {
+            let reporter = MarbleFailure.Collector()
+            let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+            scheduler.runtime.clocks.enabled = false
+            scheduler.foreignWorkTimeout = .seconds(2)
+            let fired = Log()
+            scheduler.run {
+                DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(300)) { fired.append("fired") }
+            }
+            let messages = reporter.failures.map(\.message)
+            #expect(!messages.contains { $0.contains("has not finished after") }, "\(messages)")
+            #expect(
+                messages.contains { $0.contains("a Dispatch timer armed at frame 0 on queue 'com.apple.main-thread' runs on real time") },
+                "\(messages)")
+        }
     }
 #endif

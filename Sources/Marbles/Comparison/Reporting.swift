@@ -123,3 +123,25 @@ extension MarbleFailure {
         }
     }
 }
+
+extension MarbleFailure {
+    /// Under `MARBLES_PORTABLE=1`: adds to each failure that the clocks are real, so that a test
+    /// failing only there says why.
+    struct PortableModeNote: Reporter {
+        let base: any Reporter
+
+        static let note = """
+            MARBLES_PORTABLE=1 is on: the system clocks (Date(), ContinuousClock.now, DispatchTime.now()) read \
+            real time here, as on Apple platforms, and sleeps are read back from their deadlines. A test that \
+            passes without it and fails with it depends on reading those clocks: inject them (see the \
+            portability warning the same test gives without MARBLES_PORTABLE).
+            """
+
+        func report(_ failure: MarbleFailure) {
+            guard failure.severity == .error else { return base.report(failure) }
+            var noted = failure
+            noted.message += "\n" + Self.note
+            base.report(noted)
+        }
+    }
+}

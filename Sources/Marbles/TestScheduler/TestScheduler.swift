@@ -118,7 +118,7 @@ public final class TestScheduler: Scheduler {
         self.virtual = VirtualTimeScheduler(stepLimit: stepLimit)
         self.runtime = VirtualRuntime(virtual: virtual, startDate: startDate)
         if let name = listener.testName { runtime.watchName = "the test \"\(name)\"" }
-        self.reporter = reporter
+        self.reporter = VirtualClocks.portable ? MarbleFailure.PortableModeNote(base: reporter) : reporter
         self.parser = MarbleDiagram.Parser(frame: frame)
     }
 

@@ -384,8 +384,16 @@ void marbles_ip_hand_to_timer(marbles_foreign *foreign, void *queue, long long r
 }
 
 // A timer set from tracked work on another thread: real time, but waited for.
+// The main queue's, submitted on the driving thread with real clocks (MARBLES_PORTABLE=1): that
+// thread is the one the main queue waits for, so tracked it could only stall the run to its
+// bound; it goes untracked, as on Apple platforms, and the run names it.
 static void after_tracked(marbles_foreign *foreign, uint64_t when, void *queue, void *context, void (*work)(void *)) {
     dispatch_after_f_fn next = NEXT(next_dispatch_after_f, dispatch_after_f_fn, "dispatch_after_f", dispatch_after_f);
+    if (queue == marbles_ip_main_queue && marbles_route_foreign() == foreign) {
+        marbles_foreign_note_escape(foreign, "a Dispatch timer", queue);
+        next(when, queue, context, work);
+        return;
+    }
     next(when, queue, marbles_foreign_wrap(foreign, marbles_foreign_kind_timer, "a timer", context, work), marbles_foreign_run_wrapped);
 }
 
