@@ -48,13 +48,19 @@ package final class VirtualRuntime {
     /// Whether main-actor work runs in the drive loop whichever thread drives (a test body on
     /// virtual time: `withVirtualTime`, the `.virtualTime` trait); otherwise only when the
     /// driving thread is on the main actor.
-    package var mainActorInLoop = false
+    package var mainActorInLoop: Bool {
+        get { state.mainActorInLoop }
+        set { state.mainActorInLoop = newValue }
+    }
 
     /// The task of a test body on virtual time (its address): its sleeps end after everything
     /// else due at the instant they end at, so that the body sees that instant settled (a
     /// model's 300 ms debounce and the body's 300 ms sleep: the body looks after the model has
     /// searched). A sleep is known by the task that is current when it is scheduled.
-    package var bodyTask: UnsafeRawPointer?
+    package var bodyTask: UnsafeRawPointer? {
+        get { state.bodyTask }
+        set { state.bodyTask = newValue }
+    }
 
     /// How many instants back a read-back sleep's deadline may have been computed.
     static let instantsKept = 4
@@ -82,6 +88,9 @@ package final class VirtualRuntime {
         var overdue: [ForeignWork.Overdue] = []
         /// Tasks waiting for everything due at the current instant to have run (``whenIdle(_:)``).
         var idleWaiters: [() -> Void] = []
+        /// ``mainActorInLoop`` and ``bodyTask`` (read at every routing and every sleep).
+        var mainActorInLoop = false
+        var bodyTask: UnsafeRawPointer?
     }
 
     /// A task that went to sleep, as the step-limit failure names it.
