@@ -37,6 +37,9 @@ end=$(date +%s%N)
 awk -v ns=$((end - start)) 'BEGIN { printf "clean build of the package and its test target: %.1f s\n", ns / 1e9 }'
 "$SWIFT" test --skip-build >"$work/test.log" 2>&1 || { grep -E "✘|error" "$work/test.log" | head -20; exit 1; }
 tail -1 "$work/test.log"
+# The async test body on virtual time (.virtualTime), its 100 cases again one after another.
+"$SWIFT" test --skip-build --no-parallel --filter "VirtualTimeBodyTests" >"$work/serial.log" 2>&1 || { grep -E "✘|error" "$work/serial.log" | head -20; exit 1; }
+echo "an app's async test with .virtualTime: 100 cases side by side and 100 in a row pass"
 # The portability note and its switch: a test whose model stamps with Date() passes on Linux with
 # a warning that names Date(), and fails under MARBLES_PORTABLE=1, as it would on a Mac.
 CONSUMER_PORTABILITY_DEMO=1 "$SWIFT" test --skip-build --filter stampsWithDate >"$work/demo.log" 2>&1 || { cat "$work/demo.log"; exit 1; }

@@ -186,5 +186,78 @@ import Testing
                 messages.contains { $0.contains("a Dispatch timer armed at frame 0 on queue 'com.apple.main-thread' runs on real time") },
                 "\(messages)")
         }
+
+        @Test("a continuation answered by a worker thread started before the run comes back at the instant it was asked")
+        func workerStartedBeforeTheRun() {
+            let reporter = MarbleFailure.Collector()
+            let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+            let worker = Worker.shared  // started before the run, as the app's is
+            scheduler.run {
+                scheduler.expect(emitting: String.self) { emit in
+                    try await Task.sleep(for: .milliseconds(200))
+                    emit(await worker.ask("a"))
+                    try await Task.sleep(for: .milliseconds(100))
+                    emit(await worker.ask("b"))
+                }.toBe("--A(B|)")
+            }
+            #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
+        }
+
+        @Test("the same in a body on virtual time, 100 runs in a row")
+        func workerStartedBeforeTheBody() async throws {
+            let worker = Worker.shared  // started before the run, as the app's is
+            try await withVirtualTime(frame: .milliseconds(100)) { _ in
+                for _ in 0..<100 {
+                    let start = ContinuousClock.now
+                    try await Task.sleep(for: .milliseconds(100))
+                    #expect(await worker.ask("x") == "X")
+                    #expect(ContinuousClock.now - start == .milliseconds(100))
+                }
+            }
+        }
+
+        @Test("a continuation nothing resumes is still reported, after one short wait")
+        func neverAnswered() {
+            let reporter = MarbleFailure.Collector()
+            let scheduler = TestScheduler(reporter: reporter)
+            scheduler.run {
+                scheduler.expect(emitting: Int.self) { _ in
+                    await withCheckedContinuation { NeverResumed.keep($0) }
+                }.toBe("-")
+            }
+            #expect(reporter.failures.map(\.message).contains { $0.contains("still suspended when nothing was left to run") })
+        }
+    }
+
+    /// An I/O loop as apps have one: a thread of its own, started once (before any test runs),
+    /// answering requests through continuations.
+    final class Worker: @unchecked Sendable {
+        static let shared = Worker()
+        private let condition = NSCondition()
+        private var requests: [(String, CheckedContinuation<String, Never>)] = []
+
+        private init() {
+            let thread = Thread { [unowned self] in serve() }
+            thread.start()
+        }
+
+        func ask(_ question: String) async -> String {
+            await withCheckedContinuation { continuation in
+                condition.lock()
+                requests.append((question, continuation))
+                condition.signal()
+                condition.unlock()
+            }
+        }
+
+        private func serve() {
+            while true {
+                condition.lock()
+                while requests.isEmpty { condition.wait() }
+                let (question, continuation) = requests.removeFirst()
+                condition.unlock()
+                continuation.resume(returning: question.uppercased())
+            }
+        }
     }
 #endif

@@ -55,9 +55,11 @@ extension TestScheduler {
                 } catch {
                     outcome.result = .failure(error)
                 }
+                scheduler.value.state.bodyPending = false
             }
             // A task handle is the task's address, as `UnsafeCurrentTask` is inside it.
             runtime.bodyTask = unsafeBitCast(task, to: UnsafeRawPointer.self)
+            state.bodyPending = true
             return task
         }
         runtime.bodyTask = nil

@@ -120,6 +120,13 @@ public final class TestScheduler: Scheduler {
         if let name = listener.testName { runtime.watchName = "the test \"\(name)\"" }
         self.reporter = VirtualClocks.portable ? MarbleFailure.PortableModeNote(base: reporter) : reporter
         self.parser = MarbleDiagram.Parser(frame: frame)
+        runtime.awaitsAnswer = { [unowned self] in awaitsAnswer }
+    }
+
+    /// Whether a task this scheduler's run awaits is suspended: an async expectation's or a test
+    /// body's, started and not finished.
+    var awaitsAnswer: Bool {
+        runtime.bodyTask != nil && state.bodyPending || state.asyncRuns.contains { $0.started && !$0.finished && !$0.cancelled }
     }
 
     deinit {
@@ -232,6 +239,8 @@ extension TestScheduler {
         var reportedClockReads = false
         /// The clock a busy wait was reported on, whose reads the portability note leaves out.
         var busyWaitClock: String?
+        /// Whether a test body on virtual time is running (started, not returned).
+        var bodyPending = false
         /// Whether virtual time is being driven (a flush or an advance): a hot observable made
         /// now, by a test body on virtual time, is set up at once.
         @usableFromInline var driving = false

@@ -98,16 +98,19 @@ static void drop(shadow *it) {
     free(it);
 }
 
-// Called with `lock` held: takes the shadow off the list (a cancel), releasing the source.
-static void unlist(shadow *it) {
+// Called with `lock` held: takes the shadow off the list (a cancel); returns the source, for
+// the caller to release once the lock is dropped (a last release runs libdispatch's disposal,
+// which must not find the lock held).
+static void *unlist(shadow *it) {
     for (shadow **link = &shadows; *link != NULL; link = &(*link)->next) {
         if (*link == it) {
             *link = it->next;
             break;
         }
     }
-    dispatch_release(it->source);
+    void *source = it->source;
     drop(it);
+    return source;
 }
 
 static void deliver(void *raw);
@@ -170,9 +173,12 @@ static void deliver(void *raw) {
     pthread_mutex_unlock(&lock);
 }
 
+static const void *timer_type;
+static pthread_once_t timer_type_once = PTHREAD_ONCE_INIT;
+static void find_timer_type(void) { timer_type = dlsym(RTLD_DEFAULT, "_dispatch_source_type_timer"); }
+
 static bool is_timer_type(const void *type) {
-    static const void *timer_type;
-    if (timer_type == NULL) timer_type = dlsym(RTLD_DEFAULT, "_dispatch_source_type_timer");
+    pthread_once(&timer_type_once, find_timer_type);
     return type != NULL && type == timer_type;
 }
 
@@ -215,14 +221,16 @@ void dispatch_source_set_timer(void *source, uint64_t start, uint64_t interval, 
         next(source, UINT64_MAX, UINT64_MAX, leeway);
         return;
     }
+    void *listed = NULL;
     if (it != NULL) {
         // Off the driving thread, or a wall-clock deadline: the real timer, noted as an escape.
         marbles_foreign_note_escape(it->foreign, "a Dispatch timer source", it->queue != NULL ? it->queue : dispatch_get_global_queue(0, 0));
         it->generation += 1;
-        unlist(it);
+        listed = unlist(it);
     }
     pthread_mutex_unlock(&lock);
     next(source, start, interval, leeway);
+    if (listed != NULL) dispatch_release(listed);
 }
 
 void dispatch_source_set_event_handler(void *source, void *handler) {
@@ -300,13 +308,15 @@ void dispatch_source_cancel(void *source) {
     object_fn next = NEXT(next_cancel, object_fn, "dispatch_source_cancel", dispatch_source_cancel);
     pthread_mutex_lock(&lock);
     shadow *it = find(source);
+    void *listed = NULL;
     if (it != NULL) {
         it->cancelled = true;
         it->generation += 1;
-        unlist(it);
+        listed = unlist(it);
     }
     pthread_mutex_unlock(&lock);
     next(source);
+    if (listed != NULL) dispatch_release(listed);
 }
 
 uintptr_t dispatch_source_get_data(void *source) {

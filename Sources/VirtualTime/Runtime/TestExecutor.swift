@@ -244,6 +244,16 @@ package final class TestTaskExecutor: @unchecked Sendable {
         if !held { Self.sendElsewhere(queued) }
     }
 
+    /// The jobs from threads the run did not start that are held now came back while nothing
+    /// else was left on virtual time (the driver waited for them): answers at this instant, not
+    /// racy escapes.
+    func acceptUntrackedAnswers() {
+        withLock {
+            let answers = queue.returned.reduce(0) { $0 + ($1.0 < 0 ? 1 : 0) }
+            queue.foreignEnqueues -= min(answers, queue.foreignEnqueues)
+        }
+    }
+
     /// Where a job goes once the runtime is gone: the real main executor for main-actor jobs,
     /// the global executor for the rest (past the hooks: no test scheduler takes it).
     private static func sendElsewhere(_ queued: Queued) {

@@ -2,10 +2,10 @@ package import Atomics
 internal import CRuntimeHooks
 package import MarbleCore
 
-#if canImport(FoundationEssentials)
-    package import FoundationEssentials
-#else
-    package import Foundation
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
 #endif
 
 #if canImport(FoundationEssentials)
@@ -195,7 +195,13 @@ package final class VirtualRuntime {
                     }
                     if !state.idleWaiters.isEmpty, resumeIdleWaiters() { continue }
                     noteNextInstant()
-                    guard virtual.step(throughNanoseconds: limitNanos) else { break }
+                    guard virtual.step(throughNanoseconds: limitNanos) else {
+                        // Nothing left on virtual time, but a task the run awaits is suspended: a
+                        // thread the run did not start may still answer it (an I/O loop started
+                        // before the test); its job comes back to this executor at this instant.
+                        if awaitsAnswer?() == true, waitForAnswer() { continue }
+                        break
+                    }
                     budget.pointee.used &+= 1
                     if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
                     watch.virtualNow.store(virtual.nowNanoseconds, ordering: .relaxed)
@@ -205,6 +211,39 @@ package final class VirtualRuntime {
                 return nil
             }
         }
+    }
+
+    /// Whether a task the run awaits (an async expectation's, a test body's) is still suspended:
+    /// set by the scheduler. When nothing else is left, the run then waits a little for an
+    /// answer from a thread it did not start (``answerWait``).
+    package var awaitsAnswer: (() -> Bool)?
+
+    /// How long, in real time, a run whose awaited task is suspended with nothing else left waits
+    /// for a job to come back from a thread it did not start (a worker started before the run):
+    /// 250 ms, once per scheduler. Such threads answer in microseconds as a rule; a continuation
+    /// that nothing will ever resume is then reported 250 ms later, and later runs of the same
+    /// scheduler do not wait again.
+    package var answerWait: Duration = .milliseconds(250)
+
+    /// Waits up to ``answerWait`` for a job to come back; whether one did. After a wait that
+    /// saw nothing, never waits again.
+    private func waitForAnswer() -> Bool {
+        // Counted in pauses slept, not read from a clock: this thread's clocks are virtual here.
+        let budget = Int(answerWait.clampedNanoseconds / 1000)
+        guard budget > 0 else { return false }
+        var slept = 0
+        var pause = 20
+        while !executor.hasReturnedJobs && !executor.hasWaitingJobs {
+            if slept >= budget {
+                answerWait = .zero
+                return false
+            }
+            usleep(UInt32(pause))
+            slept += pause
+            pause = min(pause * 2, 2000)
+        }
+        executor.acceptUntrackedAnswers()
+        return true
     }
 
     /// Calls `resume` once everything due at the current instant has run: no job is ready, no

@@ -1,0 +1,43 @@
+import MarblesTesting
+import Testing
+
+/// The search model, as an app writes it: nothing injected.
+@MainActor
+final class SearchModel {
+    struct API: Sendable {
+        var search: @Sendable (String) async throws -> [String]
+        static let stub = API { query in [query.uppercased()] }
+    }
+    private let api: API
+    private var pending: Task<Void, Never>?
+    private(set) var results: [String] = []
+
+    init(api: API) { self.api = api }
+
+    func queryChanged(_ query: String) {
+        pending?.cancel()
+        pending = Task {
+            do {
+                try await Task.sleep(for: .milliseconds(300))
+                results = try await api.search(query)
+            } catch {}
+        }
+    }
+}
+
+// An app's async test, unchanged but for the trait; 100 times over, side by side under
+// `--parallel`, each on its own virtual time.
+@Suite("An app's async tests on virtual time")
+struct VirtualTimeBodyTests {
+    @MainActor
+    @Test(.virtualTime, arguments: 0..<100) func showsResultsAfterAPause(_ run: Int) async throws {
+        let model = SearchModel(api: .stub)
+        model.queryChanged("swift")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(model.results == ["SWIFT"])
+    }
+
+    @Test(.virtualTime) func aTenMinuteSleepTakesNoRealTime() async throws {
+        try await Task.sleep(for: .seconds(600))
+    }
+}
