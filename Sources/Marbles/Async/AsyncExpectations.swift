@@ -208,6 +208,7 @@ extension TestScheduler {
     ) {
         let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
         state.asyncRuns.append(run)
+        watchAwaitedTasks()
         virtual.schedule(at: now + subscribeAt) { [executor] in
             guard !run.cancelled else { return }
             run.started = true

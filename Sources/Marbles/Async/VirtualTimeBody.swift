@@ -45,6 +45,7 @@ extension TestScheduler {
         at location: MarbleFailure.Location, _ body: @escaping @Sendable (TestScheduler) async throws -> Value
     ) -> BodyEnd<Value> {
         runtime.mainActorInLoop = true
+        watchAwaitedTasks()
         let scheduler = DrivingThreadOnly(value: self)
         let outcome = BodyOutcome<Value>()
         let task = run(at: location) {

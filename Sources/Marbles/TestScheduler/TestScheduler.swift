@@ -43,7 +43,10 @@ public final class TestScheduler: Scheduler {
     public let frame: Duration
     /// When set, a flush runs only up to this many frames past the time of the flush; work
     /// due later stays queued. `nil` runs until no work is left (or the step limit).
-    public var maxFrames: Int?
+    public var maxFrames: Int? {
+        get { state.maxFrames }
+        set { state.maxFrames = newValue }
+    }
     /// How long a run waits, in real time, for work the code under test handed to another thread
     /// (a block on a `DispatchQueue`, a `Thread`, an actor's job on its own executor) before it
     /// reports that work and goes on; 10 s. While such work is out, virtual time does not move.
@@ -120,6 +123,12 @@ public final class TestScheduler: Scheduler {
         if let name = listener.testName { runtime.watchName = "the test \"\(name)\"" }
         self.reporter = VirtualClocks.portable ? MarbleFailure.PortableModeNote(base: reporter) : reporter
         self.parser = MarbleDiagram.Parser(frame: frame)
+    }
+
+    /// From the first awaited task on (an async expectation's, a test body's), the runtime asks
+    /// whether one is suspended before it ends a run (tests of observables make no closure).
+    func watchAwaitedTasks() {
+        guard runtime.awaitsAnswer == nil else { return }
         runtime.awaitsAnswer = { [unowned self] in awaitsAnswer }
     }
 
@@ -241,6 +250,8 @@ extension TestScheduler {
         var busyWaitClock: String?
         /// Whether a test body on virtual time is running (started, not returned).
         var bodyPending = false
+        /// ``TestScheduler/maxFrames`` (read by every flush).
+        var maxFrames: Int?
         /// Whether virtual time is being driven (a flush or an advance): a hot observable made
         /// now, by a test body on virtual time, is set up at once.
         @usableFromInline var driving = false

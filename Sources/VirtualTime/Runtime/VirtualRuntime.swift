@@ -36,11 +36,13 @@ package final class VirtualRuntime {
     package let clocks: VirtualClocks
     private let virtual: VirtualTimeScheduler
     /// What the watchdog calls the run ("the test \"name\"", or "a test scheduler").
-    package var watchName = "a test scheduler" {
-        didSet { watchKey = Watchdog.names.wrappingIncrementThenLoad(ordering: .relaxed) }
+    package var watchName: String {
+        get { state.watchName }
+        set {
+            state.watchName = newValue
+            state.watchKey = Watchdog.names.wrappingIncrementThenLoad(ordering: .relaxed)
+        }
     }
-    /// The number the watchdog knows ``watchName`` by (0: the default name).
-    private var watchKey = 0
     /// How long a run waits, in real time, for work the code handed to another thread before it
     /// reports that work and goes on (10 s; see ``ForeignWork``).
     package var foreignWorkTimeout: Duration = .seconds(10)
@@ -91,6 +93,10 @@ package final class VirtualRuntime {
         /// ``mainActorInLoop`` and ``bodyTask`` (read at every routing and every sleep).
         var mainActorInLoop = false
         var bodyTask: UnsafeRawPointer?
+        /// ``watchName``, and the number the watchdog knows it by (0: the default name); read
+        /// at every drive.
+        var watchName = "a test scheduler"
+        var watchKey = 0
     }
 
     /// A task that went to sleep, as the step-limit failure names it.
@@ -175,7 +181,7 @@ package final class VirtualRuntime {
         var budget = RunawayGuard.Budget(limit: stepLimit)
         let limitNanos = limit.map(VirtualTimeScheduler.nanos) ?? .max
         let home = clocks.home
-        let watch = Watchdog.begin(watchName, key: watchKey, virtualNow: virtual.nowNanoseconds)
+        let watch = Watchdog.begin(state.watchName, key: state.watchKey, virtualNow: virtual.nowNanoseconds)
         defer { watch.end() }
         return routing {
             RunawayGuard.withBudget(&budget) { budget -> String? in
