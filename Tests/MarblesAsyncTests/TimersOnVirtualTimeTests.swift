@@ -42,45 +42,37 @@ import Testing
     struct TimersOnVirtualTimeTests {
         static let letters = ["a", "b", "c", "d", "e"]
 
-        @Test("a repeating DispatchSource timer ticks at virtual time, three ticks")
-        func repeatingSource() {
+        /// The failures of one run of a ticker every `interval` ms, `count` ticks, at 100 ms frames.
+        static func tickerFailures(every interval: Int, count: Int, expected: String) -> [String] {
             let reporter = MarbleFailure.Collector()
             let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
             scheduler.run {
                 scheduler.expect(emitting: String.self) { emit in
-                    let ticker = SourceTicker(every: .milliseconds(200), count: 3)
-                    for await tick in ticker.ticks { emit(Self.letters[tick - 1]) }
-                }.toBe("--a-b-(c|)")
+                    let ticker = SourceTicker(every: .milliseconds(interval), count: count)
+                    for await tick in ticker.ticks { emit(letters[tick - 1]) }
+                }.toBe(expected)
             }
-            #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
+            return reporter.failures.map(\.message)
+        }
+
+        @Test("a repeating DispatchSource timer ticks at virtual time, three ticks")
+        func repeatingSource() {
+            let failures = Self.tickerFailures(every: 200, count: 3, expected: "--a-b-(c|)")
+            #expect(failures.isEmpty, "\(failures)")
         }
 
         @Test("the repeating source ticks exactly, 100 runs in a row")
         func repeatingSourceInARow() {
             for _ in 0..<100 {
-                let reporter = MarbleFailure.Collector()
-                let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
-                scheduler.run {
-                    scheduler.expect(emitting: String.self) { emit in
-                        let ticker = SourceTicker(every: .milliseconds(200), count: 3)
-                        for await tick in ticker.ticks { emit(Self.letters[tick - 1]) }
-                    }.toBe("--a-b-(c|)")
-                }
-                #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
+                let failures = Self.tickerFailures(every: 200, count: 3, expected: "--a-b-(c|)")
+                #expect(failures.isEmpty, "\(failures)")
             }
         }
 
         @Test("the repeating source ticks exactly, 50 runs side by side", arguments: 0..<50)
         func repeatingSourceInParallel(_ run: Int) {
-            let reporter = MarbleFailure.Collector()
-            let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
-            scheduler.run {
-                scheduler.expect(emitting: String.self) { emit in
-                    let ticker = SourceTicker(every: .milliseconds(300), count: 2)
-                    for await tick in ticker.ticks { emit(Self.letters[tick - 1]) }
-                }.toBe("---a--(b|)")
-            }
-            #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
+            let failures = Self.tickerFailures(every: 300, count: 2, expected: "---a--(b|)")
+            #expect(failures.isEmpty, "\(failures)")
         }
 
         @Test("a one-shot source fires once; a new schedule replaces the old; a cancelled one never fires")

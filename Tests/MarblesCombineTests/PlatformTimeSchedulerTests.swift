@@ -32,27 +32,19 @@
 
         #if os(Linux)
             /// Issue 59: the queue hard-coded, nothing injected. The debounce arms a repeating
-            /// Dispatch timer source on the main queue, which fires in the scheduler's loop.
+            /// Dispatch timer source, which fires on virtual time: on the main queue in the
+            /// scheduler's loop (the test is on the main actor), on a queue of its own as work the
+            /// run waits for.
             @MainActor
-            @Test("debounce on DispatchQueue.main, hard-coded, runs on virtual time in a @MainActor test", .noPortabilityWarning)
-            func debounceOnTheMainQueue() {
+            @Test(
+                "debounce on a hard-coded DispatchQueue runs on virtual time", .noPortabilityWarning,
+                arguments: [DispatchQueue.main, DispatchQueue(label: "search")])
+            func debounceOnAHardCodedQueue(_ queue: DispatchQueue) {
                 let reporter = MarbleFailure.Collector()
                 let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
                 scheduler.run {
                     let queries = scheduler.hotPublisher("-a-b------c---|", values: ["a": "sw", "b": "swift", "c": "rx"])
-                    scheduler.expect(DispatchSearch.results(queries, scheduler: DispatchQueue.main))
-                        .toBe("------x------y|", values: ["x": "SWIFT", "y": "RX"])
-                }
-                #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
-            }
-
-            @Test("debounce on a queue of its own, hard-coded, runs on virtual time", .noPortabilityWarning)
-            func debounceOnAQueueOfItsOwn() {
-                let reporter = MarbleFailure.Collector()
-                let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
-                scheduler.run {
-                    let queries = scheduler.hotPublisher("-a-b------c---|", values: ["a": "sw", "b": "swift", "c": "rx"])
-                    scheduler.expect(DispatchSearch.results(queries, scheduler: DispatchQueue(label: "search")))
+                    scheduler.expect(DispatchSearch.results(queries, scheduler: queue))
                         .toBe("------x------y|", values: ["x": "SWIFT", "y": "RX"])
                 }
                 #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")

@@ -63,13 +63,8 @@ package enum ForeignWork {
     static func settle(_ tracker: OpaquePointer, timeout: Duration, jobsHeld: UnsafeRawPointer) -> [Overdue] {
         let result = marbles_foreign_wait(tracker, max(timeout.clampedNanoseconds, 0), jobsHeld)
         guard result == marbles_foreign_timed_out else { return [] }
-        var buffer = [CChar](repeating: 0, count: 8192)
-        let count = buffer.withUnsafeMutableBufferPointer { marbles_foreign_abandon(tracker, $0.baseAddress!, UInt($0.count)) }
-        guard count > 0 else { return [] }
-        let text = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return text.split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 4, let submitted = Int64(fields[2]), let age = Int64(fields[3]) else { return nil }
+        return rows(capacity: 8192, fields: 4) { marbles_foreign_abandon(tracker, $0, $1) }.compactMap { fields in
+            guard let submitted = Int64(fields[2]), let age = Int64(fields[3]) else { return nil }
             return Overdue(kind: String(fields[0]), label: String(fields[1]), submitted: .nanoseconds(submitted), age: .nanoseconds(age))
         }
     }
@@ -86,15 +81,21 @@ extension ForeignWork {
         package var at: Duration
     }
 
-    /// The escapes `tracker` noted since the last call.
-    static func takeEscapes(_ tracker: OpaquePointer) -> [Escape] {
-        var buffer = [CChar](repeating: 0, count: 1024)
-        let count = buffer.withUnsafeMutableBufferPointer { marbles_foreign_take_escapes(tracker, $0.baseAddress!, UInt($0.count)) }
+    /// What a tracker wrote into a buffer of `capacity` (`fill` returns how many lines): its
+    /// lines of `fields` tab-separated fields.
+    static func rows(capacity: Int, fields: Int, _ fill: (UnsafeMutablePointer<CChar>, UInt) -> Int) -> [[Substring]] {
+        var buffer = [CChar](repeating: 0, count: capacity)
+        let count = buffer.withUnsafeMutableBufferPointer { fill($0.baseAddress!, UInt($0.count)) }
         guard count > 0 else { return [] }
         let text = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return text.split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 3, let at = Int64(fields[2]) else { return nil }
+        return text.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+            .filter { $0.count == fields }
+    }
+
+    /// The escapes `tracker` noted since the last call.
+    static func takeEscapes(_ tracker: OpaquePointer) -> [Escape] {
+        return rows(capacity: 1024, fields: 3) { marbles_foreign_take_escapes(tracker, $0, $1) }.compactMap { fields in
+            guard let at = Int64(fields[2]) else { return nil }
             return Escape(what: String(fields[0]), queue: String(fields[1]), at: .nanoseconds(at))
         }
     }
