@@ -205,7 +205,9 @@ package final class VirtualRuntime {
                         // Nothing left on virtual time, but a task the run awaits is suspended: a
                         // thread the run did not start may still answer it (an I/O loop started
                         // before the test); its job comes back to this executor at this instant.
-                        if awaitsAnswer?() == true, waitForAnswer() { continue }
+                        // Only with nothing at all left: a run that stops at a limit (advance,
+                        // maxFrames) with wake-ups still due waits for nothing.
+                        if virtual.nextDueTime == nil, awaitsAnswer?() == true, waitForAnswer() { continue }
                         break
                     }
                     budget.pointee.used &+= 1
