@@ -34,8 +34,9 @@ extension TestScheduler {
                 """
                 the async sequence under test was still suspended when nothing was left to run on the test \
                 scheduler, and no work it handed to another thread was still out: it waits for something that will \
-                not come on this timeline: a continuation nothing resumes, work started before the run or by a \
-                thread the scheduler does not see (a DispatchSource timer, a Timer, a RunLoop, a pthread of its own), \
+                not come on this timeline: a continuation nothing resumes, a thread started before the run that \
+                never answered, work the scheduler does not see (a Dispatch timer source scheduled off the test's \
+                thread, a Timer, a RunLoop, a pthread of its own), \
                 MainActor work in a test not marked @MainActor, or an input that never ends (add an unsubscription \
                 diagram, e.g. expect(sequence, unsubscribe: "-----!"), to cancel it on purpose)
                 """, at: stalled.location)

@@ -50,6 +50,8 @@ extension TestScheduler {
         let outcome = BodyOutcome<Value>()
         let task = run(at: location) {
             let task = startBody {
+                // Known by the hash of its `UnsafeCurrentTask`, as the runtime sees it at a sleep.
+                withUnsafeCurrentTask { scheduler.value.runtime.bodyTask = $0?.hashValue }
                 do {
                     let value = try await Self.$currentBox.withValue(scheduler) { try await body(scheduler.value) }
                     outcome.result = .success(value)
@@ -58,8 +60,6 @@ extension TestScheduler {
                 }
                 scheduler.value.state.bodyPending = false
             }
-            // A task handle is the task's address, as `UnsafeCurrentTask` is inside it.
-            runtime.bodyTask = unsafeBitCast(task, to: UnsafeRawPointer.self)
             state.bodyPending = true
             return task
         }
@@ -81,8 +81,8 @@ extension TestScheduler {
                     the test body was still suspended at \(stoppedAt) when nothing was left to run on virtual time: no task \
                     was sleeping, no work handed to another thread was out, and no timer was due. It waits for something \
                     that will not come: a continuation nothing resumes, an async sequence that never ends, or work the \
-                    test scheduler does not see (a DispatchSource timer, a Timer on a run loop, a thread started before \
-                    the test). It was cancelled.
+                    test scheduler does not see (a Dispatch timer source scheduled off the test's thread, a Timer on a \
+                    run loop, a thread that never answers). It was cancelled.
                     """), task: task)
     }
 

@@ -135,7 +135,7 @@ public final class TestScheduler: Scheduler {
     /// Whether a task this scheduler's run awaits is suspended: an async expectation's or a test
     /// body's, started and not finished.
     var awaitsAnswer: Bool {
-        runtime.bodyTask != nil && state.bodyPending || state.asyncRuns.contains { $0.started && !$0.finished && !$0.cancelled }
+        state.bodyPending || state.asyncRuns.contains { $0.started && !$0.finished && !$0.cancelled }
     }
 
     deinit {

@@ -50,6 +50,11 @@ typedef struct {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static shadow *shadows;
+// How many shadows are listed: every `dispatch_resume` of the process comes through here, and
+// while none is (most of the time) it passes on without the lock.
+static _Atomic long listed_count;
+
+static bool none_listed(void) { return atomic_load_explicit(&listed_count, memory_order_acquire) == 0; }
 
 typedef void *(*source_create_fn)(const void *type, uintptr_t handle, uintptr_t mask, void *queue);
 typedef void (*set_timer_fn)(void *source, uint64_t start, uint64_t interval, uint64_t leeway);
@@ -109,6 +114,7 @@ static void *unlist(shadow *it) {
         }
     }
     void *source = it->source;
+    atomic_fetch_sub_explicit(&listed_count, 1, memory_order_release);
     drop(it);
     return source;
 }
@@ -200,12 +206,17 @@ void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask,
     pthread_mutex_lock(&lock);
     it->next = shadows;
     shadows = it;
+    atomic_fetch_add_explicit(&listed_count, 1, memory_order_release);
     pthread_mutex_unlock(&lock);
     return source;
 }
 
 void dispatch_source_set_timer(void *source, uint64_t start, uint64_t interval, uint64_t leeway) {
     set_timer_fn next = NEXT(next_set_timer, set_timer_fn, "dispatch_source_set_timer", dispatch_source_set_timer);
+    if (none_listed()) {
+        next(source, start, interval, leeway);
+        return;
+    }
     pthread_mutex_lock(&lock);
     shadow *it = find(source);
     long long remaining = 0;
@@ -235,6 +246,10 @@ void dispatch_source_set_timer(void *source, uint64_t start, uint64_t interval, 
 
 void dispatch_source_set_event_handler(void *source, void *handler) {
     set_handler_fn next = NEXT(next_set_handler, set_handler_fn, "dispatch_source_set_event_handler", dispatch_source_set_event_handler);
+    if (none_listed()) {
+        next(source, handler);
+        return;
+    }
     pthread_mutex_lock(&lock);
     shadow *it = find(source);
     if (it != NULL) {
@@ -249,6 +264,10 @@ void dispatch_source_set_event_handler(void *source, void *handler) {
 void dispatch_source_set_event_handler_f(void *source, void (*handler)(void *)) {
     set_handler_f_fn next =
         NEXT(next_set_handler_f, set_handler_f_fn, "dispatch_source_set_event_handler_f", dispatch_source_set_event_handler_f);
+    if (none_listed()) {
+        next(source, handler);
+        return;
+    }
     pthread_mutex_lock(&lock);
     shadow *it = find(source);
     if (it != NULL) {
@@ -262,6 +281,10 @@ void dispatch_source_set_event_handler_f(void *source, void (*handler)(void *)) 
 
 void dispatch_set_context(void *object, void *context) {
     set_context_fn next = NEXT(next_set_context, set_context_fn, "dispatch_set_context", dispatch_set_context);
+    if (none_listed()) {
+        next(object, context);
+        return;
+    }
     pthread_mutex_lock(&lock);
     shadow *it = find(object);
     if (it != NULL) it->handler_context = context;
@@ -285,18 +308,30 @@ static void unsuspend(void *object, bool activating) {
 
 void dispatch_resume(void *object) {
     object_fn next = NEXT(next_resume, object_fn, "dispatch_resume", dispatch_resume);
+    if (none_listed()) {
+        next(object);
+        return;
+    }
     unsuspend(object, false);
     next(object);
 }
 
 void dispatch_activate(void *object) {
     object_fn next = NEXT(next_activate, object_fn, "dispatch_activate", dispatch_activate);
+    if (none_listed()) {
+        next(object);
+        return;
+    }
     unsuspend(object, true);
     next(object);
 }
 
 void dispatch_suspend(void *object) {
     object_fn next = NEXT(next_suspend, object_fn, "dispatch_suspend", dispatch_suspend);
+    if (none_listed()) {
+        next(object);
+        return;
+    }
     pthread_mutex_lock(&lock);
     shadow *it = find(object);
     if (it != NULL) it->suspended += 1;
@@ -306,6 +341,10 @@ void dispatch_suspend(void *object) {
 
 void dispatch_source_cancel(void *source) {
     object_fn next = NEXT(next_cancel, object_fn, "dispatch_source_cancel", dispatch_source_cancel);
+    if (none_listed()) {
+        next(source);
+        return;
+    }
     pthread_mutex_lock(&lock);
     shadow *it = find(source);
     void *listed = NULL;
@@ -321,6 +360,7 @@ void dispatch_source_cancel(void *source) {
 
 uintptr_t dispatch_source_get_data(void *source) {
     get_data_fn next = NEXT(next_get_data, get_data_fn, "dispatch_source_get_data", dispatch_source_get_data);
+    if (none_listed()) return next(source);
     pthread_mutex_lock(&lock);
     shadow *it = find(source);
     uintptr_t data = it != NULL ? it->data : 0;

@@ -55,11 +55,11 @@ package final class VirtualRuntime {
         set { state.mainActorInLoop = newValue }
     }
 
-    /// The task of a test body on virtual time (its address): its sleeps end after everything
+    /// The task of a test body on virtual time (its `UnsafeCurrentTask`'s hash): its sleeps end after everything
     /// else due at the instant they end at, so that the body sees that instant settled (a
     /// model's 300 ms debounce and the body's 300 ms sleep: the body looks after the model has
     /// searched). A sleep is known by the task that is current when it is scheduled.
-    package var bodyTask: UnsafeRawPointer? {
+    package var bodyTask: Int? {
         get { state.bodyTask }
         set { state.bodyTask = newValue }
     }
@@ -92,7 +92,7 @@ package final class VirtualRuntime {
         var idleWaiters: [() -> Void] = []
         /// ``mainActorInLoop`` and ``bodyTask`` (read at every routing and every sleep).
         var mainActorInLoop = false
-        var bodyTask: UnsafeRawPointer?
+        var bodyTask: Int?
         /// ``watchName``, and the number the watchdog knows it by (0: the default name); read
         /// at every drive.
         var watchName = "a test scheduler"
@@ -325,7 +325,7 @@ package final class VirtualRuntime {
     }
 
     private func schedule(_ job: UnownedJob, after sleep: SleepDeadline) {
-        if let bodyTask, withUnsafeCurrentTask(body: { $0.map { unsafeBitCast($0, to: UnsafeRawPointer.self) } }) == bodyTask {
+        if let bodyTask, withUnsafeCurrentTask(body: { $0?.hashValue }) == bodyTask {
             return scheduleWake(at: virtual.now + sleep.delay) { [unowned self] in
                 whenIdle { [executor] in executor.enqueueRouted(job) }
             }

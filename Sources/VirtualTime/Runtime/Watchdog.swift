@@ -23,10 +23,8 @@ package enum Watchdog {
     package final class Record: @unchecked Sendable {
         /// Odd while a drive is under way: each drive adds one as it begins and one as it ends.
         let drives = ManagedAtomic<Int>(0)
-        /// The virtual time (ns) of the drive's last step, stored at every step. Not a
-        /// `ManagedAtomic`: its storage address was computed by a call at each store (seen in
-        /// profiles of the drive loop); a record lives as long as the process, and so does this.
-        package let virtualNow = UnsafeAtomic<Int64>.create(0)
+        /// The virtual time (ns) of the drive's last step.
+        package let virtualNow = ManagedAtomic<Int64>(0)
         /// Whether the drive waits for work handed to another thread.
         package let waiting = ManagedAtomic<Bool>(false)
         /// The watchdog's, under its lock: the drive it saw under way, when it first saw it, and

@@ -37,7 +37,9 @@ struct VirtualTimeBodyTests {
         #expect(model.results == ["SWIFT"])
     }
 
-    @Test(.virtualTime) func aTenMinuteSleepTakesNoRealTime() async throws {
+    @Test(.virtualTime, .noPortabilityWarning) func aTenMinuteSleepTakesNoRealTime() async throws {
+        let scheduler = try #require(TestScheduler.current)
         try await Task.sleep(for: .seconds(600))
+        #expect(scheduler.now == .seconds(600))
     }
 }
