@@ -58,9 +58,8 @@ extension TestScheduler {
                 } catch {
                     outcome.result = .failure(error)
                 }
-                scheduler.value.state.bodyPending = false
+                scheduler.value.runtime.bodyTask = nil
             }
-            state.bodyPending = true
             return task
         }
         runtime.bodyTask = nil

@@ -135,7 +135,7 @@ public final class TestScheduler: Scheduler {
     /// Whether a task this scheduler's run awaits is suspended: an async expectation's or a test
     /// body's, started and not finished.
     var awaitsAnswer: Bool {
-        state.bodyPending || state.asyncRuns.contains { $0.started && !$0.finished && !$0.cancelled }
+        runtime.bodyTask != nil || state.asyncRuns.contains { $0.started && !$0.finished && !$0.cancelled }
     }
 
     deinit {
@@ -248,8 +248,6 @@ extension TestScheduler {
         var reportedClockReads = false
         /// The clock a busy wait was reported on, whose reads the portability note leaves out.
         var busyWaitClock: String?
-        /// Whether a test body on virtual time is running (started, not returned).
-        var bodyPending = false
         /// ``TestScheduler/maxFrames`` (read by every flush).
         var maxFrames: Int?
         /// Whether virtual time is being driven (a flush or an advance): a hot observable made

@@ -55,7 +55,8 @@ package final class VirtualRuntime {
         set { state.mainActorInLoop = newValue }
     }
 
-    /// The task of a test body on virtual time (its `UnsafeCurrentTask`'s hash): its sleeps end after everything
+    /// The task of a test body on virtual time while it runs (its `UnsafeCurrentTask`'s hash; `nil`
+    /// before it starts and once it returned): its sleeps end after everything
     /// else due at the instant they end at, so that the body sees that instant settled (a
     /// model's 300 ms debounce and the body's 300 ms sleep: the body looks after the model has
     /// searched). A sleep is known by the task that is current when it is scheduled.
