@@ -219,6 +219,30 @@ import Testing
             }
             #expect(reporter.failures.map(\.message).contains { $0.contains("still suspended when nothing was left to run") })
         }
+
+        @Test("a timer source made in a run and scheduled after it from another thread keeps the real timer, safely")
+        func sourceOutlivesItsRun() {
+            nonisolated(unsafe) var timer: (any DispatchSourceTimer)?
+            do {
+                let scheduler = TestScheduler(reporter: MarbleFailure.Collector())
+                scheduler.run {
+                    let made = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "late"))
+                    made.setEventHandler {}
+                    made.resume()
+                    timer = made
+                }
+            }
+            // The scheduler, its runtime and its tracker's creator are gone; the shadow still names
+            // the tracker when the escape is noted (AddressSanitizer runs this suite).
+            let done = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                timer?.schedule(deadline: .now() + .seconds(60))
+                done.signal()
+            }
+            done.wait()
+            timer?.cancel()
+            #expect(timer?.isCancelled == true)
+        }
     }
 
     /// An I/O loop as apps have one: a thread of its own, started once (before any test runs),

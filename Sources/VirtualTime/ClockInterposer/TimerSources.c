@@ -100,6 +100,7 @@ static shadow *find(void *source) {
 static void drop(shadow *it) {
     if (--it->references > 0) return;
     if (it->handler != NULL) marbles_foreign_release_block(it->handler);
+    marbles_foreign_unhold(it->foreign);
     free(it);
 }
 
@@ -202,6 +203,8 @@ void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask,
     shadow *it = calloc(1, sizeof(shadow));
     if (it == NULL) abort();
     dispatch_retain(source);
+    // The tracker outlives its run while a shadow may still name it (an escape noted later).
+    marbles_foreign_hold(foreign);
     *it = (shadow){.source = source, .queue = queue, .foreign = foreign, .interval_ns = UINT64_MAX, .suspended = 1, .references = 1};
     pthread_mutex_lock(&lock);
     it->next = shadows;

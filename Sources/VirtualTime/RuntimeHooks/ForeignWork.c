@@ -209,6 +209,10 @@ void marbles_foreign_set_timer(marbles_foreign *foreign, void *owner, marbles_ti
 
 void marbles_foreign_submit_untracked(void *queue, void *context, void (*work)(void *)) { submit_next(queue, context, work); }
 
+void marbles_foreign_hold(marbles_foreign *foreign) { retain(foreign); }
+
+void marbles_foreign_unhold(marbles_foreign *foreign) { release(foreign); }
+
 void marbles_foreign_release(marbles_foreign *foreign) {
     // Most runs handed nothing over: no lock, no clock read.
     if (atomic_load_explicit(&foreign->pending, memory_order_acquire) != 0) {

@@ -166,6 +166,10 @@ void marbles_foreign_set_timer(marbles_foreign *_Nonnull foreign, void *_Nonnull
 void marbles_foreign_submit_untracked(void *_Nonnull queue, void *_Nullable context, void (*_Nonnull work)(void *_Nullable));
 /// Drops the creator's reference; first abandons what is still out.
 void marbles_foreign_release(marbles_foreign *_Nonnull foreign);
+/// Keeps the tracker (not its runtime) alive for a holder that outlives the run (a Dispatch timer
+/// source shadowed by the interposer), and lets it go.
+void marbles_foreign_hold(marbles_foreign *_Nonnull foreign);
+void marbles_foreign_unhold(marbles_foreign *_Nonnull foreign);
 /// The count the driver reads between steps: work out (not abandoned). An `_Atomic long`.
 void *_Nonnull marbles_foreign_pending_address(marbles_foreign *_Nonnull foreign);
 /// The virtual time (ns) stamped on work as it is submitted, which the driver keeps current: an
