@@ -50,6 +50,18 @@ fi
 grep -q "marble diagrams differ" "$work/portable.log" || { cat "$work/portable.log"; exit 1; }
 grep -q "MARBLES_PORTABLE=1 is on" "$work/portable.log" || { echo "the failure does not say portable mode is on:"; cat "$work/portable.log"; exit 1; }
 echo "Date() in a run: a portability note on Linux; under MARBLES_PORTABLE=1 the test fails, as on a Mac"
+# Each escape left names itself (Linux): a run-loop timer in a mode the run does not drive, and a
+# Dispatch timer source with a wall-clock deadline.
+if [ "$(uname)" = Linux ]; then
+    if CONSUMER_ESCAPE_DEMO=1 "$SWIFT" test --skip-build --filter escapesNameThemselves >"$work/escape.log" 2>&1; then
+        echo "the escape demo passed; it should fail naming its escapes"; cat "$work/escape.log"; exit 1
+    fi
+    for text in "a run-loop timer armed at frame 2 in run-loop mode 'custom' is left to its run loop, which nothing runs in a test" \
+        "a Dispatch timer source armed at frame 2 on queue 'wall-clock' runs on real time"; do
+        grep -qF "$text" "$work/escape.log" || { echo "the escape demo does not say: $text"; cat "$work/escape.log"; exit 1; }
+    done
+    echo "escapes name themselves: a run-loop timer in mode 'custom', a wall-clock Dispatch timer source"
+fi
 # A failing marble test attaches its diagram: `--attachments-path` gets an SVG and a spec for the
 # failing expectation and for a property's smallest failing example; MARBLES_ATTACHMENTS=0 none.
 attachments="$work/attachments"

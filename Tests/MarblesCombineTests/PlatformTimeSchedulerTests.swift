@@ -49,6 +49,38 @@
                 }
                 #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
             }
+
+            /// Issue 59: `RunLoop.main` hard-coded as the scheduler. OpenCombine's run-loop
+            /// scheduler adds a `Timer` per delay; it fires on virtual time.
+            @MainActor
+            @Test("debounce on a hard-coded RunLoop.main runs on virtual time", .noPortabilityWarning)
+            func debounceOnTheMainRunLoop() {
+                let reporter = MarbleFailure.Collector()
+                let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+                scheduler.run {
+                    let queries = scheduler.hotPublisher("-a-b------c---|", values: ["a": "sw", "b": "swift", "c": "rx"])
+                    let results = queries.debounce(for: .milliseconds(300), scheduler: RunLoop.main.ocombine).map { $0.uppercased() }
+                    scheduler.expect(results).toBe("------x------y|", values: ["x": "SWIFT", "y": "RX"])
+                }
+                #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
+            }
+
+            /// Issue 59: `Timer.publish` on the main run loop, common modes: a clock that ticks.
+            @MainActor
+            @Test("Timer.publish ticks at virtual time", .noPortabilityWarning)
+            func timerPublish() {
+                let reporter = MarbleFailure.Collector()
+                let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+                scheduler.run {
+                    let start = Date()
+                    let ticks = Timer.publish(every: 0.2, on: .main, in: .common).autoconnect()
+                        .map { "\(Int(($0.timeIntervalSince(start) * 10).rounded()))" }
+                        .prefix(3)
+                    // `prefix(3)` (`output(in:)`) finishes when a fourth value comes, in Combine as here.
+                    scheduler.expect(ticks).toBe("--a-b-c-|", values: ["a": "2", "b": "4", "c": "6"])
+                }
+                #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
+            }
         #endif
 
         @Test("RunLoop and OperationQueue time types: delay and a repeating timer on virtual time")

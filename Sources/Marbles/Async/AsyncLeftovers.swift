@@ -36,7 +36,7 @@ extension TestScheduler {
                 scheduler, and no work it handed to another thread was still out: it waits for something that will \
                 not come on this timeline: a continuation nothing resumes, a thread started before the run that \
                 never answered, work the scheduler does not see (a Dispatch timer source scheduled off the test's \
-                thread, a Timer, a RunLoop, a pthread of its own), \
+                thread, a Timer in a run-loop mode the run does not drive, a pthread of its own), \
                 MainActor work in a test not marked @MainActor, or an input that never ends (add an unsubscription \
                 diagram, e.g. expect(sequence, unsubscribe: "-----!"), to cancel it on purpose)
                 """, at: stalled.location)
@@ -84,15 +84,27 @@ extension TestScheduler {
     /// Work that stayed on real time names itself: the test's timing then depends on the machine.
     private func reportEscapes(_ escapes: [ForeignWork.Escape], at location: MarbleFailure.Location) {
         guard !escapes.isEmpty else { return }
-        let listed = escapes.map { "  \($0.what) armed at \(frameText($0.at, frame: frame)) on queue '\($0.queue)' runs on real time" }
+        let listed = escapes.map { "  \($0.what) armed at \(frameText($0.at, frame: frame)) \($0.place)" }
+        var advice: [String] = []
+        if escapes.contains(where: { $0.what.hasPrefix("a Dispatch") }) {
+            advice.append(
+                """
+                A Dispatch timer source is on virtual time when it is made and scheduled on the thread that runs \
+                the test (inside scheduler.run, or a .virtualTime test), with a deadline from DispatchTime \
+                (.now() + …), not a wall-clock one.
+                """)
+        }
+        if escapes.contains(where: { $0.what.contains("run loop") || $0.what.contains("run-loop") }) {
+            advice.append(
+                """
+                A run-loop timer (Timer.scheduledTimer, RunLoop.add, Timer.publish, RunLoop as a scheduler) is on \
+                virtual time when it is made and added on the thread that runs the test, to that thread's run loop \
+                or to RunLoop.main in a test on the main actor, in the default or the common modes.
+                """)
+        }
         report(
             "work of the code under test stayed on real time, so this test's timing depends on the machine:\n"
-                + listed.joined(separator: "\n") + "\n"
-                    + """
-                    A Dispatch timer source is on virtual time when it is made and scheduled on the thread that runs \
-                    the test (inside scheduler.run, or a .virtualTime test), with a deadline from DispatchTime \
-                    (.now() + …), not a wall-clock one.
-                    """, at: location)
+                + listed.joined(separator: "\n") + (advice.isEmpty ? "" : "\n" + advice.joined(separator: "\n")), at: location)
     }
 
     private func reportBusyWait(_ busyWait: (clock: String, at: Duration), at location: MarbleFailure.Location) {

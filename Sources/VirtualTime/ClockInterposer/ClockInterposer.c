@@ -381,6 +381,16 @@ bool marbles_ip_virtual_remaining(marbles_foreign *foreign, uint64_t when, long 
     return true;
 }
 
+// `Date()` on a driving thread whose clocks are virtual, in nanoseconds since 1970 (not counted
+// as a read of the code under test); false elsewhere.
+bool marbles_ip_virtual_date_ns(long long *now) {
+    marbles_virtual_clocks *clocks = marbles_route_clocks();
+    if (clocks == NULL) return false;
+    if (!clocks->bases_set) set_bases(clocks);
+    *now = clocks->realtime_base_ns + clocks->now_ns(clocks->context);
+    return true;
+}
+
 // A block or function for a timer or the main queue, handed to the tracker's owner (Swift).
 void marbles_ip_hand_to_timer(marbles_foreign *foreign, void *queue, long long remaining, void *context, void (*work)(void *)) {
     marbles_foreign_timer(foreign)(

@@ -73,10 +73,11 @@ package enum ForeignWork {
 extension ForeignWork {
     /// Work that stayed on real time inside a run, as the interposer noted it.
     package struct Escape: Equatable, Sendable {
-        /// What it is ("a Dispatch timer source").
+        /// What it is ("a Dispatch timer source", "a run-loop timer").
         package var what: String
-        /// The label of the queue it runs on.
-        package var queue: String
+        /// Where it went, said in full ("on queue 'x' runs on real time", "in run-loop mode 'x'
+        /// is left to its run loop, …").
+        package var place: String
         /// The virtual time it was armed at.
         package var at: Duration
     }
@@ -96,7 +97,7 @@ extension ForeignWork {
     static func takeEscapes(_ tracker: OpaquePointer) -> [Escape] {
         return rows(capacity: 1024, fields: 3) { marbles_foreign_take_escapes(tracker, $0, $1) }.compactMap { fields in
             guard let at = Int64(fields[2]) else { return nil }
-            return Escape(what: String(fields[0]), queue: String(fields[1]), at: .nanoseconds(at))
+            return Escape(what: String(fields[0]), place: String(fields[1]), at: .nanoseconds(at))
         }
     }
 }

@@ -61,7 +61,7 @@ struct marbles_foreign {
     long held_sync;
     // Work that stays on real time inside the run (a timer libdispatch keeps), under `mutex`: the
     // first few, for the run's failures, as `what\tqueue label\tvirtual ns` lines.
-    char escapes[4][160];
+    char escapes[4][256];
     int escape_count;
 };
 
@@ -224,16 +224,21 @@ void marbles_foreign_release(marbles_foreign *foreign) {
 
 
 
-void marbles_foreign_note_escape(marbles_foreign *foreign, const char *what, void *queue) {
+void marbles_foreign_note_escape_in(marbles_foreign *foreign, const char *what, const char *place) {
     long long at = atomic_load_explicit(&foreign->now_ns, memory_order_relaxed);
     marbles_virtual_clocks *clocks = marbles_route_clocks();
     if (clocks != NULL && clocks->now_ns != NULL && marbles_route_foreign() == foreign) at = clocks->now_ns(clocks->context);
-    const char *label = queue_label(queue);
     pthread_mutex_lock(&mutex);
     if (foreign->escape_count < 4) {
-        snprintf(foreign->escapes[foreign->escape_count++], sizeof foreign->escapes[0], "%s\t%s\t%lld", what, label, at);
+        snprintf(foreign->escapes[foreign->escape_count++], sizeof foreign->escapes[0], "%s\t%s\t%lld", what, place, at);
     }
     pthread_mutex_unlock(&mutex);
+}
+
+void marbles_foreign_note_escape(marbles_foreign *foreign, const char *what, void *queue) {
+    char place[160];
+    snprintf(place, sizeof place, "on queue '%s' runs on real time", queue_label(queue));
+    marbles_foreign_note_escape_in(foreign, what, place);
 }
 
 long marbles_foreign_take_escapes(marbles_foreign *foreign, char *buffer, unsigned long size) {

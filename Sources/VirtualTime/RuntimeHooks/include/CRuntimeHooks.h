@@ -264,7 +264,9 @@ void *_Nullable marbles_main_queue(void);
 /// Notes work that stays on real time inside the run (`what`, e.g. "a Dispatch timer source",
 /// on `queue`), at the current virtual time; the first few are kept for the run's failures.
 void marbles_foreign_note_escape(marbles_foreign *_Nonnull foreign, const char *_Nonnull what, void *_Nonnull queue);
-/// Takes the escapes noted so far into `buffer`, one per line (`what\tqueue label\tvirtual_ns`);
+/// The same with where it went said in full (`place`: "in run-loop mode 'x' is left to …").
+void marbles_foreign_note_escape_in(marbles_foreign *_Nonnull foreign, const char *_Nonnull what, const char *_Nonnull place);
+/// Takes the escapes noted so far into `buffer`, one per line (`what\tplace\tvirtual_ns`);
 /// returns how many.
 long marbles_foreign_take_escapes(marbles_foreign *_Nonnull foreign, char *_Nonnull buffer, unsigned long size);
 /// Enqueues `job` on the global executor, past the hooks (no test scheduler takes it).
