@@ -21,9 +21,13 @@ extension TestScheduler {
     package func run<Result>(at location: MarbleFailure.Location, _ body: () throws -> Result) rethrows -> Result {
         state.runsBegun += 1
         // Tasks the body starts (`Task { }` in a view model) run on this scheduler's executor, and
-        // the clocks the body reads are virtual.
-        let result = try runtime.routing(body)
-        flush(at: location)
+        // the clocks the body reads are virtual; virtual time then runs in the same routing.
+        let result = try runtime.routing {
+            let result = try body()
+            driveFlush(at: location)
+            return result
+        }
+        finishFlush(at: location)
         checkReleased(at: location)
         noteSystemClockReads(at: location)
         return result
@@ -98,10 +102,21 @@ extension TestScheduler {
     }
 
     package func flush(at location: MarbleFailure.Location) {
+        driveFlush(at: location)
+        finishFlush(at: location)
+    }
+
+    /// A flush's first half: runs virtual time to the end (or `maxFrames`).
+    private func driveFlush(at location: MarbleFailure.Location) {
         reportDrivingOutsideRun("flush()", at: location)
         setUpHot()
         state.runawayReason = state.pendingRunaway ?? drive(until: maxFrames.map { now + frame * $0 })
         state.pendingRunaway = nil
+    }
+
+    /// A flush's second half, outside the routing: reports what was left and checks the
+    /// expectations.
+    private func finishFlush(at location: MarbleFailure.Location) {
         if let runaway = runawayReason {
             let stoppedAt = now
             // A loop of steps can be watched going round and left expectations whose window had

@@ -28,6 +28,15 @@ enum RuntimeRoute {
     /// being `executor`'s stand-in, made when the runtime first asks for it) and its clock reads
     /// answered by `clocks` (`nil`: real). `mainActorInLoop`: main-actor work runs in the loop
     /// on this thread even when it is not the main thread (a test body on virtual time).
+    /// Whether this thread is routed to `executor` with these clocks already: a run drives
+    /// virtual time inside its own routing, which then need not be set again.
+    static func isRouted(
+        to executor: TestTaskExecutor, clocks: UnsafeMutablePointer<marbles_virtual_clocks>?,
+        home: UnsafeMutablePointer<marbles_virtual_clocks>
+    ) -> Bool {
+        hooksInstalled && marbles_route_is(Unmanaged.passUnretained(executor).toOpaque(), clocks, home)
+    }
+
     static func routing<T>(
         to executor: TestTaskExecutor, clocks: UnsafeMutablePointer<marbles_virtual_clocks>?,
         home: UnsafeMutablePointer<marbles_virtual_clocks>, mainActorInLoop: Bool = false, _ body: () throws -> T

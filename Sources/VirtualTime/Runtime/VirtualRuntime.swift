@@ -77,10 +77,10 @@ package final class VirtualRuntime {
         /// they started at; handed over when the flush ends.
         var ambiguousSleeps: [(start: Duration, sleep: SleepDeadline)] = []
         /// Exploring schedules: the wake-ups due at each instant not yet run, oldest first.
-        var pendingWakes: [Duration: [() -> Void]] = [:]
+        var pendingWakes = [Duration: [() -> Void]]()
         /// Instants at which an async expectation's `!` will cancel its consumer, with how many
         /// cancels are still to run there.
-        var heldWakes: [Duration: Int] = [:]
+        var heldWakes = [Duration: Int]()
         var reportedMainActorEscapes = 0
         /// Virtual time in nanoseconds as of the last step, for clocks read from other threads:
         /// made by ``publishNow()`` (a `TestClock` exists), else each step skips it.
@@ -98,6 +98,8 @@ package final class VirtualRuntime {
         /// at every drive.
         var watchName = "a test scheduler"
         var watchKey = 0
+        /// ``awaitsAnswer`` (read as every drive ends).
+        var awaitsAnswer: (() -> Bool)?
     }
 
     /// A task that went to sleep, as the step-limit failure names it.
@@ -159,8 +161,10 @@ package final class VirtualRuntime {
     /// thread routed to the executor and the system clocks virtual on it.
     package func routing<T>(_ body: () throws -> T) rethrows -> T {
         let clockRoute = clocks.route(at: virtual.now)
-        executor.notesJobStarts = clocks.mode == .readBack
         if clocks.mode == .readBack { noteInstant(virtual.now) }
+        // A run's drive, inside the run's own routing.
+        if RuntimeRoute.isRouted(to: executor, clocks: clockRoute, home: clocks.home) { return try body() }
+        executor.notesJobStarts = clocks.mode == .readBack
         return try RuntimeRoute.routing(to: executor, clocks: clockRoute, home: clocks.home, mainActorInLoop: mainActorInLoop, body)
     }
 
@@ -196,6 +200,11 @@ package final class VirtualRuntime {
                     // once none is out, every job it returned is already held (read the other
                     // way round, a block finishing between the reads left its job unseen).
                     if home.pointee.foreign.map(ForeignWork.out) ?? 0 > 0 || executor.hasReturnedJobs {
+                        // An answer from a thread the run did not start that came before the
+                        // wait below would have begun lands at this instant either way.
+                        if virtual.nextDueTime == nil, executor.hasReturnedJobs, awaitsAnswer?() == true {
+                            executor.acceptUntrackedAnswers()
+                        }
                         settleForeignWork(watch)
                         // Still out: the wait ended early for main-actor work the work out needed.
                         if executor.hasWaitingJobs || home.pointee.foreign.map(ForeignWork.out) ?? 0 > 0 { continue }
@@ -225,7 +234,10 @@ package final class VirtualRuntime {
     /// Whether a task the run awaits (an async expectation's, a test body's) is still suspended:
     /// set by the scheduler. When nothing else is left, the run then waits a little for an
     /// answer from a thread it did not start (``answerWait``).
-    package var awaitsAnswer: (() -> Bool)?
+    package var awaitsAnswer: (() -> Bool)? {
+        get { state.awaitsAnswer }
+        set { state.awaitsAnswer = newValue }
+    }
 
     /// How long, in real time, a run whose awaited task is suspended with nothing else left waits
     /// for a job to come back from a thread it did not start (a worker started before the run):

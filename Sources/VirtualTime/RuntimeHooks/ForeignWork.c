@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "CRuntimeHooks.h"
+#include "ThreadLocal.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -81,8 +82,8 @@ static void make_condition(void) {
     pthread_condattr_destroy(&attributes);
 }
 
-static __thread marbles_foreign *running_foreign;
-static __thread long long running_sequence = -1;
+static MARBLES_THREAD_LOCAL marbles_foreign *running_foreign;
+static MARBLES_THREAD_LOCAL long long running_sequence = -1;
 static void submit_with_dispatch(void *queue, void *context, void (*work)(void *));
 // The interposer's untracked `dispatch_async_f` once it registered, else libdispatch's.
 static void (*_Atomic submit_next)(void *, void *, void (*)(void *)) = submit_with_dispatch;

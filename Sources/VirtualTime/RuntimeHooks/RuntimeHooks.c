@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "CRuntimeHooks.h"
+#include "ThreadLocal.h"
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -43,11 +44,11 @@ static marbles_runtime_callbacks pending_callbacks;
 static int installed;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 // The calling thread's route (marbles_route_set): its driver, its main-actor stand-in, its clocks.
-static __thread void *current_driver;
-static __thread executor_ref current_main_standin;
-static __thread marbles_virtual_clocks *current_clocks;
-static __thread marbles_virtual_clocks *current_home;
-static __thread void *watch_record;
+static MARBLES_THREAD_LOCAL void *current_driver;
+static MARBLES_THREAD_LOCAL executor_ref current_main_standin;
+static MARBLES_THREAD_LOCAL marbles_virtual_clocks *current_clocks;
+static MARBLES_THREAD_LOCAL marbles_virtual_clocks *current_home;
+static MARBLES_THREAD_LOCAL void *watch_record;
 static atomic_bool interposer_registered;
 static const char *(*interposer_next_name)(void);
 
@@ -195,6 +196,10 @@ marbles_route marbles_route_set(marbles_route route) {
     return previous;
 }
 
+bool marbles_route_is(void *driver, marbles_virtual_clocks *clocks, marbles_virtual_clocks *home) {
+    return driver != NULL && current_driver == driver && current_clocks == clocks && current_home == home;
+}
+
 marbles_foreign *marbles_route_foreign(void) { return current_home != NULL ? current_home->foreign : NULL; }
 
 marbles_virtual_clocks *marbles_route_home(void) { return current_home; }
@@ -243,7 +248,7 @@ bool marbles_is_main_thread(void) {
     // (they were a tenth of a small test's cost). 0 unknown, 1 main, 2 not. (A forked child's
     // threads start with the parent's value; the child's one thread is its main thread, which
     // this then misreads if the fork came from another thread: tests do not fork.)
-    static __thread int known = 0;
+    static MARBLES_THREAD_LOCAL int known = 0;
     if (known == 0) known = syscall(SYS_gettid) == getpid() ? 1 : 2;
     return known == 1;
 #else

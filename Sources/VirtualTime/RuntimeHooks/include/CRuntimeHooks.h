@@ -278,6 +278,8 @@ void marbles_foreign_register_submit(void (*_Nonnull submit)(void *_Nonnull, voi
 
 /// Sets the calling thread's route; returns the one set before, to restore it.
 marbles_route marbles_route_set(marbles_route route);
+/// Whether the calling thread is routed to `driver` with these clocks already (a run's own drive).
+bool marbles_route_is(void *_Nullable driver, marbles_virtual_clocks *_Nullable clocks, marbles_virtual_clocks *_Nullable home);
 
 /// The calling thread's virtual clocks (the interposer's one read of the route).
 marbles_virtual_clocks *_Nullable marbles_route_clocks(void);
