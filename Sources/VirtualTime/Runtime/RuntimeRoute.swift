@@ -24,10 +24,6 @@ enum RuntimeRoute {
             global: captureJob, main: captureMainJob, delayed: captureSleep, main_escape: noteMainEscape, main_standin: makeMainStandIn,
             returned: captureReturnedJob))
 
-    /// Runs `body` with this thread routed to `executor` (its jobs, and `MainActor`'s executor
-    /// being `executor`'s stand-in, made when the runtime first asks for it) and its clock reads
-    /// answered by `clocks` (`nil`: real). `mainActorInLoop`: main-actor work runs in the loop
-    /// on this thread even when it is not the main thread (a test body on virtual time).
     /// Whether this thread is routed to `executor` with these clocks already: a run drives
     /// virtual time inside its own routing, which then need not be set again.
     static func isRouted(
@@ -37,6 +33,10 @@ enum RuntimeRoute {
         hooksInstalled && marbles_route_is(Unmanaged.passUnretained(executor).toOpaque(), clocks, home)
     }
 
+    /// Runs `body` with this thread routed to `executor` (its jobs, and `MainActor`'s executor
+    /// being `executor`'s stand-in, made when the runtime first asks for it) and its clock reads
+    /// answered by `clocks` (`nil`: real). `mainActorInLoop`: main-actor work runs in the loop
+    /// on this thread even when it is not the main thread (a test body on virtual time).
     static func routing<T>(
         to executor: TestTaskExecutor, clocks: UnsafeMutablePointer<marbles_virtual_clocks>?,
         home: UnsafeMutablePointer<marbles_virtual_clocks>, mainActorInLoop: Bool = false, _ body: () throws -> T
