@@ -29,6 +29,22 @@ private func answeredOnThread() async -> Int {
     }
 }
 
+/// An OperationQueue (issue 59's table: it works, keep it so): two operations, the second
+/// depending on the first, answer with what the first computed.
+private func answeredByOperationQueue() async -> Int {
+    await withCheckedContinuation { continuation in
+        let queue = OperationQueue()
+        let value = LockedBox(0)
+        let first = BlockOperation {
+            usleep(2_000)
+            value.withLock { $0 = 42 }
+        }
+        let second = BlockOperation { continuation.resume(returning: value.withLock { $0 }) }
+        second.addDependency(first)
+        queue.addOperations([first, second], waitUntilFinished: false)
+    }
+}
+
 /// Two blocks in a group on global queues; the group's notification answers with their sum.
 private func answeredByGroup() async -> Int {
     await withCheckedContinuation { continuation in
@@ -163,6 +179,10 @@ struct ForeignWorkTests {
         @Test(
             "work handed on from a block to a timer on another queue is waited for (that timer is real: it was set off the test's thread)")
         func handedOn() { Self.everyTime("(a|)") { await answeredThroughTwoQueues() } }
+
+        @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+        @Test("an OperationQueue's operations, one depending on the other, are waited for")
+        func operationQueue() { Self.everyTime("(a|)") { await answeredByOperationQueue() } }
 
         @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
         @Test("an actor whose executor runs jobs on a DispatchQueue is waited for")

@@ -44,6 +44,30 @@ private func answeredAfterGlobalTimer() async -> Int {
             #expect(reporter.failures.isEmpty, "\(reporter.failures.map(\.message))")
         }
 
+        /// Issue 59's timers beside the rest: a run-loop countdown on the main run loop and a
+        /// main-queue Dispatch timer source, in a test on the main actor.
+        @MainActor
+        @Test(
+            "main-actor timers: a run-loop countdown and a main-queue timer source", .noPortabilityWarning, arguments: 0..<40)
+        func mainActorTimers(_ run: Int) {
+            let scheduler = TestScheduler(frame: .milliseconds(100))
+            var countdown: Countdown?
+            var sourceTicks: [Duration] = []
+            scheduler.run {
+                countdown = Countdown(from: 3)
+                countdown?.start(every: 0.2, on: .main)
+                let source = DispatchSource.makeTimerSource(queue: .main)
+                source.setEventHandler {
+                    MainActor.assumeIsolated { sourceTicks.append(scheduler.now) }
+                    if sourceTicks.count == 2 { source.cancel() }
+                }
+                source.schedule(deadline: .now() + .milliseconds(300), repeating: .milliseconds(300))
+                source.resume()
+            }
+            #expect(countdown?.ticks == [.milliseconds(200), .milliseconds(400), .milliseconds(600)])
+            #expect(sourceTicks == [.milliseconds(300), .milliseconds(600)])
+        }
+
         @Test("a plain test that sleeps for real", arguments: 0..<50)
         func realSleep(_ run: Int) async throws {
             let start = ContinuousClock.now
