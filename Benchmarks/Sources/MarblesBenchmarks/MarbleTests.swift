@@ -148,6 +148,17 @@ func higherOrderBenchmarks() {
         ])
 }
 
+/// The flatMapLatest test alone, for profiling (`--only latest-loop`, PROFILE_TESTS times).
+func flatMapLatestProfile() {
+    let outer = String(repeating: "a--", count: 1_000) + "|"
+    let inner = "-0-1-2-3-4-5-6-7-8-9|"
+    let latest = recordedDiagram { s in s.cold(outer).flatMapLatest { _ in s.cold(inner) }.asObservable() }
+    let tests = Int(ProcessInfo.processInfo.environment["PROFILE_TESTS"] ?? "") ?? 200
+    for _ in 0..<tests {
+        passing { s in s.expect(s.cold(outer).flatMapLatest { _ in s.cold(inner) }).toBe(latest) }
+    }
+}
+
 /// The 10-event test's phases, each added to the one before (`--only test-phases`): where a
 /// small test's fixed cost goes.
 /// The 10-event cold test alone, for profiling (`--only small-test-loop`).
