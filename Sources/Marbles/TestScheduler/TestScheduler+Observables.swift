@@ -13,9 +13,9 @@ extension TestScheduler {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> TestScheduler.ColdObservable<Value> {
         let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
-        let observable = cold(messages: parse(diagram, .cold, values, error, location))
-        observable.declaration = TestObservableDeclaration(name: name, location: location)
-        return observable
+        return cold(
+            messages: parse(diagram, .cold, values, error, location), declaration: TestObservableDeclaration(name: name, location: location)
+        )
     }
 
     /// A cold observable whose values are the diagram's characters (or quoted texts).
@@ -35,9 +35,8 @@ extension TestScheduler {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> TestScheduler.HotObservable<Value> {
         let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
-        let observable = hot(messages: parse(diagram, .hot, values, error, location))
-        observable.declaration = TestObservableDeclaration(name: name, location: location)
-        return observable
+        return hot(
+            messages: parse(diagram, .hot, values, error, location), declaration: TestObservableDeclaration(name: name, location: location))
     }
 
     /// A hot observable whose values are the diagram's characters (or quoted texts).
@@ -51,7 +50,12 @@ extension TestScheduler {
     /// A cold observable of messages built by hand (times relative to each subscription).
     @inlinable
     public func cold<Value>(messages: [Recorded<Event<Value>>]) -> TestScheduler.ColdObservable<Value> {
-        let cold = TestScheduler.ColdObservable(messages: messages, scheduler: self)
+        cold(messages: messages, declaration: nil)
+    }
+
+    @inlinable
+    func cold<Value>(messages: [Recorded<Event<Value>>], declaration: TestObservableDeclaration?) -> TestScheduler.ColdObservable<Value> {
+        let cold = TestScheduler.ColdObservable(messages: messages, scheduler: self, declaration: declaration)
         state.testObservables.append(cold)
         return cold
     }
@@ -59,7 +63,12 @@ extension TestScheduler {
     /// A hot observable of messages built by hand (times relative to now; set up at the run's start).
     @inlinable
     public func hot<Value>(messages: [Recorded<Event<Value>>]) -> TestScheduler.HotObservable<Value> {
-        let hot = TestScheduler.HotObservable(messages: messages, scheduler: self)
+        hot(messages: messages, declaration: nil)
+    }
+
+    @inlinable
+    func hot<Value>(messages: [Recorded<Event<Value>>], declaration: TestObservableDeclaration?) -> TestScheduler.HotObservable<Value> {
+        let hot = TestScheduler.HotObservable(messages: messages, scheduler: self, declaration: declaration)
         if state.driving { hot.setUp() } else { state.hotToSetUp.append(hot.setUp) }
         state.testObservables.append(hot)
         return hot
