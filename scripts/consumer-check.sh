@@ -49,6 +49,7 @@ if CONSUMER_PORTABILITY_DEMO=1 MARBLES_PORTABLE=1 "$SWIFT" test --skip-build --f
 fi
 grep -q "marble diagrams differ" "$work/portable.log" || { cat "$work/portable.log"; exit 1; }
 grep -q "MARBLES_PORTABLE=1 is on" "$work/portable.log" || { echo "the failure does not say portable mode is on:"; cat "$work/portable.log"; exit 1; }
+grep -q "The code under test read Date()" "$work/portable.log" || { echo "the failure does not say which reads made the difference:"; cat "$work/portable.log"; exit 1; }
 echo "Date() in a run: a portability note on Linux; under MARBLES_PORTABLE=1 the test fails, as on a Mac"
 # Each escape left names itself (Linux): a run-loop timer in a mode the run does not drive, and a
 # Dispatch timer source with a wall-clock deadline.

@@ -223,6 +223,15 @@ struct FirstContactTests {
             #expect(reporter.failures.count == 1)
             #expect(reporter.warnings.isEmpty)
             #expect(scheduler.runtime.clocks.mode == .readBack)
+            // Issue 59: which reads made the difference. The sleep's own read of the clock is
+            // left out; the code's Date() is counted, and portable mode's failures say so.
+            #expect(scheduler.runtime.clocks.realReads().map { "\($0.clock) \($0.reads)" } == ["Date() 1"])
+            let noted = MarbleFailure.Collector()
+            MarbleFailure.PortableModeNote(base: noted) { scheduler.runtime.clocks.realReads() }.report(reporter.failures[0])
+            #expect(
+                noted.failures.first?.message.hasSuffix(
+                    "The code under test read Date() once here (real; virtual without MARBLES_PORTABLE).") == true,
+                "\(noted.failures.map(\.message))")
         }
     #endif
 

@@ -129,6 +129,8 @@ extension MarbleFailure {
     /// failing only there says why.
     struct PortableModeNote: Reporter {
         let base: any Reporter
+        /// The system clocks the code under test read so far, by name (real here).
+        var reads: () -> [(clock: String, reads: Int)] = { [] }
 
         static let note = """
             MARBLES_PORTABLE=1 is on: the system clocks (Date(), ContinuousClock.now, DispatchTime.now()) read \
@@ -137,10 +139,19 @@ extension MarbleFailure {
             portability warning the same test gives without MARBLES_PORTABLE).
             """
 
+        /// Which reads can make the difference: those of the code under test, by clock.
+        static func readsNote(_ reads: [(clock: String, reads: Int)]) -> String {
+            guard !reads.isEmpty else {
+                return "The code under test read none of them here: what differs is how its sleeps are read back."
+            }
+            let listed = reads.map { "\($0.clock) \($0.reads == 1 ? "once" : "\($0.reads) times")" }
+            return "The code under test read \(listed.joined(separator: ", ")) here (real; virtual without MARBLES_PORTABLE)."
+        }
+
         func report(_ failure: MarbleFailure) {
             guard failure.severity == .error else { return base.report(failure) }
             var noted = failure
-            noted.message += "\n" + Self.note
+            noted.message += "\n" + Self.note + " " + Self.readsNote(reads())
             base.report(noted)
         }
     }

@@ -119,9 +119,13 @@ public final class TestScheduler: Scheduler {
         self.startDate = startDate
         self.listener = listener
         self.virtual = VirtualTimeScheduler(stepLimit: stepLimit)
-        self.runtime = VirtualRuntime(virtual: virtual, startDate: startDate)
+        let runtime = VirtualRuntime(virtual: virtual, startDate: startDate)
+        self.runtime = runtime
         if let name = listener.testName { runtime.watchName = "the test \"\(name)\"" }
-        self.reporter = VirtualClocks.portable ? MarbleFailure.PortableModeNote(base: reporter) : reporter
+        self.reporter =
+            VirtualClocks.portable
+            ? MarbleFailure.PortableModeNote(base: reporter) { [weak clocks = runtime.clocks] in clocks?.realReads() ?? [] }
+            : reporter
         self.parser = MarbleDiagram.Parser(frame: frame)
     }
 

@@ -287,9 +287,25 @@ static bool read_by_test_framework(const marbles_virtual_clocks *clocks, clockid
     return false;
 }
 
+// A real read on a driving thread under MARBLES_PORTABLE=1, counted by clock as a virtual one
+// would be (the same callers, Swift Testing's left out).
+static void count_real_read(marbles_virtual_clocks *home, clockid_t id, uintptr_t caller) {
+    bool dispatch = id != CLOCK_REALTIME && lies_in(dispatch_text, dispatch_count, caller);
+    bool counted = lies_in(concurrency_text, concurrency_count, caller) ||
+                   (id == CLOCK_REALTIME && lies_in(foundation_text, foundation_count, caller)) || dispatch;
+    if (!counted || base_for(home, id) == NULL || read_by_test_framework(home, id)) return;
+    *(dispatch ? &home->dispatch_reads
+      : id == CLOCK_REALTIME  ? &home->realtime_reads
+      : id == CLOCK_MONOTONIC ? &home->monotonic_reads
+                              : &home->boottime_reads) += 1;
+}
+
 int clock_gettime(clockid_t id, struct timespec *tp) {
     marbles_virtual_clocks *clocks = marbles_route_clocks();
-    if (clocks != NULL) {
+    if (clocks == NULL) {
+        marbles_virtual_clocks *home = marbles_route_home();
+        if (home != NULL && home->count_real_reads) count_real_read(home, id, (uintptr_t)__builtin_return_address(0));
+    } else {
         uintptr_t caller = (uintptr_t)__builtin_return_address(0);
         long long *base = base_for(clocks, id);
         // libdispatch's reads (`DispatchTime.now()`, a timer's deadline) are virtual too, so that

@@ -329,7 +329,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
     package func runUntilIdle(limit: Int) -> Int {
         var ran = 0
         while ran < limit, waiting.load(ordering: .acquiring) > 0, let queued = next() {
-            if driver.notesJobStarts { driver.currentJobStart = .now }
+            if driver.notesJobStarts { driver.currentJobStart = runtime?.clocks.uncounted { .now } ?? .now }
             if queued.onMainActor {
                 queued.job.runSynchronously(on: mainActor.asUnownedSerialExecutor())
             } else if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) {

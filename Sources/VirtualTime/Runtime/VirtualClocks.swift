@@ -69,7 +69,7 @@ package final class VirtualClocks {
                         $0.noteDeadlineSleep(on: RuntimeClock(clock).type)
                         $0.runtime?.scheduleExactSleep(unownedJob(job), .nanoseconds(remaining), clock: RuntimeClock(clock).type)
                     }
-                }, owner: nil, foreign_driver: nil, main_in_loop: false))
+                }, owner: nil, foreign_driver: nil, main_in_loop: false, count_real_reads: false))
         storage.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
     }
 
@@ -125,6 +125,8 @@ package final class VirtualClocks {
 
     private func start(at now: Duration) {
         state.mode = enabled && Self.isAvailable ? .virtual : .readBack
+        // Real clocks where they could be virtual (MARBLES_PORTABLE=1): the reads are counted.
+        storage.pointee.count_real_reads = state.mode == .readBack && Self.isAvailable
         storage.pointee.origin_ns = VirtualTimeScheduler.nanos(now)
     }
 
@@ -148,7 +150,7 @@ package final class VirtualClocks {
             dispatch_reads: 0,
             spin_now_ns: -1, spin_reads: 0, spin_clock: 0, spin_real_ns: 0, spin_virtual_ns: 0, spins: 0, spin_at_ns: 0, foreign: nil,
             foreign_owner: nil,
-            foreign_timer: nil, sleep: nil, owner: nil, foreign_driver: nil, main_in_loop: false)
+            foreign_timer: nil, sleep: nil, owner: nil, foreign_driver: nil, main_in_loop: false, count_real_reads: false)
         return withUnsafeMutablePointer(to: &probe) { pointer in
             let previous = marbles_route_set(
                 marbles_route(driver: nil, main_identity: nil, main_witness: nil, clocks: pointer, home: nil))
@@ -197,7 +199,7 @@ package final class VirtualClocks {
     /// `ContinuousClock.now`) arrived: that read was the sleep's, not the code's (`nil`: a
     /// deadline the runtime's hook saw, on the continuous clock as a rule).
     func noteDeadlineSleep(on clock: Any.Type?) {
-        guard state.mode == .virtual else { return }
+        guard state.mode == .virtual || storage.pointee.count_real_reads else { return }
         if clock == nil || clock == ContinuousClock.self {
             if storage.pointee.boottime_reads > 0 { storage.pointee.boottime_reads -= 1 }
         } else if clock == SuspendingClock.self {
@@ -207,7 +209,7 @@ package final class VirtualClocks {
 
     /// Runs `body`, whose clock reads are this library's own, without counting them.
     @inline(__always) func uncounted<T>(_ body: () -> T) -> T {
-        guard state.mode == .virtual else { return body() }
+        guard state.mode == .virtual || storage.pointee.count_real_reads else { return body() }
         let saved = (storage.pointee.realtime_reads, storage.pointee.monotonic_reads, storage.pointee.boottime_reads)
         defer {
             storage.pointee.realtime_reads = saved.0
@@ -234,6 +236,16 @@ package final class VirtualClocks {
         storage.pointee.monotonic_reads = 0
         storage.pointee.boottime_reads = 0
         return counts.filter { $0.1 > 0 }.map { ($0.0, Int($0.1)) }
+    }
+
+    /// Under real clocks that could be virtual (MARBLES_PORTABLE=1): the system clocks the code
+    /// under test read so far (sleeps' own reads left out), by name; empty otherwise.
+    package func realReads() -> [(clock: String, reads: Int)] {
+        guard storage.pointee.count_real_reads else { return [] }
+        return [
+            ("Date()", storage.pointee.realtime_reads), ("ContinuousClock.now", storage.pointee.boottime_reads),
+            ("SuspendingClock.now", storage.pointee.monotonic_reads), ("DispatchTime.now()", storage.pointee.dispatch_reads),
+        ].filter { $0.1 > 0 }.map { ($0.0, Int($0.1)) }
     }
 
     // MARK: Busy waits

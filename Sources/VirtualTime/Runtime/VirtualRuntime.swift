@@ -327,6 +327,7 @@ package final class VirtualRuntime {
             clocks.noteDeadlineSleep(on: clock)
             return schedule(job, after: SleepDeadline(exactly: remaining, clock: clock))
         }
+        clocks.noteDeadlineSleep(on: clock)
         let now = virtual.now
         // This instant is noted once any job exists, and a sleep is one; should it not be, the
         // bound is the sleep's own arrival (the read was just before).
@@ -410,7 +411,7 @@ package final class VirtualRuntime {
     private func noteInstant(_ time: Duration) {
         guard clocks.mode != .virtual, state.recentInstants.last?.time != time else { return }
         if state.recentInstants.count == Self.instantsKept { state.recentInstants.removeFirst() }
-        state.recentInstants.append(SleepDeadline.Instant(time: time, real: .now))
+        state.recentInstants.append(SleepDeadline.Instant(time: time, real: clocks.uncounted { .now }))
     }
 
     // MARK: The step limit

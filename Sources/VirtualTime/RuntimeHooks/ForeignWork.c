@@ -88,7 +88,6 @@ static void submit_with_dispatch(void *queue, void *context, void (*work)(void *
 // The interposer's untracked `dispatch_async_f` once it registered, else libdispatch's.
 static void (*_Atomic submit_next)(void *, void *, void (*)(void *)) = submit_with_dispatch;
 
-marbles_virtual_clocks *marbles_route_home(void);
 
 static void retain(marbles_foreign *foreign) { atomic_fetch_add_explicit(&foreign->references, 1, memory_order_relaxed); }
 

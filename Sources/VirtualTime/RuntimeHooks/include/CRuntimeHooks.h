@@ -118,6 +118,9 @@ typedef struct marbles_virtual_clocks {
     /// actor (the tracker copies both when it is made).
     void *_Nullable foreign_driver;
     bool main_in_loop;
+    /// Real clocks (MARBLES_PORTABLE=1): the reads of the code under test are counted in the
+    /// `…_reads` fields all the same, for the failures to say which reads made a difference.
+    bool count_real_reads;
 } marbles_virtual_clocks;
 
 /// Where the calling thread's work goes, all of it set by one call:
@@ -283,6 +286,8 @@ bool marbles_route_is(void *_Nullable driver, marbles_virtual_clocks *_Nullable 
 
 /// The calling thread's virtual clocks (the interposer's one read of the route).
 marbles_virtual_clocks *_Nullable marbles_route_clocks(void);
+/// The calling thread's route's home storage (its scheduler's clocks, virtual or not).
+marbles_virtual_clocks *_Nullable marbles_route_home(void);
 
 /// Called once by the interposer's constructor: clock reads of this process can be virtual.
 /// `next_name` tells what its `clock_gettime` chains to (for tests).
