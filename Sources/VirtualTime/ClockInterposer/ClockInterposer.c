@@ -397,6 +397,15 @@ bool marbles_ip_virtual_remaining(marbles_foreign *foreign, uint64_t when, long 
     return true;
 }
 
+void marbles_ip_unlink(void **head, void *node) {
+    for (void **link = head; *link != NULL; link = (void **)*link) {
+        if (*link == node) {
+            *link = *(void **)node;
+            return;
+        }
+    }
+}
+
 // `Date()` on a driving thread whose clocks are virtual, in nanoseconds since 1970 (not counted
 // as a read of the code under test); false elsewhere.
 bool marbles_ip_virtual_date_ns(long long *now) {

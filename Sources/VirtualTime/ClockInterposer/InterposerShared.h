@@ -15,6 +15,8 @@ void *marbles_ip_next_in(void *_Atomic *slot, const char *name, const char *inte
 marbles_foreign *marbles_ip_tracker_for(uintptr_t caller);
 /// The virtual time left to a Dispatch deadline, on a driving thread whose clocks are virtual.
 bool marbles_ip_virtual_remaining(marbles_foreign *foreign, uint64_t when, long long *remaining);
+/// Takes `node` off the singly linked list at `head`, whose nodes begin with their `next` pointer.
+void marbles_ip_unlink(void **head, void *node);
 /// `Date()` on a driving thread whose clocks are virtual, in ns since 1970; false elsewhere.
 bool marbles_ip_virtual_date_ns(long long *now);
 /// Hands `work(context)` to the driver, due `remaining` ns from virtual now, on `queue` (NULL:

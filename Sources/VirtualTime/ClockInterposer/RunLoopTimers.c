@@ -218,12 +218,7 @@ static void drop(shadow *it) {
 // Called with `lock` held: takes the shadow off the list; returns the timer, for the caller to
 // release once the lock is dropped (a last release frees the Timer, whose deinit may call back).
 static void *unlist(shadow *it) {
-    for (shadow **link = &shadows; *link != NULL; link = &(*link)->next) {
-        if (*link == it) {
-            *link = it->next;
-            break;
-        }
-    }
+    marbles_ip_unlink((void **)&shadows, it);
     it->generation += 1;
     void *timer = it->timer;
     atomic_fetch_sub_explicit(&listed_count, 1, memory_order_release);

@@ -108,12 +108,7 @@ static void drop(shadow *it) {
 // the caller to release once the lock is dropped (a last release runs libdispatch's disposal,
 // which must not find the lock held).
 static void *unlist(shadow *it) {
-    for (shadow **link = &shadows; *link != NULL; link = &(*link)->next) {
-        if (*link == it) {
-            *link = it->next;
-            break;
-        }
-    }
+    marbles_ip_unlink((void **)&shadows, it);
     void *source = it->source;
     atomic_fetch_sub_explicit(&listed_count, 1, memory_order_release);
     drop(it);
