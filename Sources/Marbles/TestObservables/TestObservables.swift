@@ -65,15 +65,7 @@ final class ColdSubscription<Element>: Disposable, @unchecked Sendable {
     @usableFromInline let logIndex: Int
     @usableFromInline let virtual: VirtualTimeScheduler
     @usableFromInline let replay: MessageReplay<Element, Observer<Element>>
-    /// Kept in the replay's progress (read by every subscription and dispose, on the scheduler's
-    /// thread), not in a checked property of its own.
-    // measured: with the log's one access per subscription and the declaration a `let`,
-    // flatMapLatest 1,000×10 went from 1.10× to 1.07× the time of 40fe785 (bench-ab, release,
-    // min of 5).
-    @inlinable var isDisposed: Bool {
-        get { replay.progress.disposed }
-        set { replay.progress.disposed = newValue }
-    }
+    @usableFromInline var isDisposed = false
 
     @inlinable
     init(
@@ -100,13 +92,12 @@ final class ColdSubscription<Element>: Disposable, @unchecked Sendable {
 final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Element == Element {
     @usableFromInline let messages: [Recorded<Event<Element>>]
     @usableFromInline let receiver: Receiver
-    /// How many messages went out, whether a chain was cancelled, and whether the cold
-    /// subscription it replays for was disposed: read and written by every message, on the
-    /// scheduler's thread, never in overlapping accesses.
+    /// How many messages went out, and whether a chain was cancelled: read and written by every
+    /// message, on the scheduler's thread, never in overlapping accesses.
     // measured (with MarbleExpectation.events): the checks were 11% of a 10-event test's samples
     // (perf, release); unchecked, the test went from 1.064× to 0.918× the time of 40fe785
     // (scripts/profile-ab.py, release, min of 7).
-    @exclusivity(unchecked) @usableFromInline var progress = (sent: 0, stopped: false, disposed: false)
+    @exclusivity(unchecked) @usableFromInline var progress = (sent: 0, stopped: false)
     /// Where the messages' times count from.
     @usableFromInline let base: Duration
     /// Whether a message's time may be negative and is then due at `base` (a cold observable's).

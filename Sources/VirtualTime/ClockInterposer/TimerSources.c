@@ -244,49 +244,43 @@ void dispatch_source_set_timer(void *source, uint64_t start, uint64_t interval, 
 
 void dispatch_source_set_event_handler(void *source, void *handler) {
     set_handler_fn next = NEXT(next_set_handler, set_handler_fn, "dispatch_source_set_event_handler", dispatch_source_set_event_handler);
-    if (none_listed()) {
-        next(source, handler);
-        return;
+    if (!none_listed()) {
+        pthread_mutex_lock(&lock);
+        shadow *it = find(source);
+        if (it != NULL) {
+            if (it->handler != NULL) marbles_foreign_release_block(it->handler);
+            it->handler = handler != NULL ? marbles_foreign_copy_block(handler) : NULL;
+            it->handler_function = NULL;
+        }
+        pthread_mutex_unlock(&lock);
     }
-    pthread_mutex_lock(&lock);
-    shadow *it = find(source);
-    if (it != NULL) {
-        if (it->handler != NULL) marbles_foreign_release_block(it->handler);
-        it->handler = handler != NULL ? marbles_foreign_copy_block(handler) : NULL;
-        it->handler_function = NULL;
-    }
-    pthread_mutex_unlock(&lock);
     next(source, handler);
 }
 
 void dispatch_source_set_event_handler_f(void *source, void (*handler)(void *)) {
     set_handler_f_fn next =
         NEXT(next_set_handler_f, set_handler_f_fn, "dispatch_source_set_event_handler_f", dispatch_source_set_event_handler_f);
-    if (none_listed()) {
-        next(source, handler);
-        return;
+    if (!none_listed()) {
+        pthread_mutex_lock(&lock);
+        shadow *it = find(source);
+        if (it != NULL) {
+            if (it->handler != NULL) marbles_foreign_release_block(it->handler);
+            it->handler = NULL;
+            it->handler_function = handler;
+        }
+        pthread_mutex_unlock(&lock);
     }
-    pthread_mutex_lock(&lock);
-    shadow *it = find(source);
-    if (it != NULL) {
-        if (it->handler != NULL) marbles_foreign_release_block(it->handler);
-        it->handler = NULL;
-        it->handler_function = handler;
-    }
-    pthread_mutex_unlock(&lock);
     next(source, handler);
 }
 
 void dispatch_set_context(void *object, void *context) {
     set_context_fn next = NEXT(next_set_context, set_context_fn, "dispatch_set_context", dispatch_set_context);
-    if (none_listed()) {
-        next(object, context);
-        return;
+    if (!none_listed()) {
+        pthread_mutex_lock(&lock);
+        shadow *it = find(object);
+        if (it != NULL) it->handler_context = context;
+        pthread_mutex_unlock(&lock);
     }
-    pthread_mutex_lock(&lock);
-    shadow *it = find(object);
-    if (it != NULL) it->handler_context = context;
-    pthread_mutex_unlock(&lock);
     next(object, context);
 }
 
@@ -306,34 +300,24 @@ static void unsuspend(void *object, bool activating) {
 
 void dispatch_resume(void *object) {
     object_fn next = NEXT(next_resume, object_fn, "dispatch_resume", dispatch_resume);
-    if (none_listed()) {
-        next(object);
-        return;
-    }
-    unsuspend(object, false);
+    if (!none_listed()) unsuspend(object, false);
     next(object);
 }
 
 void dispatch_activate(void *object) {
     object_fn next = NEXT(next_activate, object_fn, "dispatch_activate", dispatch_activate);
-    if (none_listed()) {
-        next(object);
-        return;
-    }
-    unsuspend(object, true);
+    if (!none_listed()) unsuspend(object, true);
     next(object);
 }
 
 void dispatch_suspend(void *object) {
     object_fn next = NEXT(next_suspend, object_fn, "dispatch_suspend", dispatch_suspend);
-    if (none_listed()) {
-        next(object);
-        return;
+    if (!none_listed()) {
+        pthread_mutex_lock(&lock);
+        shadow *it = find(object);
+        if (it != NULL) it->suspended += 1;
+        pthread_mutex_unlock(&lock);
     }
-    pthread_mutex_lock(&lock);
-    shadow *it = find(object);
-    if (it != NULL) it->suspended += 1;
-    pthread_mutex_unlock(&lock);
     next(object);
 }
 

@@ -227,25 +227,26 @@ package final class VirtualClocks {
             storage.pointee.realtime_reads | storage.pointee.boottime_reads | storage.pointee.monotonic_reads
                 | storage.pointee.dispatch_reads != 0
         else { return [] }
-        let counts = [
-            ("Date()", storage.pointee.realtime_reads), ("ContinuousClock.now", storage.pointee.boottime_reads),
-            ("SuspendingClock.now", storage.pointee.monotonic_reads), ("DispatchTime.now()", storage.pointee.dispatch_reads),
-        ]
+        let counts = readCounts
         storage.pointee.dispatch_reads = 0
         storage.pointee.realtime_reads = 0
         storage.pointee.monotonic_reads = 0
         storage.pointee.boottime_reads = 0
-        return counts.filter { $0.1 > 0 }.map { ($0.0, Int($0.1)) }
+        return counts
+    }
+
+    /// The counts of reads by clock, those above zero.
+    private var readCounts: [(clock: String, reads: Int)] {
+        [
+            ("Date()", storage.pointee.realtime_reads), ("ContinuousClock.now", storage.pointee.boottime_reads),
+            ("SuspendingClock.now", storage.pointee.monotonic_reads), ("DispatchTime.now()", storage.pointee.dispatch_reads),
+        ].filter { $0.1 > 0 }.map { ($0.0, Int($0.1)) }
     }
 
     /// Under real clocks that could be virtual (MARBLES_PORTABLE=1): the system clocks the code
     /// under test read so far (sleeps' own reads left out), by name; empty otherwise.
     package func realReads() -> [(clock: String, reads: Int)] {
-        guard storage.pointee.count_real_reads else { return [] }
-        return [
-            ("Date()", storage.pointee.realtime_reads), ("ContinuousClock.now", storage.pointee.boottime_reads),
-            ("SuspendingClock.now", storage.pointee.monotonic_reads), ("DispatchTime.now()", storage.pointee.dispatch_reads),
-        ].filter { $0.1 > 0 }.map { ($0.0, Int($0.1)) }
+        storage.pointee.count_real_reads ? readCounts : []
     }
 
     // MARK: Busy waits
