@@ -34,12 +34,23 @@ package enum RunawayGuard {
     /// Only this thread touches the budget while `body` runs.
     package static func withBudget<T>(_ budget: inout Budget, _ body: (UnsafeMutablePointer<Budget>) throws -> T) rethrows -> T {
         try withUnsafeMutablePointer(to: &budget) { pointer in
-            let previous = pthread_getspecific(key)
-            pthread_setspecific(key, pointer)
-            defer { pthread_setspecific(key, previous) }
+            let previous = install(pointer)
+            defer { restore(previous) }
             return try body(pointer)
         }
     }
+
+    /// Installs `budget` on this thread and returns the budget it replaces, for ``restore(_:)``:
+    /// ``withBudget(_:_:)`` for a caller in another module, where that generic call would not be
+    /// specialized (the drive loop of every run).
+    package static func install(_ budget: UnsafeMutablePointer<Budget>) -> UnsafeMutableRawPointer? {
+        let previous = pthread_getspecific(key)
+        pthread_setspecific(key, budget)
+        return previous
+    }
+
+    /// Puts back the budget ``install(_:)`` replaced.
+    package static func restore(_ previous: UnsafeMutableRawPointer?) { pthread_setspecific(key, previous) }
 
     /// Whether a budget is installed on this thread.
     package static var isInstalled: Bool { pthread_getspecific(key) != nil }

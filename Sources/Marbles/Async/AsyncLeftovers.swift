@@ -7,14 +7,15 @@ extension TestScheduler {
     /// reports work that escaped to other threads or stalled. `cutShort`: `maxFrames` ended the
     /// flush on purpose, so a suspended task is no failure.
     func finishAsync(at location: MarbleFailure.Location, cutShort: Bool) {
-        let leftovers = runtime.takeLeftovers()
-        reportAmbiguousSleeps(leftovers, at: location)
-        reportMainActorEscapes(leftovers.mainActorEscapes, at: location)
-        reportOverdue(leftovers.overdue, at: location)
-        reportEscapes(leftovers.escapes, at: location)
-        if let busyWait = leftovers.busyWait {
-            state.busyWaitClock = busyWait.clock
-            reportBusyWait(busyWait, at: location)
+        if let leftovers = runtime.takeLeftovers() {
+            reportAmbiguousSleeps(leftovers, at: location)
+            reportMainActorEscapes(leftovers.mainActorEscapes, at: location)
+            reportOverdue(leftovers.overdue, at: location)
+            reportEscapes(leftovers.escapes, at: location)
+            if let busyWait = leftovers.busyWait {
+                rare.busyWaitClock = busyWait.clock
+                reportBusyWait(busyWait, at: location)
+            }
         }
         guard !state.asyncRuns.isEmpty || state.testClock != nil else { return }
         // A task still suspended when nothing is left to run waits for something that will not
@@ -29,7 +30,8 @@ extension TestScheduler {
         runtime.settle()
         state.asyncRuns.removeAll { $0.finished || $0.cancelled }
         let escapes = escapeCount
-        if escapes == state.reportedEscapes, !cutShort, let stalled = unfinished.first {
+        let reportedEscapes = state.rare?.reportedEscapes ?? 0
+        if escapes == reportedEscapes, !cutShort, let stalled = unfinished.first {
             report(
                 """
                 the async sequence under test was still suspended when nothing was left to run on the test \
@@ -41,8 +43,8 @@ extension TestScheduler {
                 diagram, e.g. expect(sequence, unsubscribe: "-----!"), to cancel it on purpose)
                 """, at: stalled.location)
         }
-        if escapes > state.reportedEscapes {
-            state.reportedEscapes = escapes
+        if escapes > reportedEscapes {
+            rare.reportedEscapes = escapes
             report(
                 """
                 async work reached the test scheduler from another thread (\(executor.foreignEnqueueCount) job(s) \
@@ -169,7 +171,7 @@ extension TestScheduler {
         guard !state.reportedClockReads else { return }
         var reads = runtime.clocks.takeCodeReads()
         guard !reads.isEmpty, !VirtualClocks.portabilityWarningOff, Self.warnsOfPortability, warnsOfPortability else { return }
-        reads.removeAll { $0.clock == state.busyWaitClock }
+        if let busyWaitClock = state.rare?.busyWaitClock { reads.removeAll { $0.clock == busyWaitClock } }
         guard !reads.isEmpty else { return }
         state.reportedClockReads = true
         let which = reads.map { "\($0.clock) (\($0.reads) read\($0.reads == 1 ? "" : "s"))" }.joined(separator: ", ")

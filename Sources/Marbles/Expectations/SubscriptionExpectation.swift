@@ -55,7 +55,7 @@ extension TestScheduler {
                     // a log, not the observable, each entry names the observable that logged it.
                     for log in raw where log.unsubscribed == nil {
                         let owner = named ?? log.owner
-                        if owner != 0 { scheduler.state.expectedOpen.insert(OpenSubscription(owner: owner, subscribed: log.subscribed)) }
+                        if owner != 0 { scheduler.rare.expectedOpen.insert(OpenSubscription(owner: owner, subscribed: log.subscribed)) }
                     }
                 }
                 if !comparison.matches {

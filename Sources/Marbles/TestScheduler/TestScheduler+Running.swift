@@ -75,7 +75,7 @@ extension TestScheduler {
         for observable in state.testObservables {
             for log in observable.subscriptionLogs where log.unsubscribed == nil {
                 let owner = UInt(bitPattern: ObjectIdentifier(observable))
-                if state.expectedOpen.contains(OpenSubscription(owner: owner, subscribed: log.subscribed)) { continue }
+                if let rare = state.rare, rare.expectedOpen.contains(OpenSubscription(owner: owner, subscribed: log.subscribed)) { continue }
                 leaks.append("\(name(observable.kind, observable.erasedMessages)) subscribed at \(frameText(log.subscribed, frame: frame))")
             }
         }
@@ -110,8 +110,12 @@ extension TestScheduler {
     private func driveFlush(at location: MarbleFailure.Location) {
         reportDrivingOutsideRun("flush()", at: location)
         setUpHot()
-        state.runawayReason = state.pendingRunaway ?? drive(until: maxFrames.map { now + frame * $0 })
-        state.pendingRunaway = nil
+        if let rare = state.rare, let pending = rare.pendingRunaway {
+            rare.pendingRunaway = nil
+            state.runawayReason = pending
+        } else {
+            state.runawayReason = drive(until: maxFrames.map { now + frame * $0 })
+        }
     }
 
     /// A flush's second half, outside the routing: reports what was left and checks the
@@ -227,7 +231,7 @@ extension TestScheduler {
         if RunawayGuard.isInstalled { return body() }
         var budget = RunawayGuard.Budget(limit: virtual.stepLimit)
         let result = RunawayGuard.withBudget(&budget) { _ in body() }
-        if budget.exhausted, state.pendingRunaway == nil { state.pendingRunaway = budget.loopDescription }
+        if budget.exhausted, state.rare?.pendingRunaway == nil { rare.pendingRunaway = budget.loopDescription }
         return result
     }
 

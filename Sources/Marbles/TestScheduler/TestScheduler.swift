@@ -230,35 +230,49 @@ extension TestScheduler {
         var checks: [PendingCheck] = []
         /// Why the latest flush stopped early (runaway work at the step limit), if it did.
         var runawayReason: String?
-        /// A runaway loop found while subscribing outside a flush (`record(_:)`), reported by the next flush.
-        var pendingRunaway: String?
         /// Subscriptions the harness made (expectations, recordings, inner timelines); `run`
         /// disposes them when it ends, then checks that every test observable was unsubscribed.
         @usableFromInline var harnessSubscriptions: [any Disposable] = []
-        /// Open subscriptions the test expected to stay open (a subscription diagram without `!`
-        /// that matched): not leaks. By the observable's identity and the subscription's time.
-        var expectedOpen: Set<OpenSubscription> = []
         /// The async expectations of the current run.
         var asyncRuns: [AsyncRun] = []
         /// The scheduler's `clock`, once made.
         var testClock: TestClock?
-        /// Escaped work already reported (counts only grow; each flush reports what is new).
-        var reportedEscapes = 0
         /// Runs begun (`run { }`).
         var runsBegun = 0
         /// Whether driving outside any run, with async code in play, was reported.
         var reportedOutsideRun = false
         /// Whether the code under test's system clock reads were noted.
         var reportedClockReads = false
-        /// The clock a busy wait was reported on, whose reads the portability note leaves out.
-        var busyWaitClock: String?
         /// ``TestScheduler/maxFrames`` (read by every flush).
         var maxFrames: Int?
         /// Whether virtual time is being driven (a flush or an advance): a hot observable made
         /// now, by a test body on virtual time, is set up at once.
         @usableFromInline var driving = false
+        /// What most tests never touch, made on first use (``TestScheduler/rare``): a test of
+        /// observables then neither makes nor destroys it.
+        var rare: Rare?
 
         @usableFromInline init() {}
+    }
+
+    /// The run state's rarer parts.
+    final class Rare {
+        /// A runaway loop found while subscribing outside a flush (`record(_:)`), reported by the next flush.
+        var pendingRunaway: String?
+        /// Open subscriptions the test expected to stay open (a subscription diagram without `!`
+        /// that matched): not leaks. By the observable's identity and the subscription's time.
+        var expectedOpen: Set<OpenSubscription> = []
+        /// Escaped work already reported (counts only grow; each flush reports what is new).
+        var reportedEscapes = 0
+        /// The clock a busy wait was reported on, whose reads the portability note leaves out.
+        var busyWaitClock: String?
+    }
+
+    var rare: Rare {
+        if let rare = state.rare { return rare }
+        let rare = Rare()
+        state.rare = rare
+        return rare
     }
 }
 

@@ -110,9 +110,14 @@ package final class TestTaskExecutor: @unchecked Sendable {
     /// What only the owner thread (the driver) reads and writes.
     private struct DriverState {
         var drivesOnMainActor = false
-        var notesJobStarts = false
-        var currentJobStart: ContinuousClock.Instant?
+        /// Made only where clocks are read back (not on Linux): a resilient `ContinuousClock.Instant`
+        /// here would be made and destroyed through value witnesses by every executor.
+        var jobStarts: JobStarts?
         var chooser: (any ScheduleChoosing)?
+    }
+    /// When the current job started, in real time.
+    private final class JobStarts {
+        var current: ContinuousClock.Instant?
     }
     // Both are read on every job and step; each is one stored property, never in overlapping
     // accesses (the queue under the lock, the driver's on its thread).
@@ -154,11 +159,14 @@ package final class TestTaskExecutor: @unchecked Sendable {
     /// Whether to note the real time each job starts at (clocks read back: a sleep's deadline is
     /// bounded by the age of the job that sleeps).
     var notesJobStarts: Bool {
-        get { driver.notesJobStarts }
-        set { driver.notesJobStarts = newValue }
+        get { driver.jobStarts != nil }
+        set {
+            guard newValue != (driver.jobStarts != nil) else { return }
+            driver.jobStarts = newValue ? JobStarts() : nil
+        }
     }
     /// The real time the running job started at, when noted.
-    var currentJobStart: ContinuousClock.Instant? { driver.currentJobStart }
+    var currentJobStart: ContinuousClock.Instant? { driver.jobStarts?.current }
     /// When exploring schedules: picks which ready job runs next (else the oldest).
     package var chooser: (any ScheduleChoosing)? {
         get { driver.chooser }
@@ -329,7 +337,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
     package func runUntilIdle(limit: Int) -> Int {
         var ran = 0
         while ran < limit, waiting.load(ordering: .acquiring) > 0, let queued = next() {
-            if driver.notesJobStarts { driver.currentJobStart = runtime?.clocks.uncounted { .now } ?? .now }
+            if let jobStarts = driver.jobStarts { jobStarts.current = runtime?.clocks.uncounted { .now } ?? .now }
             if queued.onMainActor {
                 queued.job.runSynchronously(on: mainActor.asUnownedSerialExecutor())
             } else if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) {

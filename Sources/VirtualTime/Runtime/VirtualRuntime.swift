@@ -37,15 +37,19 @@ package final class VirtualRuntime {
     private let virtual: VirtualTimeScheduler
     /// What the watchdog calls the run ("the test \"name\"", or "a test scheduler").
     package var watchName: String {
-        get { state.watchName }
+        get { state.watchName ?? Self.defaultWatchName }
         set {
             state.watchName = newValue
             state.watchKey = Watchdog.names.wrappingIncrementThenLoad(ordering: .relaxed)
         }
     }
+    static let defaultWatchName = "a test scheduler"
     /// How long a run waits, in real time, for work the code handed to another thread before it
     /// reports that work and goes on (10 s; see ``ForeignWork``).
-    package var foreignWorkTimeout: Duration = .seconds(10)
+    package var foreignWorkTimeout: Duration {
+        get { state.foreignWorkTimeout }
+        set { state.foreignWorkTimeout = newValue }
+    }
 
     /// Whether main-actor work runs in the drive loop whichever thread drives (a test body on
     /// virtual time: `withVirtualTime`, the `.virtualTime` trait); otherwise only when the
@@ -70,6 +74,32 @@ package final class VirtualRuntime {
 
     /// The sleep table and what it reports, the scheduler's thread's.
     private struct State {
+        /// What most runs never touch, made on first use (``rare``): a test of observables then
+        /// neither makes nor destroys it.
+        var rare: Rare?
+        /// Virtual time in nanoseconds as of the last step, for clocks read from other threads:
+        /// made by ``publishNow()`` (a `TestClock` exists), else each step skips it.
+        var publishedNow: ManagedAtomic<Int64>?
+        /// Tasks waiting for everything due at the current instant to have run (``whenIdle(_:)``).
+        var idleWaiters: [() -> Void] = []
+        /// ``mainActorInLoop`` and ``bodyTask`` (read at every routing and every sleep).
+        var mainActorInLoop = false
+        var bodyTask: Int?
+        /// ``watchName`` (`nil`: the default name), and the number the watchdog knows it by
+        /// (0: the default name); read at every drive.
+        var watchName: String?
+        var watchKey = 0
+        /// ``awaitsAnswer`` (read as every drive ends).
+        var awaitsAnswer: (() -> Bool)?
+        /// ``foreignWorkTimeout`` and ``answerWait``: here, unchecked, because the drive loop
+        /// reaches them, and checked they were one access each for the whole loop.
+        var foreignWorkTimeout: Duration = .seconds(10)
+        var answerWait: Duration = .milliseconds(250)
+    }
+
+    /// The sleep table's rarer parts: read-back sleeps, exploring, held wake-ups, the step-limit
+    /// notes and what foreign work left.
+    private final class Rare {
         /// Read-back only: the latest virtual instants run and the real time each began at,
         /// noted once async work exists (oldest first).
         var recentInstants: [SleepDeadline.Instant] = []
@@ -82,24 +112,17 @@ package final class VirtualRuntime {
         /// cancels are still to run there.
         var heldWakes = [Duration: Int]()
         var reportedMainActorEscapes = 0
-        /// Virtual time in nanoseconds as of the last step, for clocks read from other threads:
-        /// made by ``publishNow()`` (a `TestClock` exists), else each step skips it.
-        var publishedNow: ManagedAtomic<Int64>?
         /// While the step-limit message is gathered: the sleeps that arrive, by task.
         var sleepNotes: [SleepingTask]?
         /// Foreign work still out when the bound passed, not yet reported.
         var overdue: [ForeignWork.Overdue] = []
-        /// Tasks waiting for everything due at the current instant to have run (``whenIdle(_:)``).
-        var idleWaiters: [() -> Void] = []
-        /// ``mainActorInLoop`` and ``bodyTask`` (read at every routing and every sleep).
-        var mainActorInLoop = false
-        var bodyTask: Int?
-        /// ``watchName``, and the number the watchdog knows it by (0: the default name); read
-        /// at every drive.
-        var watchName = "a test scheduler"
-        var watchKey = 0
-        /// ``awaitsAnswer`` (read as every drive ends).
-        var awaitsAnswer: (() -> Bool)?
+    }
+
+    private var rare: Rare {
+        if let rare = state.rare { return rare }
+        let rare = Rare()
+        state.rare = rare
+        return rare
     }
 
     /// A task that went to sleep, as the step-limit failure names it.
@@ -177,58 +200,63 @@ package final class VirtualRuntime {
     /// - Parameter limit: the virtual time to stop at (`nil`: when no work is left).
     /// - Returns: why it stopped early (the step limit), or `nil` when it ran to the end.
     package func drive(until limit: Duration?, steps: Int? = nil) -> String? {
-        let executor = self.executor
-        let virtual = self.virtual
-        let stepLimit = steps ?? virtual.stepLimit
         executor.adoptCurrentThread()
-        // Built only when the limit is hit: a test's fixed cost should not pay for formatting it.
-        var limitText: String { "the test scheduler ran \(stepLimit) steps and work was still due" }
-        var budget = RunawayGuard.Budget(limit: stepLimit)
-        let limitNanos = limit.map(VirtualTimeScheduler.nanos) ?? .max
-        let home = clocks.home
-        let watch = Watchdog.begin(state.watchName, key: state.watchKey, virtualNow: virtual.nowNanoseconds)
+        var budget = RunawayGuard.Budget(limit: steps ?? virtual.stepLimit)
+        let watch = Watchdog.begin(watchName, key: state.watchKey, virtualNow: virtual.nowNanoseconds)
         defer { watch.end() }
         return routing {
-            RunawayGuard.withBudget(&budget) { budget -> String? in
-                while true {
-                    if executor.hasWaitingJobs {
-                        budget.pointee.used += executor.runUntilIdle(limit: stepLimit - budget.pointee.used + 1)
-                        if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
-                    }
-                    // Work handed to other threads: wait for it at this instant, then run what came back.
-                    // The count first: a block resumes its job before it counts itself done, so
-                    // once none is out, every job it returned is already held (read the other
-                    // way round, a block finishing between the reads left its job unseen).
-                    if home.pointee.foreign.map(ForeignWork.out) ?? 0 > 0 || executor.hasReturnedJobs {
-                        // An answer from a thread the run did not start that came before the
-                        // wait below would have begun lands at this instant either way.
-                        if virtual.nextDueTime == nil, executor.hasReturnedJobs, awaitsAnswer?() == true {
-                            executor.acceptUntrackedAnswers()
-                        }
-                        settleForeignWork(watch)
-                        // Still out: the wait ended early for main-actor work the work out needed.
-                        if executor.hasWaitingJobs || home.pointee.foreign.map(ForeignWork.out) ?? 0 > 0 { continue }
-                    }
-                    if !state.idleWaiters.isEmpty, resumeIdleWaiters() { continue }
-                    noteNextInstant()
-                    guard virtual.step(throughNanoseconds: limitNanos) else {
-                        // Nothing left on virtual time, but a task the run awaits is suspended: a
-                        // thread the run did not start may still answer it (an I/O loop started
-                        // before the test); its job comes back to this executor at this instant.
-                        // Only with nothing at all left: a run that stops at a limit (advance,
-                        // maxFrames) with wake-ups still due waits for nothing.
-                        if virtual.nextDueTime == nil, awaitsAnswer?() == true, waitForAnswer() { continue }
-                        break
-                    }
-                    budget.pointee.used &+= 1
-                    if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
-                    watch.virtualNow.store(virtual.nowNanoseconds, ordering: .relaxed)
-                    if let publishedNow = state.publishedNow { publishedNow.store(virtual.nowNanoseconds, ordering: .relaxed) }
-                }
-                if let limit { try? virtual.advance(to: limit) }
-                return nil
+            withUnsafeMutablePointer(to: &budget) { budget in
+                let outer = RunawayGuard.install(budget)
+                defer { RunawayGuard.restore(outer) }
+                return driveSteps(budget, until: limit, watch: watch)
             }
         }
+    }
+
+    /// The loop of ``drive(until:steps:)``, in the routing, with `budget` installed.
+    private func driveSteps(_ budget: UnsafeMutablePointer<RunawayGuard.Budget>, until limit: Duration?, watch: Watchdog.Record) -> String? {
+        let stepLimit = budget.pointee.limit
+        // Built only when the limit is hit: a test's fixed cost should not pay for formatting it.
+        var limitText: String { "the test scheduler ran \(stepLimit) steps and work was still due" }
+        let limitNanos = limit.map(VirtualTimeScheduler.nanos) ?? .max
+        let home = clocks.home
+        while true {
+            if executor.hasWaitingJobs {
+                budget.pointee.used += executor.runUntilIdle(limit: stepLimit - budget.pointee.used + 1)
+                if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
+            }
+            // Work handed to other threads: wait for it at this instant, then run what came back.
+            // The count first: a block resumes its job before it counts itself done, so
+            // once none is out, every job it returned is already held (read the other
+            // way round, a block finishing between the reads left its job unseen).
+            if home.pointee.foreign.map(ForeignWork.out) ?? 0 > 0 || executor.hasReturnedJobs {
+                // An answer from a thread the run did not start that came before the
+                // wait below would have begun lands at this instant either way.
+                if virtual.nextDueTime == nil, executor.hasReturnedJobs, awaitsAnswer?() == true {
+                    executor.acceptUntrackedAnswers()
+                }
+                settleForeignWork(watch)
+                // Still out: the wait ended early for main-actor work the work out needed.
+                if executor.hasWaitingJobs || home.pointee.foreign.map(ForeignWork.out) ?? 0 > 0 { continue }
+            }
+            if !state.idleWaiters.isEmpty, resumeIdleWaiters() { continue }
+            noteNextInstant()
+            guard virtual.step(throughNanoseconds: limitNanos) else {
+                // Nothing left on virtual time, but a task the run awaits is suspended: a
+                // thread the run did not start may still answer it (an I/O loop started
+                // before the test); its job comes back to this executor at this instant.
+                // Only with nothing at all left: a run that stops at a limit (advance,
+                // maxFrames) with wake-ups still due waits for nothing.
+                if virtual.nextDueTime == nil, awaitsAnswer?() == true, waitForAnswer() { continue }
+                break
+            }
+            budget.pointee.used &+= 1
+            if budget.pointee.used > stepLimit { return budget.pointee.loopDescription ?? limitText }
+            watch.virtualNow.store(virtual.nowNanoseconds, ordering: .relaxed)
+            if let publishedNow = state.publishedNow { publishedNow.store(virtual.nowNanoseconds, ordering: .relaxed) }
+        }
+        if let limit { try? virtual.advance(to: limit) }
+        return nil
     }
 
     /// Whether a task the run awaits (an async expectation's, a test body's) is still suspended:
@@ -244,7 +272,10 @@ package final class VirtualRuntime {
     /// 250 ms, once per scheduler. Such threads answer in microseconds as a rule; a continuation
     /// that nothing will ever resume is then reported 250 ms later, and later runs of the same
     /// scheduler do not wait again.
-    package var answerWait: Duration = .milliseconds(250)
+    package var answerWait: Duration {
+        get { state.answerWait }
+        set { state.answerWait = newValue }
+    }
 
     /// Waits up to ``answerWait`` for a job to come back; whether one did. After a wait that
     /// saw nothing, never waits again.
@@ -286,7 +317,8 @@ package final class VirtualRuntime {
         if let tracker = clocks.tracker {
             ForeignWork.setNow(tracker, virtual.nowNanoseconds)
             watch.waiting.store(true, ordering: .relaxed)
-            state.overdue += ForeignWork.settle(tracker, timeout: foreignWorkTimeout, jobsHeld: executor.returnedCountAddress)
+            let overdue = ForeignWork.settle(tracker, timeout: foreignWorkTimeout, jobsHeld: executor.returnedCountAddress)
+            if !overdue.isEmpty { rare.overdue += overdue }
             watch.waiting.store(false, ordering: .relaxed)
         }
         executor.takeReturned()
@@ -331,10 +363,11 @@ package final class VirtualRuntime {
         let now = virtual.now
         // This instant is noted once any job exists, and a sleep is one; should it not be, the
         // bound is the sleep's own arrival (the read was just before).
-        let instants = state.recentInstants.last?.time == now ? state.recentInstants : [SleepDeadline.Instant(time: now, real: real)]
+        let recent = state.rare?.recentInstants ?? []
+        let instants = recent.last?.time == now ? recent : [SleepDeadline.Instant(time: now, real: real)]
         let sleep = SleepDeadline(
             remaining: remaining, instants: instants, jobStart: executor.currentJobStart, arrival: real, now: now, clock: clock)
-        if sleep.ambiguity != nil { state.ambiguousSleeps.append((now, sleep)) }
+        if sleep.ambiguity != nil { rare.ambiguousSleeps.append((now, sleep)) }
         schedule(job, after: sleep)
     }
 
@@ -352,35 +385,35 @@ package final class VirtualRuntime {
     /// At an instant where an async expectation's `!` cancels its consumer, wake-ups wait until
     /// the cancel has run.
     package func scheduleWake(at due: Duration, _ wake: @escaping () -> Void) {
-        if state.sleepNotes != nil { noteSleeper(until: due) }
-        if !state.heldWakes.isEmpty {
-            return scheduleHeldWake(at: due, wake)
+        if let rare = state.rare {
+            if rare.sleepNotes != nil { noteSleeper(until: due) }
+            if !rare.heldWakes.isEmpty { return scheduleHeldWake(at: due, wake) }
         }
         guard executor.chooser != nil else {
             _ = virtual.enqueue(at: due, wake)
             return
         }
-        state.pendingWakes[due, default: []].append(wake)
+        rare.pendingWakes[due, default: []].append(wake)
         _ = virtual.enqueue(at: due) { [unowned self] in releaseWakes(at: due) }
     }
 
     /// Notes that a cancel will run at `instant`: wake-ups due then wait for it.
-    package func holdWakes(at instant: Duration) { state.heldWakes[instant, default: 0] += 1 }
+    package func holdWakes(at instant: Duration) { rare.heldWakes[instant, default: 0] += 1 }
 
     /// A cancel at `instant` ran.
     package func releaseHeldWakes(at instant: Duration) {
-        guard let count = state.heldWakes[instant] else { return }
-        state.heldWakes[instant] = count > 1 ? count - 1 : nil
+        guard let count = rare.heldWakes[instant] else { return }
+        rare.heldWakes[instant] = count > 1 ? count - 1 : nil
     }
 
     /// A wake-up that, when it comes due at an instant a cancel is still to run at, goes back
     /// to the end of that instant's work (after the cancel, which is queued there already).
     private func scheduleHeldWake(at due: Duration, _ wake: @escaping () -> Void) {
         let guarded = { [unowned self] in
-            if state.heldWakes[virtual.now] != nil {
+            if rare.heldWakes[virtual.now] != nil {
                 scheduleHeldWake(at: virtual.now, wake)
             } else if executor.chooser != nil {
-                state.pendingWakes[virtual.now, default: []].append(wake)
+                rare.pendingWakes[virtual.now, default: []].append(wake)
                 releaseWakes(at: virtual.now)
             } else {
                 wake()
@@ -391,13 +424,13 @@ package final class VirtualRuntime {
 
     /// Exploring: runs the oldest wake-up due at `due` still pending, and maybe the rest.
     private func releaseWakes(at due: Duration) {
-        guard var wakes = state.pendingWakes[due], !wakes.isEmpty, let chooser = executor.chooser else { return }
+        guard var wakes = rare.pendingWakes[due], !wakes.isEmpty, let chooser = executor.chooser else { return }
         var released = [wakes.removeFirst()]
         if !wakes.isEmpty, chooser.wakesTogether(others: wakes.count) {
             released += wakes
             wakes = []
         }
-        state.pendingWakes[due] = wakes.isEmpty ? nil : wakes
+        rare.pendingWakes[due] = wakes.isEmpty ? nil : wakes
         for wake in released { wake() }
     }
 
@@ -409,9 +442,10 @@ package final class VirtualRuntime {
     }
 
     private func noteInstant(_ time: Duration) {
-        guard clocks.mode != .virtual, state.recentInstants.last?.time != time else { return }
-        if state.recentInstants.count == Self.instantsKept { state.recentInstants.removeFirst() }
-        state.recentInstants.append(SleepDeadline.Instant(time: time, real: clocks.uncounted { .now }))
+        guard clocks.mode != .virtual, state.rare?.recentInstants.last?.time != time else { return }
+        let rare = self.rare
+        if rare.recentInstants.count == Self.instantsKept { rare.recentInstants.removeFirst() }
+        rare.recentInstants.append(SleepDeadline.Instant(time: time, real: clocks.uncounted { .now }))
     }
 
     // MARK: The step limit
@@ -421,10 +455,10 @@ package final class VirtualRuntime {
     /// its latest deadline, in the order they first slept.
     package func sleepingTasks(steps: Int) -> [SleepingTask] {
         guard executor.hasSeenJobs else { return [] }
-        state.sleepNotes = []
+        rare.sleepNotes = []
         _ = drive(until: nil, steps: steps)
-        let notes = state.sleepNotes ?? []
-        state.sleepNotes = nil
+        let notes = rare.sleepNotes ?? []
+        rare.sleepNotes = nil
         var tasks: [SleepingTask] = []
         for note in notes {
             if let known = tasks.firstIndex(where: { $0.task != nil && $0.task == note.task }) {
@@ -442,7 +476,7 @@ package final class VirtualRuntime {
             if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) { name = Task.name }
         #endif
         let task = withUnsafeCurrentTask { $0?.hashValue }
-        state.sleepNotes?.append(SleepingTask(name: name, deadline: deadline, task: task))
+        rare.sleepNotes?.append(SleepingTask(name: name, deadline: deadline, task: task))
     }
 
     // MARK: The end of a flush
@@ -464,24 +498,23 @@ package final class VirtualRuntime {
         package var escapes: [ForeignWork.Escape] = []
     }
 
-    /// Hands over what the last flush left to report.
-    package func takeLeftovers() -> Leftovers {
+    /// Hands over what the last flush left to report; `nil` when it left nothing.
+    package func takeLeftovers() -> Leftovers? {
         // No job and no escape ever (a test of observables): nothing to hand over, no lock taken.
         let busyWait = clocks.takeBusyWait()
         let escapes = clocks.tracker.map(ForeignWork.takeEscapes) ?? []
-        guard executor.hasSeenJobs || !state.ambiguousSleeps.isEmpty || !state.overdue.isEmpty || busyWait != nil || !escapes.isEmpty
-        else {
-            return Leftovers(ambiguousSleeps: [], mainActorEscapes: 0)
-        }
-        let ambiguous = state.ambiguousSleeps
-        state.ambiguousSleeps = []
-        let overdue = state.overdue
-        state.overdue = []
+        guard executor.hasSeenJobs || state.rare != nil || busyWait != nil || !escapes.isEmpty else { return nil }
+        let rare = state.rare
+        let ambiguous = rare?.ambiguousSleeps ?? []
+        let overdue = rare?.overdue ?? []
+        rare?.ambiguousSleeps = []
+        rare?.overdue = []
         let mainActorEscapes = executor.mainActorEscapeCount
-        defer { state.reportedMainActorEscapes = mainActorEscapes }
+        let reported = rare?.reportedMainActorEscapes ?? 0
+        if mainActorEscapes != reported { self.rare.reportedMainActorEscapes = mainActorEscapes }
         return Leftovers(
-            ambiguousSleeps: ambiguous, mainActorEscapes: mainActorEscapes - state.reportedMainActorEscapes, overdue: overdue,
-            busyWait: busyWait, escapes: escapes)
+            ambiguousSleeps: ambiguous, mainActorEscapes: mainActorEscapes - reported, overdue: overdue, busyWait: busyWait,
+            escapes: escapes)
     }
 
     /// Runs the jobs that cancelling the leftover tasks made ready (teardown: nothing stays parked).
