@@ -75,7 +75,9 @@ extension TestScheduler {
         for observable in state.testObservables {
             for log in observable.subscriptionLogs where log.unsubscribed == nil {
                 let owner = UInt(bitPattern: ObjectIdentifier(observable))
-                if let rare = state.rare, rare.expectedOpen.contains(OpenSubscription(owner: owner, subscribed: log.subscribed)) { continue }
+                if let rare = state.rare, rare.expectedOpen.contains(OpenSubscription(owner: owner, subscribed: log.subscribed)) {
+                    continue
+                }
                 leaks.append("\(name(observable.kind, observable.erasedMessages)) subscribed at \(frameText(log.subscribed, frame: frame))")
             }
         }

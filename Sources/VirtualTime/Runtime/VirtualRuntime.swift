@@ -214,7 +214,8 @@ package final class VirtualRuntime {
     }
 
     /// The loop of ``drive(until:steps:)``, in the routing, with `budget` installed.
-    private func driveSteps(_ budget: UnsafeMutablePointer<RunawayGuard.Budget>, until limit: Duration?, watch: Watchdog.Record) -> String? {
+    private func driveSteps(_ budget: UnsafeMutablePointer<RunawayGuard.Budget>, until limit: Duration?, watch: Watchdog.Record) -> String?
+    {
         let stepLimit = budget.pointee.limit
         // Built only when the limit is hit: a test's fixed cost should not pay for formatting it.
         var limitText: String { "the test scheduler ran \(stepLimit) steps and work was still due" }
