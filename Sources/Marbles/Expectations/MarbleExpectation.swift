@@ -19,7 +19,7 @@ public final class MarbleExpectation<Element> {
     @usableFromInline var erased: [Recorded<Event<RecordedValue>>] = []
     /// The subscription diagram the expectation was made with: `toBeLike` watches the other
     /// observable over the same window.
-    @usableFromInline var window: String?
+    @usableFromInline let window: String?
     /// What a failure adds under the diagrams, given what was recorded, when the way the values
     /// were recorded explains it (`expect(observing:)` that saw no change).
     package var failureNote: (([Recorded<Event<RecordedValue>>]) -> String?)?

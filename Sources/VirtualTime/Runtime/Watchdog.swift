@@ -20,13 +20,17 @@ import MarbleCore
 /// watchdog notes when it first saw a drive under way (so a report comes up to one look late).
 package enum Watchdog {
     /// What one driving thread shows the watchdog.
+    ///
+    /// Its atomics are `UnsafeAtomic`s, made with the record and never destroyed, as the record is
+    /// not (it lives as long as the process): a `ManagedAtomic`'s store was a call through its
+    /// storage-pointer getter at every step of every drive.
     package final class Record: @unchecked Sendable {
         /// Odd while a drive is under way: each drive adds one as it begins and one as it ends.
-        let drives = ManagedAtomic<Int>(0)
+        let drives = UnsafeAtomic<Int>.create(0)
         /// The virtual time (ns) of the drive's last step.
-        package let virtualNow = ManagedAtomic<Int64>(0)
+        package let virtualNow = UnsafeAtomic<Int64>.create(0)
         /// Whether the drive waits for work handed to another thread.
-        package let waiting = ManagedAtomic<Bool>(false)
+        package let waiting = UnsafeAtomic<Bool>.create(false)
         /// The watchdog's, under its lock: the drive it saw under way, when it first saw it, and
         /// its reports so far.
         var seenDrive = 0
