@@ -209,12 +209,13 @@ bench: deps
 	cd Benchmarks && $(SWIFT) run -c release MarblesBenchmarks
 
 # A/B against another revision in one run (release, both sides alternated): make bench-ab BASE=40fe785
+# (BENCH_AB_FLAGS="--single-threaded" without the idle thread both sides get: see scripts/bench-ab.py)
 BASE ?= HEAD
 bench-ab: deps
 	rm -rf .build-ab-base && git worktree add -f .build-ab-base $(BASE)
 	cd .build-ab-base/Benchmarks && $(SWIFT) build -c release --product MarblesBenchmarks
 	cd Benchmarks && $(SWIFT) build -c release --product MarblesBenchmarks
-	python3 scripts/bench-ab.py .build-ab-base/Benchmarks/.build/release/MarblesBenchmarks Benchmarks/.build/release/MarblesBenchmarks
+	python3 scripts/bench-ab.py .build-ab-base/Benchmarks/.build/release/MarblesBenchmarks Benchmarks/.build/release/MarblesBenchmarks $(BENCH_AB_FLAGS)
 	git worktree remove --force .build-ab-base
 
 # What `swift test` users feel in a debug build: the scheduler, a small test's fixed cost, the parser.

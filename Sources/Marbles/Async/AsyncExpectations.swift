@@ -78,12 +78,41 @@ final class AsyncRun {
     /// Whether the scheduler went: a task that outlived its test (a continuation resumed after
     /// the run) runs elsewhere, and records and reports nothing.
     @usableFromInline var schedulerGone: Bool { executor.isDetached }
-    var task: Task<Void, Never>?
-    @usableFromInline var finished = false
-    @usableFromInline var cancelled = false
+    /// Where the task is: made, started, finished, cancelled (and when).
+    @usableFromInline struct Progress {
+        var task: Task<Void, Never>?
+        @usableFromInline var finished = false
+        @usableFromInline var cancelled = false
+        @usableFromInline var cancelledAt: Duration?
+        var started = false
+    }
+    // The scheduler's thread's (the task runs on its executor; once the scheduler went, on the
+    // task's thread alone), read by every element recorded and by each drive's end, never in
+    // overlapping accesses.
+    // measured: checked, its accesses were 0.8% of an async marble test (perf, release, against
+    // 40fe785 where they were unchecked).
+    @exclusivity(unchecked) @usableFromInline var progress = Progress()
+    var task: Task<Void, Never>? {
+        get { progress.task }
+        set { progress.task = newValue }
+    }
+    @inlinable var finished: Bool {
+        get { progress.finished }
+        set { progress.finished = newValue }
+    }
+    @inlinable var cancelled: Bool {
+        get { progress.cancelled }
+        set { progress.cancelled = newValue }
+    }
     /// The virtual time of the unsubscription's `!`, once it cancelled the task.
-    @usableFromInline var cancelledAt: Duration?
-    var started = false
+    @inlinable var cancelledAt: Duration? {
+        get { progress.cancelledAt }
+        set { progress.cancelledAt = newValue }
+    }
+    var started: Bool {
+        get { progress.started }
+        set { progress.started = newValue }
+    }
     init(location: MarbleFailure.Location, executor: TestTaskExecutor) {
         self.location = location
         self.executor = executor
