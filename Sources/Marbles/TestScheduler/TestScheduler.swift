@@ -121,7 +121,7 @@ public final class TestScheduler: Scheduler {
         self.virtual = VirtualTimeScheduler(stepLimit: stepLimit)
         let runtime = VirtualRuntime(virtual: virtual, startDate: startDate)
         self.runtime = runtime
-        if let name = listener.testName { runtime.watchName = "the test \"\(name)\"" }
+        if listener.testName != nil { runtime.watchTestName = listener.testName }
         self.reporter =
             VirtualClocks.portable
             ? MarbleFailure.PortableModeNote(base: reporter) { [weak clocks = runtime.clocks] in clocks?.realReads() ?? [] }

@@ -35,15 +35,15 @@ package final class VirtualRuntime {
     package let executor: TestTaskExecutor
     package let clocks: VirtualClocks
     private let virtual: VirtualTimeScheduler
-    /// What the watchdog calls the run ("the test \"name\"", or "a test scheduler").
-    package var watchName: String {
-        get { state.watchName ?? Self.defaultWatchName }
+    /// The test the watchdog names the run after (`nil`: "a test scheduler"); worded only if it
+    /// reports.
+    package var watchTestName: String? {
+        get { state.watchTestName }
         set {
-            state.watchName = newValue
+            state.watchTestName = newValue
             state.watchKey = Watchdog.names.wrappingIncrementThenLoad(ordering: .relaxed)
         }
     }
-    static let defaultWatchName = "a test scheduler"
     /// How long a run waits, in real time, for work the code handed to another thread before it
     /// reports that work and goes on (10 s; see ``ForeignWork``).
     package var foreignWorkTimeout: Duration {
@@ -85,9 +85,9 @@ package final class VirtualRuntime {
         /// ``mainActorInLoop`` and ``bodyTask`` (read at every routing and every sleep).
         var mainActorInLoop = false
         var bodyTask: Int?
-        /// ``watchName`` (`nil`: the default name), and the number the watchdog knows it by
-        /// (0: the default name); read at every drive.
-        var watchName: String?
+        /// ``watchTestName``, and the number the watchdog knows it by (0: unnamed); read at
+        /// every drive.
+        var watchTestName: String?
         var watchKey = 0
         /// ``awaitsAnswer`` (read as every drive ends).
         var awaitsAnswer: (() -> Bool)?
@@ -202,7 +202,7 @@ package final class VirtualRuntime {
     package func drive(until limit: Duration?, steps: Int? = nil) -> String? {
         executor.adoptCurrentThread()
         var budget = RunawayGuard.Budget(limit: steps ?? virtual.stepLimit)
-        let watch = Watchdog.begin(watchName, key: state.watchKey, virtualNow: virtual.nowNanoseconds)
+        let watch = Watchdog.begin(state.watchTestName, key: state.watchKey, virtualNow: virtual.nowNanoseconds)
         defer { watch.end() }
         return routing {
             withUnsafeMutablePointer(to: &budget) { budget in
@@ -513,6 +513,9 @@ package final class VirtualRuntime {
         let mainActorEscapes = executor.mainActorEscapeCount
         let reported = rare?.reportedMainActorEscapes ?? 0
         if mainActorEscapes != reported { self.rare.reportedMainActorEscapes = mainActorEscapes }
+        // The usual end of an async test: its jobs ran, and nothing escaped or stalled.
+        guard !ambiguous.isEmpty || !overdue.isEmpty || mainActorEscapes != reported || busyWait != nil || !escapes.isEmpty
+        else { return nil }
         return Leftovers(
             ambiguousSleeps: ambiguous, mainActorEscapes: mainActorEscapes - reported, overdue: overdue, busyWait: busyWait,
             escapes: escapes)

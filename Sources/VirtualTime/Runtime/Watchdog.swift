@@ -36,8 +36,9 @@ package enum Watchdog {
         var seenDrive = 0
         var seenAt = 0
         var reported = 0
-        /// The run's name (under the watchdog's lock), and whose it is (the driving thread's).
-        var name = "a test scheduler"
+        /// The run's test (under the watchdog's lock; `nil`: unnamed), and whose it is (the
+        /// driving thread's).
+        var name: String?
         var key = 0
 
         /// The drive ends.
@@ -80,7 +81,7 @@ package enum Watchdog {
 
     /// A drive of the run `name` (numbered `key`, from ``names``) begins on this thread; end it
     /// with ``Record/end()``.
-    static func begin(_ name: @autoclosure () -> String, key: Int, virtualNow: Int64) -> Record {
+    static func begin(_ name: @autoclosure () -> String?, key: Int, virtualNow: Int64) -> Record {
         let record = current()
         if record.key != key {
             record.key = key
@@ -139,6 +140,7 @@ package enum Watchdog {
             record.waiting.load(ordering: .relaxed)
             ? "waiting for work it handed to another thread (a DispatchQueue block, a Thread, an actor's executor)"
             : "running its jobs and scheduled actions (a loop that never ends, or work that never settles)"
-        return "marbles: \(record.name) has been running for \(real) of real time, past virtual time \(virtual): it is \(waiting)"
+        let run = record.name.map { "the test \"\($0)\"" } ?? "a test scheduler"
+        return "marbles: \(run) has been running for \(real) of real time, past virtual time \(virtual): it is \(waiting)"
     }
 }
