@@ -108,6 +108,16 @@ struct VirtualTimeSchedulerTests {
         #expect(throws: RxError.self) { try scheduler.run() }
     }
 
+    @Test("a step limit set after the scheduler is made is the one run() stops at, at that step and time")
+    func stepLimitSetLater() {
+        let scheduler = VirtualTimeScheduler()
+        scheduler.stepLimit = 7
+        func again() { scheduler.schedule(after: .milliseconds(1), again) }
+        again()
+        #expect(scheduler.stepLimit == 7)
+        #expect(throws: RxError.stepLimitExceeded(steps: 7, now: .milliseconds(7))) { try scheduler.run() }
+    }
+
     @Test("interval and timer on the virtual clock")
     func intervalValues() throws {
         let scheduler = VirtualTimeScheduler()
