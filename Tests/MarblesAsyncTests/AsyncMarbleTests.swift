@@ -1,4 +1,5 @@
 import AsyncAlgorithms
+import Foundation
 import MarblesTesting
 import Testing
 
@@ -221,6 +222,25 @@ struct AsyncMarbleTests {
         }
         #expect(reporter.failures.first?.message.contains("steps and work was still due") == true)
         #expect(reporter.failures.first?.message.contains("unsubscription diagram") == true)
+    }
+
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    @Test("a value emitted from another thread is not recorded, and the test says that work was racy")
+    func emissionFromAnotherThread() {
+        let (scheduler, reporter) = collecting()
+        scheduler.run {
+            scheduler.expect(emitting: String.self) { emit in
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    Thread {
+                        emit("x")
+                        done.resume()
+                    }.start()
+                }
+                emit("y")
+            }.toBe("(y|)")
+        }
+        #expect(reporter.failures.count == 1, "\(reporter.failures.map(\.message))")
+        #expect(reporter.failures.first?.message.contains("1 emission(s) off its thread") == true)
     }
 }
 
