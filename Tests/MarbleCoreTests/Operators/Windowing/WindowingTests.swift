@@ -1,3 +1,4 @@
+import Foundation
 import MarbleCore
 import MarblesTesting
 import Testing
@@ -288,13 +289,70 @@ struct FirstLastValueTests {
         await #expect(throws: TestError()) { try await Observable<Int>.error(TestError()).lastValue() }
     }
 
-    @Test("cancelling the waiting task unsubscribes and throws CancellationError")
+    @Test("cancelling the waiting task unsubscribes, then throws CancellationError")
     func cancellation() async {
         let disposed = Locked(false)
-        let task = Task { try await Observable<Int>.never().do(onDispose: { disposed.withLock { $0 = true } }).firstValue() }
-        try? await Task.sleep(for: .milliseconds(20))
+        let (subscribed, signal) = AsyncStream<Void>.makeStream()
+        let task = Task {
+            try await Observable<Int>.never()
+                .do(onSubscribed: { signal.yield() }, onDispose: { disposed.withLock { $0 = true } })
+                .firstValue()
+        }
+        // Cancel once the wait has really begun: a task cancelled before that never subscribes.
+        for await _ in subscribed { break }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(disposed.withLock { $0 })
+    }
+
+    @Test("a task cancelled before it waits throws CancellationError without subscribing")
+    func cancelledBeforeWaiting() async {
+        let subscriptions = Locked(0)
+        let task = Task {
+            while !Task.isCancelled { await Task.yield() }
+            return try await Observable<Int>.never().do(onSubscribe: { subscriptions.withLock { $0 += 1 } }).firstValue()
+        }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(subscriptions.withLock { $0 } == 0)
+    }
+
+    // A continuation resumed while its body runs resumes the task only after the body returns,
+    // and the body ends the subscription: these two pin that order down.
+    @Test("a cancellation that arrives while subscribing still unsubscribes before the task resumes")
+    func cancellationDuringSubscribe() async {
+        let order = Locked<[String]>([])
+        let source = Observable<Int>.create { _ in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return Disposables.create {
+                usleep(20_000)  // a slow unsubscribe: a task resumed before it ends would record first
+                order.withLock { $0.append("disposed") }
+            }
+        }
+        // In a task of its own: the cancellation must not reach the test's task.
+        let task = Task { try await source.lastValue() }
+        do {
+            _ = try await task.value
+            Issue.record("lastValue returned in a cancelled task")
+        } catch {
+            #expect(error is CancellationError)
+            order.withLock { $0.append("thrown") }
+        }
+        #expect(order.withLock { $0 } == ["disposed", "thrown"])
+    }
+
+    @Test("a source that emits while subscribing is unsubscribed before firstValue returns")
+    func synchronousFirstValue() async throws {
+        let order = Locked<[String]>([])
+        let source = Observable<Int>.create { observer in
+            observer.onNext(1)
+            return Disposables.create {
+                usleep(20_000)  // a slow unsubscribe: a task resumed before it ends would record first
+                order.withLock { $0.append("disposed") }
+            }
+        }
+        #expect(try await source.firstValue() == 1)
+        order.withLock { $0.append("returned") }
+        #expect(order.withLock { $0 } == ["disposed", "returned"])
     }
 }
