@@ -25,12 +25,16 @@
         @Option(help: "Run only scenarios whose name contains this text.")
         var only: String?
 
+        @Flag(help: "Check instead that state kept inline is where it is read from, in this build (exit 1 if not).")
+        var checkLayout = false
+
         func validate() throws {
             guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
             guard (1...256).contains(threads) else { throw ValidationError("--threads is from 1 to 256") }
         }
 
         func run() throws {
+            if checkLayout { return try Self.checkInlineLayouts() }
             let scenarios = Scenario.all.filter { only.map($0.name.contains) ?? true }
             guard !scenarios.isEmpty else { throw ValidationError("no scenario matches '\(only ?? "")'") }
             let tallies = scenarios.map { _ in Tally() }
@@ -54,6 +58,18 @@
             }
             group.wait()
             try report(scenarios, tallies)
+        }
+
+        /// The debug builds' init assertions, made in the build at hand: `make test-release-layout`
+        /// runs it on a release build of MarbleCore alone.
+        static func checkInlineLayouts() throws {
+            let layouts = inlineStorageLayouts()
+            for layout in layouts where !layout.holds {
+                print("\(layout.type)'s inline state moved: firstStoredProperty would read another field")
+            }
+            let moved = layouts.filter { !$0.holds }.count
+            print("marbles-stress: \(layouts.count - moved) of \(layouts.count) inline layouts hold")
+            if moved > 0 { throw ExitCode(1) }
         }
 
         static func runOnce(_ scenario: Scenario, tally: Tally, queues: Queues, stallNanos: Int) {
