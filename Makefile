@@ -55,14 +55,18 @@ examples-tsan: deps
 # The runtime, concurrency and engine tests under AddressSanitizer (CI: bounded to these suites;
 # make asan-soak repeats them). A report fails the run.
 ASAN_FILTER := Concurrency|Reliability|MarblesAsyncTests|MarbleCoreTests
+# The sanitizer runs build only the test targets they run (MarbleCoreTests, MarblesAsyncTests;
+# see the end of Package.swift) and no trait (neither needs one): 107 s for a clean TSan build
+# against 159 s for every test target with both traits.
+SANITIZED := MARBLES_SANITIZER_TESTS=1
 test-asan: deps
-	ASAN_OPTIONS="halt_on_error=1 detect_leaks=0" $(SWIFT) test $(TRAITS) --sanitize=address --scratch-path .build-asan --filter "$(ASAN_FILTER)"
+	$(SANITIZED) ASAN_OPTIONS="halt_on_error=1 detect_leaks=0" $(SWIFT) test --sanitize=address --scratch-path .build-asan --filter "$(ASAN_FILTER)"
 
 ASAN_SOAK_ROUNDS ?= 20
 asan-soak: deps
-	$(SWIFT) build $(TRAITS) --sanitize=address --scratch-path .build-asan --build-tests
+	$(SANITIZED) $(SWIFT) build --sanitize=address --scratch-path .build-asan --build-tests
 	for i in $$(seq $(ASAN_SOAK_ROUNDS)); do \
-		ASAN_OPTIONS="halt_on_error=1 detect_leaks=0" $(SWIFT) test $(TRAITS) --sanitize=address --scratch-path .build-asan --skip-build --parallel --filter "$(ASAN_FILTER)" || exit 1; \
+		$(SANITIZED) ASAN_OPTIONS="halt_on_error=1 detect_leaks=0" $(SWIFT) test --sanitize=address --scratch-path .build-asan --skip-build --parallel --filter "$(ASAN_FILTER)" || exit 1; \
 	done
 
 # State kept inline at a fixed place is where it is read from, checked in a release build (the
@@ -84,7 +88,7 @@ interposer-check:
 
 # Concurrency and async tests under ThreadSanitizer (separate build folder, so the normal build stays warm).
 test-tsan: deps
-	$(SWIFT) test $(TRAITS) --sanitize=thread --scratch-path .build-tsan --filter "Concurrency|Reliability|MarblesAsyncTests"
+	$(SANITIZED) $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter "Concurrency|Reliability|MarblesAsyncTests"
 
 # The parser/printer property tests and the tuned-against-reference parser check at 10^6 inputs, and the engine laws at 10^5 cases each, release
 # build (CI runs 2*10^4 and 100 in debug).

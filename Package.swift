@@ -180,3 +180,10 @@ let cTargets: Set = ["CRuntimeHooks", "CClockInterposer"]
 for target in package.targets where target.type != .system && target.type != .plugin && !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + strict
 }
+
+// The sanitizer runs in CI (make test-tsan, test-asan) run only the engine's and the async
+// harness's tests: MARBLES_SANITIZER_TESTS=1 builds those two test targets and what they need.
+if Context.environment["MARBLES_SANITIZER_TESTS"] != nil {
+    let sanitized: Set = ["MarbleCoreTests", "MarblesAsyncTests", "TestSupport"]
+    package.targets.removeAll { $0.type == .test && !sanitized.contains($0.name) }
+}
