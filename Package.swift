@@ -184,6 +184,6 @@ for target in package.targets where target.type != .system && target.type != .pl
 // The sanitizer runs in CI (make test-tsan, test-asan) run only the engine's and the async
 // harness's tests: MARBLES_SANITIZER_TESTS=1 builds those two test targets and what they need.
 if Context.environment["MARBLES_SANITIZER_TESTS"] != nil {
-    let sanitized: Set = ["MarbleCoreTests", "MarblesAsyncTests", "TestSupport"]
+    let sanitized: Set = ["MarbleCoreTests", "MarblesAsyncTests"]
     package.targets.removeAll { $0.type == .test && !sanitized.contains($0.name) }
 }

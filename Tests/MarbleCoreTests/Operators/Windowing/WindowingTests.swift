@@ -268,7 +268,7 @@ struct UtilityOperatorTests {
     }
 }
 
-@Suite("firstValue and lastValue")
+@Suite("firstValue and lastValue", .timeLimit(.minutes(1)))
 struct FirstLastValueTests {
     @Test("firstValue returns the first value and unsubscribes; lastValue waits for completion")
     func values() async throws {
