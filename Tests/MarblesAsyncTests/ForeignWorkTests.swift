@@ -168,21 +168,20 @@ struct ForeignWorkTests {
         func globalTimer() { Self.everyTime(frame: .milliseconds(100), "-----(a|)") { await answeredAfterTimer() } }
 
         @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-        @Test("a continuation resumed by a Thread of its own is waited for")
-        func thread() { Self.everyTime("(b|)") { await answeredOnThread() } }
+        @Test("a continuation resumed by a Thread of its own is waited for, its usleep(20 ms) on virtual time")
+        func thread() { Self.everyTime("--------------------(b|)") { await answeredOnThread() } }
 
         @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-        @Test("a DispatchGroup's blocks and its notification are waited for")
-        func group() { Self.everyTime("(a|)") { await answeredByGroup() } }
+        @Test("a DispatchGroup's blocks and its notification are waited for, their usleep on virtual time")
+        func group() { Self.everyTime("--(a|)") { await answeredByGroup() } }
 
         @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-        @Test(
-            "work handed on from a block to a timer on another queue is waited for (that timer is real: it was set off the test's thread)")
-        func handedOn() { Self.everyTime("(a|)") { await answeredThroughTwoQueues() } }
+        @Test("work handed on from a block to a timer on another queue is due at virtual time (the block is in the run)")
+        func handedOn() { Self.everyTime("-----(a|)") { await answeredThroughTwoQueues() } }
 
         @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-        @Test("an OperationQueue's operations, one depending on the other, are waited for")
-        func operationQueue() { Self.everyTime("(a|)") { await answeredByOperationQueue() } }
+        @Test("an OperationQueue's operations, one depending on the other, are waited for, their usleep on virtual time")
+        func operationQueue() { Self.everyTime("--(a|)") { await answeredByOperationQueue() } }
 
         @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
         @Test("an actor whose executor runs jobs on a DispatchQueue is waited for")

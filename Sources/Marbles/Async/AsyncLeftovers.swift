@@ -11,6 +11,7 @@ extension TestScheduler {
             reportAmbiguousSleeps(leftovers, at: location)
             reportMainActorEscapes(leftovers.mainActorEscapes, at: location)
             reportOverdue(leftovers.overdue, at: location)
+            if let deadlock = leftovers.deadlock { reportDeadlock(deadlock, at: location) }
             reportEscapes(leftovers.escapes, at: location)
             if let busyWait = leftovers.busyWait {
                 rare.busyWaitClock = busyWait.clock
@@ -31,7 +32,9 @@ extension TestScheduler {
         state.asyncRuns.removeAll { $0.finished || $0.cancelled }
         let escapes = escapeCount
         let reportedEscapes = state.rare?.reportedEscapes ?? 0
-        if escapes == reportedEscapes, !cutShort, let stalled = unfinished.first {
+        let deadlocked = state.rare?.reportedDeadlock ?? false
+        if deadlocked { rare.reportedDeadlock = false }
+        if escapes == reportedEscapes, !cutShort, !deadlocked, let stalled = unfinished.first {
             report(
                 """
                 the async sequence under test was still suspended when nothing was left to run on the test \
@@ -55,6 +58,24 @@ extension TestScheduler {
                 start its tasks inside scheduler.run { }, and mark the test @MainActor for main-actor code
                 """, at: unfinished.first?.location ?? location)
         }
+    }
+
+    private func reportDeadlock(_ deadlock: (at: Duration, members: [ForeignWork.BlockedMember]), at location: MarbleFailure.Location) {
+        rare.reportedDeadlock = true
+        let listed = deadlock.members.map { member in
+            "  \(member.member) waits on \(member.waitsOn) since \(frameText(member.since, frame: frame))"
+                + (member.deadline.map { " (its deadline, \(frameText($0, frame: frame)), never came)" } ?? "")
+        }
+        report(
+            """
+            deadlock at \(frameText(deadlock.at, frame: frame)): every thread the test's work started is blocked, and \
+            nothing is due on virtual time that could wake one:
+            """ + "\n" + listed.joined(separator: "\n") + "\n"
+                + """
+                Each waits on something made inside the run (a semaphore, group or condition), which only the \
+                test's own work could signal: look for a signal that is never sent, or sent only after the wait \
+                returns.
+                """, at: location)
     }
 
     private func reportOverdue(_ overdue: [ForeignWork.Overdue], at location: MarbleFailure.Location) {

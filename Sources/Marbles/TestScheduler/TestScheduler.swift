@@ -266,6 +266,9 @@ extension TestScheduler {
         var reportedEscapes = 0
         /// The clock a busy wait was reported on, whose reads the portability note leaves out.
         var busyWaitClock: String?
+        /// A deadlock of the run's members was reported by this flush: a task it left suspended
+        /// is part of it, not reported again.
+        var reportedDeadlock = false
     }
 
     var rare: Rare {

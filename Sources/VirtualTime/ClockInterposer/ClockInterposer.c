@@ -112,6 +112,9 @@ static void submit_untracked(void *queue, void *context, void (*work)(void *));
 static bool after_f_tracked(uint64_t when, void *queue, void *context, void (*work)(void *), uintptr_t caller);
 
 static void find_ranges(void);
+void dispatch_retain(void *object);
+void dispatch_release(void *object);
+static int real_clock_gettime(clockid_t id, struct timespec *tp);
 
 __attribute__((constructor)) static void resolve_next(void) {
     atomic_store_explicit(
@@ -205,6 +208,10 @@ static int lies_in(const text_range *ranges, int count, uintptr_t address) {
     return 0;
 }
 
+int marbles_ip_real_clock_gettime(clockid_t id, struct timespec *tp) { return real_clock_gettime(id, tp); }
+
+bool marbles_ip_from_foundation(uintptr_t caller) { return lies_in(foundation_text, foundation_count, caller); }
+
 static int real_clock_gettime(clockid_t id, struct timespec *tp) {
     clock_gettime_fn next = atomic_load_explicit(&next_clock_gettime, memory_order_acquire);
     if (next == NULL) {
@@ -230,15 +237,7 @@ static long long real_ns(clockid_t id) {
     return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-// The real time elapsed between the scheduler's first drive and the first reading (real work,
-// microseconds as a rule) is not counted: virtual time starts at real time when the run starts.
-static void set_bases(marbles_virtual_clocks *clocks) {
-    long long origin = clocks->origin_ns;
-    clocks->realtime_base_ns = (clocks->has_start_date ? clocks->start_date_ns : real_ns(CLOCK_REALTIME)) - origin;
-    clocks->monotonic_base_ns = real_ns(CLOCK_MONOTONIC) - origin;
-    clocks->boottime_base_ns = real_ns(CLOCK_BOOTTIME) - origin;
-    clocks->bases_set = true;
-}
+static void set_bases(marbles_virtual_clocks *clocks) { marbles_clocks_set_bases(clocks); }
 
 // Past this many reads of one clock at one virtual instant, a job is taken to wait for the clock
 // to move (a busy wait), which it never does while the job runs: the reading then moves with
@@ -305,6 +304,19 @@ int clock_gettime(clockid_t id, struct timespec *tp) {
     if (clocks == NULL) {
         marbles_virtual_clocks *home = marbles_route_home();
         if (home != NULL && home->count_real_reads) count_real_read(home, id, (uintptr_t)__builtin_return_address(0));
+        // A member of a run (work it handed to another thread) reads the instant being settled,
+        // Foundation's uptime included (`Thread.sleep` measures what is left of its sleep with it).
+        marbles_foreign *member = home == NULL ? marbles_member() : NULL;
+        int which = id == CLOCK_REALTIME ? 0 : id == CLOCK_MONOTONIC ? 1 : id == CLOCK_BOOTTIME ? 2 : -1;
+        uintptr_t caller = (uintptr_t)__builtin_return_address(0);
+        if (member != NULL && which >= 0 &&
+            (lies_in(concurrency_text, concurrency_count, caller) || lies_in(foundation_text, foundation_count, caller) ||
+             (which != 0 && lies_in(dispatch_text, dispatch_count, caller)))) {
+            long long now = marbles_member_reading(member, which);
+            tp->tv_sec = (time_t)(now / 1000000000);
+            tp->tv_nsec = (long)(now % 1000000000);
+            return 0;
+        }
     } else {
         uintptr_t caller = (uintptr_t)__builtin_return_address(0);
         long long *base = base_for(clocks, id);
@@ -387,13 +399,19 @@ marbles_foreign *marbles_ip_tracker_for(uintptr_t caller) {
 // the clock it encodes (libdispatch: uptime, or with bit 63 the monotonic clock that counts
 // sleep; wall-clock deadlines stay real); false when it cannot go on virtual time.
 bool marbles_ip_virtual_remaining(marbles_foreign *foreign, uint64_t when, long long *remaining) {
-    marbles_virtual_clocks *clocks = marbles_route_clocks();
-    if (clocks == NULL || marbles_route_foreign() != foreign || marbles_foreign_timer(foreign) == NULL) return false;
     if (when == UINT64_MAX || (when >> 62) == 1 || (when >> 62) == 3) return false;
-    if (!clocks->bases_set) set_bases(clocks);
-    long long now = clocks->now_ns(clocks->context);
-    long long base = (when >> 62) == 0 ? clocks->monotonic_base_ns : clocks->boottime_base_ns;
-    *remaining = (long long)(when & ~(1ULL << 63)) - base - now;
+    marbles_virtual_clocks *clocks = marbles_route_clocks();
+    long long now;
+    if (clocks != NULL && marbles_route_foreign() == foreign && marbles_foreign_timer(foreign) != NULL) {
+        if (!clocks->bases_set) set_bases(clocks);
+        now = ((when >> 62) == 0 ? clocks->monotonic_base_ns : clocks->boottime_base_ns) + clocks->now_ns(clocks->context);
+    } else if (marbles_member() == foreign && foreign != NULL) {
+        // A member's deadline: read on the run's clocks at the instant being settled.
+        now = marbles_member_reading(foreign, (when >> 62) == 0 ? 1 : 2);
+    } else {
+        return false;
+    }
+    *remaining = (long long)(when & ~(1ULL << 63)) - now;
     return true;
 }
 
@@ -418,6 +436,8 @@ bool marbles_ip_virtual_date_ns(long long *now) {
 
 // A block or function for a timer or the main queue, handed to the tracker's owner (Swift).
 void marbles_ip_hand_to_timer(marbles_foreign *foreign, void *queue, long long remaining, void *context, void (*work)(void *)) {
+    // From a member: the driver puts it on virtual time when it next settles.
+    if (marbles_route_foreign() != foreign) return marbles_foreign_request_wake(foreign, remaining, queue, context, work);
     marbles_foreign_timer(foreign)(
         marbles_foreign_owner(foreign), queue, queue == marbles_ip_main_queue, remaining < 0 ? 0 : remaining, context, work);
 }
@@ -523,13 +543,38 @@ void dispatch_sync_f(void *queue, void *context, void (*work)(void *)) {
     if (next != NULL) next(queue, context, work);
 }
 
+// A timer's queue lives until its work has run there, as with libdispatch's own timers (code
+// passes a queue it lets go of at once: `DispatchQueue(label:).asyncAfter`). Released on the
+// queue, by the work's end.
+typedef struct {
+    void *queue;
+    void *context;
+    void (*work)(void *);
+} kept_queue;
+
+static void run_and_let_go(void *raw) {
+    kept_queue it = *(kept_queue *)raw;
+    free(raw);
+    it.work(it.context);
+    dispatch_release(it.queue);
+}
+
+static void virtual_after(marbles_foreign *foreign, void *queue, long long remaining, void *context, void (*work)(void *)) {
+    if (queue == marbles_ip_main_queue) return marbles_ip_hand_to_timer(foreign, queue, remaining, context, work);
+    kept_queue *it = malloc(sizeof(kept_queue));
+    if (it == NULL) abort();
+    *it = (kept_queue){queue, context, work};
+    dispatch_retain(queue);
+    marbles_ip_hand_to_timer(foreign, queue, remaining, it, run_and_let_go);
+}
+
 void dispatch_after(uint64_t when, void *queue, void *block) {
     marbles_foreign *foreign = marbles_ip_tracker_for((uintptr_t)__builtin_return_address(0));
     void *copy = foreign != NULL ? marbles_foreign_copy_block(block) : NULL;
     if (copy != NULL) {
         long long remaining;
         if (marbles_ip_virtual_remaining(foreign, when, &remaining)) {
-            marbles_ip_hand_to_timer(foreign, queue, remaining, copy, marbles_foreign_invoke_block);
+            virtual_after(foreign, queue, remaining, copy, marbles_foreign_invoke_block);
         } else {
             after_tracked(foreign, when, queue, copy, marbles_foreign_invoke_block);
         }
@@ -546,7 +591,7 @@ static bool after_f_tracked(uint64_t when, void *queue, void *context, void (*wo
     if (foreign == NULL) return false;
     long long remaining;
     if (marbles_ip_virtual_remaining(foreign, when, &remaining)) {
-        marbles_ip_hand_to_timer(foreign, queue, remaining, context, work);
+        virtual_after(foreign, queue, remaining, context, work);
     } else {
         after_tracked(foreign, when, queue, context, work);
     }
@@ -590,28 +635,55 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*
 }
 
 // `DispatchQueue.async(group:)` and `DispatchGroup.notify(queue:)`: the block runs as tracked work
-// through the `_f` forms, in the group as before. A notification is out from the moment it is
-// registered until it has run, so the run waits for the group to empty.
-static bool group_tracked(void *group, void *queue, void *block, dispatch_group_f_fn next, uintptr_t caller) {
+// in the group as before. A notification is out from the moment it is registered until it has
+// run, so the run waits for the group to empty. A block's leave goes through
+// `dispatch_group_leave` (Waits.c), so that a member waiting on the group works again before
+// the block counts as done.
+void dispatch_release(void *object);
+void dispatch_group_enter(void *group);
+void dispatch_group_leave(void *group);
+
+typedef struct {
+    void *block;
+    void *group;
+} group_block;
+
+static void run_group_block(void *raw) {
+    group_block *it = raw;
+    marbles_foreign_invoke_block(it->block);
+    dispatch_group_leave(it->group);
+    dispatch_release(it->group);
+    free(it);
+}
+
+static bool group_tracked(void *group, void *queue, void *block, dispatch_group_f_fn next, bool notify, uintptr_t caller) {
     // The main queue's notification stays as it was: the loop does not run group work.
     marbles_foreign *foreign = next != NULL && queue != marbles_ip_main_queue ? marbles_ip_tracker_for(caller) : NULL;
     void *copy = foreign != NULL ? marbles_foreign_copy_block(block) : NULL;
     if (copy == NULL) return false;
-    next(group, queue, marbles_foreign_wrap(foreign, marbles_foreign_kind_block, "a group's block", copy, marbles_foreign_invoke_block),
-         marbles_foreign_run_wrapped);
+    if (notify) {
+        next(group, queue, marbles_foreign_wrap_notification(foreign, group, copy, marbles_foreign_invoke_block), marbles_foreign_run_wrapped);
+        return true;
+    }
+    group_block *it = malloc(sizeof(group_block));
+    if (it == NULL) abort();
+    *it = (group_block){copy, group};
+    dispatch_retain(group);
+    dispatch_group_enter(group);
+    marbles_foreign_submit(foreign, queue, marbles_foreign_kind_block, it, run_group_block);
     return true;
 }
 
 void dispatch_group_async(void *group, void *queue, void *block) {
     dispatch_group_f_fn tracked = NEXT(next_dispatch_group_async_f, dispatch_group_f_fn, "dispatch_group_async_f", NULL);
-    if (group_tracked(group, queue, block, tracked, (uintptr_t)__builtin_return_address(0))) return;
+    if (group_tracked(group, queue, block, tracked, false, (uintptr_t)__builtin_return_address(0))) return;
     dispatch_group_fn next = NEXT(next_dispatch_group_async, dispatch_group_fn, "dispatch_group_async", dispatch_group_async);
     if (next != NULL) next(group, queue, block);
 }
 
 void dispatch_group_notify(void *group, void *queue, void *block) {
     dispatch_group_f_fn tracked = NEXT(next_dispatch_group_notify_f, dispatch_group_f_fn, "dispatch_group_notify_f", NULL);
-    if (group_tracked(group, queue, block, tracked, (uintptr_t)__builtin_return_address(0))) return;
+    if (group_tracked(group, queue, block, tracked, true, (uintptr_t)__builtin_return_address(0))) return;
     dispatch_group_fn next = NEXT(next_dispatch_group_notify, dispatch_group_fn, "dispatch_group_notify", dispatch_group_notify);
     if (next != NULL) next(group, queue, block);
 }

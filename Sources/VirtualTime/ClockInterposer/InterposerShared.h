@@ -5,6 +5,7 @@
 #include "CRuntimeHooks.h"
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 /// libdispatch's main queue.
 extern void *marbles_ip_main_queue;
@@ -22,5 +23,9 @@ bool marbles_ip_virtual_date_ns(long long *now);
 /// Hands `work(context)` to the driver, due `remaining` ns from virtual now, on `queue` (NULL:
 /// run on the driving thread itself).
 void marbles_ip_hand_to_timer(marbles_foreign *foreign, void *queue, long long remaining, void *context, void (*work)(void *));
+/// The next `clock_gettime` (real time).
+int marbles_ip_real_clock_gettime(clockid_t id, struct timespec *tp);
+/// Whether `caller` lies in Foundation's code.
+bool marbles_ip_from_foundation(uintptr_t caller);
 #endif
 #endif

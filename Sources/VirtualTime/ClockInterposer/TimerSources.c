@@ -191,8 +191,9 @@ void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask,
     marbles_foreign *foreign = marbles_ip_tracker_for((uintptr_t)__builtin_return_address(0));
     // Shadowed only where its schedule can go on virtual time: made on a driving thread whose
     // clocks are virtual.
-    if (foreign == NULL || marbles_route_foreign() != foreign || marbles_foreign_timer(foreign) == NULL ||
-        marbles_route_clocks() == NULL) {
+    if (foreign == NULL ||
+        !((marbles_route_foreign() == foreign && marbles_foreign_timer(foreign) != NULL && marbles_route_clocks() != NULL) ||
+          marbles_member() == foreign)) {
         return source;
     }
     shadow *it = calloc(1, sizeof(shadow));
@@ -218,8 +219,7 @@ void dispatch_source_set_timer(void *source, uint64_t start, uint64_t interval, 
     pthread_mutex_lock(&lock);
     shadow *it = find(source);
     long long remaining = 0;
-    if (it != NULL && !it->cancelled && marbles_route_foreign() == it->foreign &&
-        marbles_ip_virtual_remaining(it->foreign, start, &remaining)) {
+    if (it != NULL && !it->cancelled && marbles_ip_virtual_remaining(it->foreign, start, &remaining)) {
         it->generation += 1;
         it->interval_ns = interval == 0 ? 1 : interval;
         it->scheduled = true;
@@ -290,7 +290,8 @@ static void unsuspend(void *object, bool activating) {
     shadow *it = find(object);
     if (it != NULL && it->suspended > 0 && (!activating || it->suspended == 1)) {
         it->suspended -= 1;
-        if (it->suspended == 0 && it->missed > 0 && !it->cancelled && marbles_route_foreign() == it->foreign) {
+        if (it->suspended == 0 && it->missed > 0 && !it->cancelled &&
+            (marbles_route_foreign() == it->foreign || marbles_member() == it->foreign)) {
             send_delivery(it, it->missed);
             it->missed = 0;
         }

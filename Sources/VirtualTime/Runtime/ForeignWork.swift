@@ -134,3 +134,65 @@ extension VirtualRuntime {
         }
     }
 }
+
+extension ForeignWork {
+    /// A member of the run blocked in a known wait, as a deadlock names it.
+    package struct BlockedMember: Equatable, Sendable {
+        /// What the member is: "a block on queue 'x'", "a Thread", "a timer's work on queue 'x'".
+        package var member: String
+        /// What it waits on: "a sleep", "a DispatchSemaphore", "a DispatchGroup", "a condition".
+        package var waitsOn: String
+        /// The virtual time it began to wait at, and its deadline (`nil`: none).
+        package var since: Duration
+        package var deadline: Duration?
+    }
+
+    /// The members of `tracker`'s run blocked in known waits (none: nothing is).
+    static func blockedMembers(_ tracker: OpaquePointer) -> [BlockedMember] {
+        let capacity = 16
+        let buffer = UnsafeMutablePointer<marbles_wait_info>.allocate(capacity: capacity)
+        defer { buffer.deallocate() }
+        let count = marbles_foreign_blocked(tracker, buffer, capacity)
+        guard count > 0 else { return [] }
+        return (0..<min(count, capacity)).map { index in
+            var info = buffer[index]
+            let label = withUnsafeBytes(of: &info.member) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let member =
+                switch info.member_kind {
+                case marbles_foreign_kind_thread: "a Thread"
+                case marbles_foreign_kind_timer: "a timer's work on queue '\(label)'"
+                default: "a block on queue '\(label)'"
+                }
+            let waitsOn =
+                switch info.kind {
+                case marbles_wait_sleep: "a sleep"
+                case marbles_wait_semaphore: "a DispatchSemaphore"
+                case marbles_wait_group: "a DispatchGroup"
+                default: "a condition (NSCondition, pthread_cond_wait)"
+                }
+            return BlockedMember(
+                member: member, waitsOn: waitsOn, since: .nanoseconds(info.since_ns),
+                deadline: info.deadline_ns < 0 ? nil : .nanoseconds(info.deadline_ns))
+        }
+    }
+}
+
+extension VirtualRuntime {
+    /// Puts the wake-ups the run's members asked for (timers they set, their waits' deadlines)
+    /// on virtual time, in the order they asked: each is due where the member computed it.
+    func scheduleMemberRequests(_ tracker: OpaquePointer) {
+        let capacity = 32
+        let buffer = UnsafeMutablePointer<marbles_wake_request>.allocate(capacity: capacity)
+        defer { buffer.deallocate() }
+        while true {
+            let count = marbles_foreign_take_requests(tracker, buffer, capacity)
+            for index in 0..<count {
+                let request = buffer[index]
+                scheduleDispatchWork(
+                    on: request.queue, isMain: request.is_main, after: .nanoseconds(request.due_ns) - virtualNow,
+                    context: request.context, work: request.work)
+            }
+            if count < capacity { return }
+        }
+    }
+}

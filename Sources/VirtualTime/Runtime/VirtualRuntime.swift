@@ -116,6 +116,8 @@ package final class VirtualRuntime {
         var sleepNotes: [SleepingTask]?
         /// Foreign work still out when the bound passed, not yet reported.
         var overdue: [ForeignWork.Overdue] = []
+        /// Every member blocked in a known wait with nothing due: when, and who waits on what.
+        var deadlock: (at: Duration, members: [ForeignWork.BlockedMember])?
     }
 
     private var rare: Rare {
@@ -243,6 +245,11 @@ package final class VirtualRuntime {
             if !state.idleWaiters.isEmpty, resumeIdleWaiters() { continue }
             noteNextInstant()
             guard virtual.step(throughNanoseconds: limitNanos) else {
+                // Every member blocked in a known wait and nothing due: nothing can ever wake them.
+                if virtual.nextDueTime == nil, let tracker = clocks.tracker, marbles_foreign_blocked(tracker, nil, 0) > 0 {
+                    rare.deadlock = (virtual.now, ForeignWork.blockedMembers(tracker))
+                    break
+                }
                 // Nothing left on virtual time, but a task the run awaits is suspended: a
                 // thread the run did not start may still answer it (an I/O loop started
                 // before the test); its job comes back to this executor at this instant.
@@ -321,6 +328,7 @@ package final class VirtualRuntime {
             let overdue = ForeignWork.settle(tracker, timeout: foreignWorkTimeout, jobsHeld: executor.returnedCountAddress)
             if !overdue.isEmpty { rare.overdue += overdue }
             watch.waiting.store(false, ordering: .relaxed)
+            scheduleMemberRequests(tracker)
         }
         executor.takeReturned()
         runHeldMainWork()
@@ -497,6 +505,8 @@ package final class VirtualRuntime {
         /// Work that stayed on real time (a Dispatch timer source scheduled off the driving
         /// thread, or on the wall clock).
         package var escapes: [ForeignWork.Escape] = []
+        /// Every member of the run blocked in a known wait with nothing due, at that time.
+        package var deadlock: (at: Duration, members: [ForeignWork.BlockedMember])?
     }
 
     /// Hands over what the last flush left to report; `nil` when it left nothing.
@@ -508,17 +518,20 @@ package final class VirtualRuntime {
         let rare = state.rare
         let ambiguous = rare?.ambiguousSleeps ?? []
         let overdue = rare?.overdue ?? []
+        let deadlock = rare?.deadlock
         rare?.ambiguousSleeps = []
         rare?.overdue = []
+        rare?.deadlock = nil
         let mainActorEscapes = executor.mainActorEscapeCount
         let reported = rare?.reportedMainActorEscapes ?? 0
         if mainActorEscapes != reported { self.rare.reportedMainActorEscapes = mainActorEscapes }
         // The usual end of an async test: its jobs ran, and nothing escaped or stalled.
         guard !ambiguous.isEmpty || !overdue.isEmpty || mainActorEscapes != reported || busyWait != nil || !escapes.isEmpty
+            || deadlock != nil
         else { return nil }
         return Leftovers(
             ambiguousSleeps: ambiguous, mainActorEscapes: mainActorEscapes - reported, overdue: overdue, busyWait: busyWait,
-            escapes: escapes)
+            escapes: escapes, deadlock: deadlock)
     }
 
     /// Runs the jobs that cancelling the leftover tasks made ready (teardown: nothing stays parked).

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <semaphore.h>
 #include <time.h>
 
 // Work the code under test hands to other threads from inside a run. The interposer
@@ -64,7 +65,41 @@ struct marbles_foreign {
     // first few, for the run's failures, as `what\tqueue label\tvirtual ns` lines.
     char escapes[4][256];
     int escape_count;
+    // The run's clocks as its members read them: set once, on the driving thread, before any
+    // member exists (`virtual_clocks` false: real clocks, MARBLES_PORTABLE=1).
+    bool virtual_clocks;
+    long long bases[3];
+    // Members blocked in a known wait (not working), under `mutex`.
+    long blocked;
+    // Virtual wake-ups members asked for, for the driver to put on its heap (counted in `pending`).
+    struct request *requests;
+    struct request **requests_tail;
 };
+
+typedef struct request {
+    struct request *next;
+    marbles_wake_request wake;
+} request;
+
+// A member blocked in a known wait, listed under `mutex`.
+typedef struct wait_record {
+    struct wait_record *next;
+    marbles_foreign *foreign;
+    const void *object;
+    marbles_wait_info info;
+    bool woken;      // made to work again by a signal
+    bool timed_out;  // its virtual deadline came
+    sem_t *wake;     // a sleep's: posted when its deadline comes
+} wait_record;
+
+// Objects (semaphores, groups, conditions) made inside a run: a wait on one of them is known
+// (only the run's work can end it, as Go's bubble knows its channels); a wait on anything else
+// holds virtual time still.
+typedef struct known_object {
+    struct known_object *next;
+    const void *object;
+    marbles_foreign *foreign;
+} known_object;
 
 // One lock and condition for every tracker: work ends rarely, and a tracker is made for every
 // test scheduler, which should not pay for a mutex and a condition of its own.
@@ -72,7 +107,10 @@ static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed;
 static pthread_once_t changed_once = PTHREAD_ONCE_INIT;
 
+static MARBLES_THREAD_LOCAL bool making_condition;
+
 static void make_condition(void) {
+    making_condition = true;
     pthread_condattr_t attributes;
     pthread_condattr_init(&attributes);
 #if defined(__linux__)
@@ -80,9 +118,23 @@ static void make_condition(void) {
 #endif
     pthread_cond_init(&changed, &attributes);
     pthread_condattr_destroy(&attributes);
+    making_condition = false;
 }
 
+static void release_waits(marbles_foreign *foreign);
+typedef struct wait_record wait_record;
+static long long list_wait(marbles_foreign *foreign, wait_record *it, marbles_wait_kind kind, const void *object, long long remaining_ns);
 static MARBLES_THREAD_LOCAL marbles_foreign *running_foreign;
+// Set while the interposer waits for real on a member's behalf: its clock reads are real then.
+static MARBLES_THREAD_LOCAL bool reading_real;
+static wait_record *waits;
+static known_object *known;
+static long long next_wait_id;
+// Trackers with virtual clocks alive: while none is, signals pass by without the lock.
+static _Atomic long virtual_trackers;
+// The real condition functions (the interposer's next ones once registered): this file's own
+// waits must not come back through the interposer, which takes `mutex`.
+static marbles_real_conditions real = {pthread_cond_wait, pthread_cond_timedwait, pthread_cond_broadcast};
 static MARBLES_THREAD_LOCAL long long running_sequence = -1;
 static void submit_with_dispatch(void *queue, void *context, void (*work)(void *));
 // The interposer's untracked `dispatch_async_f` once it registered, else libdispatch's.
@@ -95,6 +147,23 @@ static void release(marbles_foreign *foreign) {
     if (atomic_fetch_sub_explicit(&foreign->references, 1, memory_order_acq_rel) != 1) return;
     for (item *it = foreign->items; it != NULL;) {
         item *next = it->next;
+        free(it);
+        it = next;
+    }
+    if (foreign->virtual_clocks) atomic_fetch_sub_explicit(&virtual_trackers, 1, memory_order_acq_rel);
+    pthread_mutex_lock(&mutex);
+    for (known_object **link = &known; *link != NULL;) {
+        known_object *it = *link;
+        if (it->foreign == foreign) {
+            *link = it->next;
+            free(it);
+        } else {
+            link = &it->next;
+        }
+    }
+    pthread_mutex_unlock(&mutex);
+    for (request *it = foreign->requests; it != NULL;) {
+        request *next = it->next;
         free(it);
         it = next;
     }
@@ -111,12 +180,23 @@ marbles_foreign *marbles_foreign_create(void *owner, marbles_timer_fn timer) {
     foreign->owner = owner;
     foreign->timer = timer;
     foreign->held_tail = &foreign->held;
+    foreign->requests_tail = &foreign->requests;
+    // Made now, with no lock held: members' waits broadcast on it under the lock.
+    pthread_once(&changed_once, make_condition);
     return foreign;
 }
 
 // Made on the driving thread, before any other thread can know the tracker.
 static void attach(marbles_foreign *foreign, marbles_virtual_clocks *home) {
     foreign->driver = home->foreign_driver;
+    if (marbles_route_clocks() == home) {
+        if (!home->bases_set) marbles_clocks_set_bases(home);
+        foreign->bases[0] = home->realtime_base_ns;
+        foreign->bases[1] = home->monotonic_base_ns;
+        foreign->bases[2] = home->boottime_base_ns;
+        foreign->virtual_clocks = true;
+        atomic_fetch_add_explicit(&virtual_trackers, 1, memory_order_acq_rel);
+    }
     if (home->main_in_loop) marbles_foreign_set_main_in_loop(foreign, true);
 }
 
@@ -133,6 +213,7 @@ void marbles_foreign_detach(marbles_foreign *foreign) {
     pthread_mutex_lock(&mutex);
     foreign->driver = NULL;
     atomic_store_explicit(&foreign->main_in_loop, false, memory_order_release);
+    release_waits(foreign);
     held_block *held = foreign->held;
     foreign->held = NULL;
     foreign->held_tail = &foreign->held;
@@ -177,7 +258,7 @@ bool marbles_foreign_hold_main(marbles_foreign *foreign, void *context, void (*w
         if (sync) foreign->held_sync += 1;
         atomic_fetch_add_explicit(&foreign->pending, 1, memory_order_release);
         // A waiting driver looks: a block whose submitter waits cannot wait for the work out.
-        pthread_cond_broadcast(&changed);
+        real.broadcast(&changed);
     }
     pthread_mutex_unlock(&mutex);
     if (!held) free(block);
@@ -280,8 +361,10 @@ long long marbles_foreign_begin(marbles_foreign *foreign, marbles_foreign_kind k
     // On the driving thread the clocks give virtual now exactly (the published time is the last
     // step's); elsewhere (work submitted from tracked work) the instant being settled.
     marbles_virtual_clocks *clocks = marbles_route_clocks();
-    it->submitted_ns = clocks != NULL && clocks->now_ns != NULL && marbles_route_foreign() == foreign ? clocks->now_ns(clocks->context)
-                                                                           : atomic_load_explicit(&foreign->now_ns, memory_order_relaxed);
+    bool driving = clocks != NULL && clocks->now_ns != NULL && marbles_route_foreign() == foreign;
+    it->submitted_ns = driving ? clocks->now_ns(clocks->context) : atomic_load_explicit(&foreign->now_ns, memory_order_relaxed);
+    // Members read the instant being settled: the one this work starts at.
+    if (driving) atomic_store_explicit(&foreign->now_ns, it->submitted_ns, memory_order_relaxed);
     clock_gettime(CLOCK_MONOTONIC, &it->began);
     retain(foreign);
     pthread_mutex_lock(&mutex);
@@ -307,7 +390,7 @@ void marbles_foreign_end(marbles_foreign *foreign, long long sequence) {
         break;
     }
     // Not found: it was abandoned (the bound passed), and no longer counts.
-    pthread_cond_broadcast(&changed);
+    real.broadcast(&changed);
     pthread_mutex_unlock(&mutex);
     release(foreign);
 }
@@ -329,17 +412,19 @@ typedef struct {
     long long sequence;
     void *context;
     void (*work)(void *);
+    long long wait;  // a notification's wait for its group (0: none)
 } submitted;
 
 void *marbles_foreign_wrap(marbles_foreign *foreign, marbles_foreign_kind kind, const char *label, void *context, void (*work)(void *)) {
     submitted *s = malloc(sizeof(submitted));
     if (s == NULL) abort();
-    *s = (submitted){foreign, marbles_foreign_begin(foreign, kind, label), context, work};
+    *s = (submitted){foreign, marbles_foreign_begin(foreign, kind, label), context, work, 0};
     return s;
 }
 
 void marbles_foreign_run_wrapped(void *raw) {
     submitted *s = raw;
+    if (s->wait != 0) marbles_wait_end(s->wait, true);
     marbles_foreign_context saved = marbles_foreign_enter(s->foreign, s->sequence);
     s->work(s->context);
     marbles_foreign_leave(saved);
@@ -389,21 +474,21 @@ marbles_foreign_wait_result marbles_foreign_wait(marbles_foreign *foreign, long 
     pthread_mutex_lock(&mutex);
     marbles_foreign_wait_result result = marbles_foreign_drained;
     long long seen_sequence = foreign->next_sequence;
-    long seen_out = foreign->out;
+    long seen_out = foreign->out - foreign->blocked;
     struct timespec stall = after(stall_ns);
-    while (foreign->out > 0) {
+    while (foreign->out - foreign->blocked > 0) {
         if (foreign->held_sync > 0) {
             result = marbles_foreign_main_needed;
             break;
         }
         // Jobs come back without a signal here: look again at least once a stall.
         struct timespec wake = before(stall, deadline) ? stall : deadline;
-        int status = pthread_cond_timedwait(&changed, &mutex, &wake);
+        int status = real.timedwait(&changed, &mutex, &wake);
         bool held = foreign->held != NULL || (jobs_held != NULL && atomic_load_explicit(jobs_held, memory_order_acquire) > 0);
-        if (foreign->out == 0) break;
-        if (foreign->out != seen_out || foreign->next_sequence != seen_sequence) {
+        if (foreign->out - foreign->blocked <= 0) break;
+        if (foreign->out - foreign->blocked != seen_out || foreign->next_sequence != seen_sequence) {
             // Progress: the stall is counted from here.
-            seen_out = foreign->out;
+            seen_out = foreign->out - foreign->blocked;
             seen_sequence = foreign->next_sequence;
             stall = after(stall_ns);
             continue;
@@ -456,8 +541,9 @@ long marbles_foreign_abandon(marbles_foreign *foreign, char *buffer, unsigned lo
         count += 1;
     }
     foreign->items = NULL;
-    atomic_fetch_sub_explicit(&foreign->pending, foreign->out, memory_order_release);
+    atomic_fetch_sub_explicit(&foreign->pending, foreign->out - foreign->blocked, memory_order_release);
     foreign->out = 0;
+    release_waits(foreign);
     pthread_mutex_unlock(&mutex);
     return count;
 }
@@ -526,4 +612,297 @@ static void submit_with_dispatch(void *queue, void *context, void (*work)(void *
 void *marbles_main_queue(void) {
     pthread_once(&dispatch_once_flag, find_dispatch);
     return main_queue_address;
+}
+
+
+// MARK: Members and their waits
+
+void marbles_register_real_conditions(marbles_real_conditions conditions) { real = conditions; }
+
+marbles_foreign *marbles_member(void) {
+    marbles_foreign *foreign = running_foreign;
+    return foreign != NULL && foreign->virtual_clocks && !reading_real && foreign->driver != NULL ? foreign : NULL;
+}
+
+long long marbles_member_reading(marbles_foreign *foreign, int which) {
+    return foreign->bases[which] + atomic_load_explicit(&foreign->now_ns, memory_order_relaxed);
+}
+
+void marbles_member_reading_real(bool on) { reading_real = on; }
+
+static long long real_ns(clockid_t id) {
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+// The real time a run spent before its first reading is not counted: virtual time starts at
+// real time (or the start date) when the scheduler first drove.
+void marbles_clocks_set_bases(marbles_virtual_clocks *clocks) {
+    long long origin = clocks->origin_ns;
+    clocks->realtime_base_ns = (clocks->has_start_date ? clocks->start_date_ns : real_ns(CLOCK_REALTIME)) - origin;
+    clocks->monotonic_base_ns = real_ns(CLOCK_MONOTONIC) - origin;
+    clocks->boottime_base_ns = real_ns(CLOCK_BOOTTIME) - origin;
+    clocks->bases_set = true;
+}
+
+// Under `mutex`.
+static void push_request(marbles_foreign *foreign, marbles_wake_request wake) {
+    request *it = malloc(sizeof(request));
+    if (it == NULL) abort();
+    *it = (request){NULL, wake};
+    *foreign->requests_tail = it;
+    foreign->requests_tail = &it->next;
+    atomic_fetch_add_explicit(&foreign->pending, 1, memory_order_release);
+}
+
+void marbles_foreign_request_wake(marbles_foreign *foreign, long long remaining_ns, void *queue, void *context, void (*work)(void *)) {
+    long long due = atomic_load_explicit(&foreign->now_ns, memory_order_relaxed) + (remaining_ns < 0 ? 0 : remaining_ns);
+    pthread_mutex_lock(&mutex);
+    push_request(foreign, (marbles_wake_request){due, queue, queue != NULL && queue == marbles_main_queue(), context, work});
+    pthread_mutex_unlock(&mutex);
+}
+
+long marbles_foreign_take_requests(marbles_foreign *foreign, marbles_wake_request *buffer, long capacity) {
+    pthread_mutex_lock(&mutex);
+    long count = 0;
+    while (foreign->requests != NULL && count < capacity) {
+        request *it = foreign->requests;
+        foreign->requests = it->next;
+        buffer[count++] = it->wake;
+        free(it);
+    }
+    if (foreign->requests == NULL) foreign->requests_tail = &foreign->requests;
+    atomic_fetch_sub_explicit(&foreign->pending, count, memory_order_release);
+    pthread_mutex_unlock(&mutex);
+    return count;
+}
+
+void marbles_note_object(const void *object) {
+    if (making_condition) return;
+    marbles_foreign *foreign = marbles_foreign_here();
+    if (foreign == NULL || !foreign->virtual_clocks) return;
+    known_object *it = malloc(sizeof(known_object));
+    if (it == NULL) abort();
+    pthread_mutex_lock(&mutex);
+    *it = (known_object){known, object, foreign};
+    known = it;
+    pthread_mutex_unlock(&mutex);
+}
+
+void marbles_forget_object(const void *object) {
+    if (!marbles_waits_possible()) return;
+    pthread_mutex_lock(&mutex);
+    for (known_object **link = &known; *link != NULL; link = &(*link)->next) {
+        if ((*link)->object != object) continue;
+        known_object *it = *link;
+        *link = it->next;
+        free(it);
+        break;
+    }
+    pthread_mutex_unlock(&mutex);
+}
+
+// Set while this thread holds `mutex` for a signal: libdispatch signals its own semaphores
+// through the interposer, and those pass by.
+static MARBLES_THREAD_LOCAL bool signalling;
+
+bool marbles_waits_possible(void) { return atomic_load_explicit(&virtual_trackers, memory_order_acquire) > 0 && !signalling; }
+
+void marbles_waits_lock(void) {
+    pthread_mutex_lock(&mutex);
+    signalling = true;
+}
+
+void marbles_waits_unlock(void) {
+    signalling = false;
+    pthread_mutex_unlock(&mutex);
+}
+
+// Under `mutex`: a blocked member works again (a signal, its deadline).
+static void unblock(wait_record *it) {
+    if (it->foreign == NULL) return;  // its run is gone, or gave up on its work
+    it->foreign->blocked -= 1;
+    atomic_fetch_add_explicit(&it->foreign->pending, 1, memory_order_release);
+}
+
+static wait_record *find_wait(long long id) {
+    for (wait_record *it = waits; it != NULL; it = it->next) {
+        if (it->info.id == id) return it;
+    }
+    return NULL;
+}
+
+// A wait's deadline, on the driving thread at its virtual instant.
+static void deadline_came(void *context) {
+    pthread_mutex_lock(&mutex);
+    wait_record *it = find_wait((long long)(intptr_t)context);
+    if (it != NULL && !it->woken && !it->timed_out) {
+        it->timed_out = true;
+        unblock(it);
+        if (it->wake != NULL) sem_post(it->wake);
+    }
+    pthread_mutex_unlock(&mutex);
+}
+
+// Under `mutex`: the run is gone or gave up on its work: its members' waits no longer count, and
+// sleeps end at once (on real time, as without a run).
+static void release_waits(marbles_foreign *foreign) {
+    foreign->blocked = 0;
+    for (wait_record *it = waits; it != NULL; it = it->next) {
+        if (it->foreign != foreign) continue;
+        it->foreign = NULL;
+        if (it->wake != NULL && !it->timed_out) {
+            it->timed_out = true;
+            sem_post(it->wake);
+        }
+    }
+}
+
+static bool is_known(const void *object, marbles_foreign *foreign) {
+    for (known_object *it = known; it != NULL; it = it->next) {
+        if (it->object == object) return it->foreign == foreign;
+    }
+    return false;
+}
+
+long long marbles_wait_begin(marbles_wait_kind kind, const void *object, long long remaining_ns, bool (*try_acquire)(const void *)) {
+    marbles_foreign *foreign = marbles_member();
+    if (foreign == NULL) return 0;
+    wait_record *it = calloc(1, sizeof(wait_record));
+    if (it == NULL) abort();
+    sem_t *wake = NULL;
+    if (kind == marbles_wait_sleep) {
+        wake = malloc(sizeof(sem_t));
+        if (wake == NULL) abort();
+        sem_init(wake, 0, 0);
+    }
+    long long now = atomic_load_explicit(&foreign->now_ns, memory_order_relaxed);
+    pthread_mutex_lock(&mutex);
+    if (kind != marbles_wait_sleep && !is_known(object, foreign)) {
+        pthread_mutex_unlock(&mutex);
+        free(it);
+        return 0;
+    }
+    if (try_acquire != NULL && try_acquire(object)) {
+        pthread_mutex_unlock(&mutex);
+        free(it);
+        return -1;
+    }
+    it->wake = wake;
+    list_wait(foreign, it, kind, object, remaining_ns);
+    for (item *work = foreign->items; work != NULL; work = work->next) {
+        if (work->sequence != running_sequence) continue;
+        it->info.member_kind = work->kind;
+        snprintf(it->info.member, sizeof it->info.member, "%s", work->label);
+    }
+    if (remaining_ns >= 0) {
+        push_request(foreign, (marbles_wake_request){now + remaining_ns, NULL, false, (void *)(intptr_t)it->info.id, deadline_came});
+    }
+    long long id = it->info.id;
+    real.broadcast(&changed);
+    pthread_mutex_unlock(&mutex);
+    return id;
+}
+
+bool marbles_wait_timed_out(long long id) {
+    pthread_mutex_lock(&mutex);
+    wait_record *it = find_wait(id);
+    bool timed_out = it == NULL || it->timed_out;
+    pthread_mutex_unlock(&mutex);
+    return timed_out;
+}
+
+void marbles_wait_sleep_until_woken(long long id) {
+    pthread_mutex_lock(&mutex);
+    wait_record *it = find_wait(id);
+    sem_t *wake = it != NULL ? it->wake : NULL;
+    pthread_mutex_unlock(&mutex);
+    // The record, and its semaphore, stay until this thread ends the wait.
+    while (wake != NULL && sem_wait(wake) != 0 && errno == EINTR) {}
+}
+
+bool marbles_wait_end(long long id, bool satisfied) {
+    pthread_mutex_lock(&mutex);
+    wait_record *it = NULL;
+    for (wait_record **link = &waits; *link != NULL; link = &(*link)->next) {
+        if ((*link)->info.id != id) continue;
+        it = *link;
+        *link = it->next;
+        break;
+    }
+    bool timed_out = false;
+    if (it != NULL) {
+        timed_out = it->timed_out;
+        if (satisfied && !it->woken && !it->timed_out) {
+            // Satisfied by a signal meant for another member waiter: that one waits on.
+            wait_record *other = waits;
+            while (other != NULL && !(other->object == it->object && other->woken)) other = other->next;
+            if (other != NULL && other->foreign != NULL) {
+                other->woken = false;
+                other->foreign->blocked += 1;
+                atomic_fetch_sub_explicit(&other->foreign->pending, 1, memory_order_release);
+            }
+            unblock(it);
+        }
+    }
+    pthread_mutex_unlock(&mutex);
+    if (it != NULL && it->wake != NULL) {
+        sem_destroy(it->wake);
+        free(it->wake);
+    }
+    free(it);
+    return timed_out;
+}
+
+void marbles_wait_wake_locked(const void *object, long count) {
+    // Oldest first: the list is newest first, so wake from its end.
+    while (count != 0) {
+        wait_record *oldest = NULL;
+        for (wait_record *it = waits; it != NULL; it = it->next) {
+            if (it->object == object && !it->woken && !it->timed_out) oldest = it;
+        }
+        if (oldest == NULL) break;
+        oldest->woken = true;
+        unblock(oldest);
+        if (count > 0) count -= 1;
+    }
+    real.broadcast(&changed);
+}
+
+long marbles_foreign_blocked(marbles_foreign *foreign, marbles_wait_info *buffer, long capacity) {
+    pthread_mutex_lock(&mutex);
+    long count = foreign->blocked > 0 ? foreign->blocked : 0;
+    long filled = 0;
+    for (wait_record *it = waits; it != NULL && buffer != NULL && filled < capacity; it = it->next) {
+        if (it->foreign == foreign && !it->woken && !it->timed_out) buffer[filled++] = it->info;
+    }
+    pthread_mutex_unlock(&mutex);
+    return count;
+}
+
+
+// Under `mutex`: lists a wait of `foreign`'s work and counts it blocked.
+static long long list_wait(marbles_foreign *foreign, wait_record *it, marbles_wait_kind kind, const void *object, long long remaining_ns) {
+    long long now = atomic_load_explicit(&foreign->now_ns, memory_order_relaxed);
+    it->foreign = foreign;
+    it->object = object;
+    it->info = (marbles_wait_info){++next_wait_id, kind, now, remaining_ns < 0 ? -1 : now + remaining_ns, marbles_foreign_kind_block, ""};
+    it->next = waits;
+    waits = it;
+    foreign->blocked += 1;
+    atomic_fetch_sub_explicit(&foreign->pending, 1, memory_order_release);
+    return it->info.id;
+}
+
+void *marbles_foreign_wrap_notification(marbles_foreign *foreign, const void *group, void *context, void (*work)(void *)) {
+    submitted *s = marbles_foreign_wrap(foreign, marbles_foreign_kind_block, "a group's notification", context, work);
+    if (!foreign->virtual_clocks) return s;
+    wait_record *it = calloc(1, sizeof(wait_record));
+    if (it == NULL) abort();
+    pthread_mutex_lock(&mutex);
+    s->wait = list_wait(foreign, it, marbles_wait_group, group, -1);
+    snprintf(it->info.member, sizeof it->info.member, "a group's notification");
+    pthread_mutex_unlock(&mutex);
+    return s;
 }

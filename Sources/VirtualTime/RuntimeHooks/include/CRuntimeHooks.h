@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <pthread.h>
+#include <time.h>
 
 /// The clock a sleep or a reading is on, as the Swift runtime numbers them.
 typedef enum marbles_clock_kind {
@@ -272,6 +274,109 @@ void marbles_foreign_note_escape_in(marbles_foreign *_Nonnull foreign, const cha
 /// Takes the escapes noted so far into `buffer`, one per line (`what\tplace\tvirtual_ns`);
 /// returns how many.
 long marbles_foreign_take_escapes(marbles_foreign *_Nonnull foreign, char *_Nonnull buffer, unsigned long size);
+// MARK: Members and their waits (one bubble)
+//
+// Tracked work is a member of its run at any depth: what it submits, the timers it sets and
+// the threads it starts are members too. A member reads the run's clocks at the instant being
+// settled, its timers are virtual wake-ups, and a member blocked in a known wait (a sleep, or a
+// wait on a semaphore, group or condition made inside the run) is not working: virtual time
+// moves when every member is done or blocked in one.
+//
+// Lock order: the interposer's list locks (timer sources, run-loop timers) before the tracker
+// lock (`mutex` in ForeignWork.c); nothing calls into Swift under either. The driver drains
+// what members ask for (`marbles_foreign_take_requests`) with no lock held.
+
+/// A virtual wake-up a member asked for: `work(context)` is due at virtual `due_ns`, on `queue`
+/// (`is_main`: the main queue; NULL: run on the driving thread, a wait's deadline or a timer
+/// source's wake-up).
+typedef struct {
+    long long due_ns;
+    void *_Nullable queue;
+    bool is_main;
+    void *_Nullable context;
+    void (*_Nonnull work)(void *_Nullable);
+} marbles_wake_request;
+
+/// What a member waits on.
+typedef enum marbles_wait_kind {
+    marbles_wait_sleep,
+    marbles_wait_semaphore,
+    marbles_wait_group,
+    marbles_wait_condition,
+} marbles_wait_kind;
+
+/// A member blocked in a known wait, for the deadlock report.
+typedef struct {
+    long long id;
+    marbles_wait_kind kind;
+    /// Since when, and until when (-1: no deadline), in virtual ns.
+    long long since_ns;
+    long long deadline_ns;
+    /// What the member is: its work's kind and queue label.
+    marbles_foreign_kind member_kind;
+    char member[96];
+} marbles_wait_info;
+
+/// The real condition-variable functions the tracker's own waits use (the interposer registers
+/// the next ones in its chain, so that they do not come back to it).
+typedef struct {
+    int (*_Nonnull wait)(pthread_cond_t *_Nonnull, pthread_mutex_t *_Nonnull);
+    int (*_Nonnull timedwait)(pthread_cond_t *_Nonnull, pthread_mutex_t *_Nonnull, const struct timespec *_Nonnull);
+    int (*_Nonnull broadcast)(pthread_cond_t *_Nonnull);
+} marbles_real_conditions;
+void marbles_register_real_conditions(marbles_real_conditions conditions);
+
+/// The calling thread's run when it is a member of one whose clocks are virtual and it is not
+/// waiting for real on the interposer's behalf; NULL otherwise (every thread outside runs).
+marbles_foreign *_Nullable marbles_member(void);
+/// A member's reading of clock `which` (0 realtime, 1 monotonic, 2 boottime): the run's base
+/// plus the instant being settled.
+long long marbles_member_reading(marbles_foreign *_Nonnull foreign, int which);
+/// While the interposer waits for real for a member, its clock reads are real (libdispatch
+/// reads the clock inside its own waits).
+void marbles_member_reading_real(bool on);
+/// Sets the clocks the run's members read (on the driving thread, when the tracker is made).
+void marbles_clocks_set_bases(marbles_virtual_clocks *_Nonnull clocks);
+/// A member asks for a virtual wake-up `remaining_ns` from the instant being settled.
+void marbles_foreign_request_wake(
+    marbles_foreign *_Nonnull foreign, long long remaining_ns, void *_Nullable queue, void *_Nullable context,
+    void (*_Nonnull work)(void *_Nullable));
+/// Takes up to `capacity` wake-ups members asked for, in the order asked; returns how many.
+long marbles_foreign_take_requests(marbles_foreign *_Nonnull foreign, marbles_wake_request *_Nonnull buffer, long capacity);
+
+/// Notes a semaphore, group or condition made by the calling thread: known to its run when the
+/// thread drives one or is a member.
+void marbles_note_object(const void *_Nonnull object);
+/// Forgets an object (a condition destroyed).
+void marbles_forget_object(const void *_Nonnull object);
+/// Whether signals must look for member waiters (a run with virtual clocks is alive).
+bool marbles_waits_possible(void);
+/// Locks and unlocks the tracker lock around a signal and its real call, so that a waiter
+/// either saw the signal before it began or is found by it.
+void marbles_waits_lock(void);
+void marbles_waits_unlock(void);
+/// Begins a known wait of the calling member on `object` (`try_acquire` is called under the
+/// tracker lock first: true, no wait). `remaining_ns` < 0: no deadline. Returns the wait's id:
+/// 0 when the thread is no member or the object was not made in its run (wait for real: it
+/// holds virtual time still), -1 when `try_acquire` succeeded.
+long long marbles_wait_begin(
+    marbles_wait_kind kind, const void *_Nullable object, long long remaining_ns, bool (*_Nullable try_acquire)(const void *_Nullable));
+/// Whether wait `id`'s virtual deadline has come (the interposer polls while it waits for real).
+bool marbles_wait_timed_out(long long id);
+/// A sleep: blocks until its deadline comes (or the run is gone).
+void marbles_wait_sleep_until_woken(long long id);
+/// Ends wait `id`; `satisfied`: the real wait succeeded. Returns whether its deadline had come.
+bool marbles_wait_end(long long id, bool satisfied);
+/// With the tracker lock held (`marbles_waits_lock`): wakes up to `count` member waiters on
+/// `object` (-1: all), who count as working from now.
+void marbles_wait_wake_locked(const void *_Nonnull object, long count);
+/// Wraps a group's notification as tracked work (`marbles_foreign_wrap`) that waits on `group`
+/// until it empties: it does not hold virtual time while the group's members sleep.
+void *_Nonnull marbles_foreign_wrap_notification(
+    marbles_foreign *_Nonnull foreign, const void *_Nonnull group, void *_Nullable context, void (*_Nonnull work)(void *_Nullable));
+/// Whether members of `foreign`'s run are blocked in known waits, and which (up to `capacity`).
+long marbles_foreign_blocked(marbles_foreign *_Nonnull foreign, marbles_wait_info *_Nullable buffer, long capacity);
+
 /// Enqueues `job` on the global executor, past the hooks (no test scheduler takes it).
 void marbles_enqueue_on_real_global(void *_Nonnull job);
 
