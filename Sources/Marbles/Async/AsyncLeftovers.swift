@@ -85,6 +85,7 @@ extension TestScheduler {
                 switch work.kind {
                 case "thread": "a Thread started"
                 case "timer": "a timer's work, due"
+                case "io": "real I/O (\(work.label)) started"
                 case "function": "a function submitted to queue '\(work.label)'"
                 default: "a block submitted to queue '\(work.label)'"
                 }

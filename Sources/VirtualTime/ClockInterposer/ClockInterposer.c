@@ -48,6 +48,10 @@ static int dispatch_count;
 // Swift Testing's: its reads (an issue's or an event's timestamp) are virtual but not the code's.
 static text_range testing_text[max_ranges];
 static int testing_count;
+// FoundationNetworking's: URLSession's own timers (libcurl's and a request's timeout) pace real
+// I/O, and stay real.
+static text_range networking_text[max_ranges];
+static int networking_count;
 static pthread_once_t ranges_once = PTHREAD_ONCE_INIT;
 
 // The definition ours stands in front of: a sanitizer's interceptor is a weak definition in the
@@ -184,6 +188,9 @@ static int note_library(struct dl_phdr_info *info, size_t size, void *data) {
     } else if (ends_with(name, "/libdispatch.so")) {
         ranges = dispatch_text;
         count = &dispatch_count;
+    } else if (ends_with(name, "/libFoundationNetworking.so")) {
+        ranges = networking_text;
+        count = &networking_count;
     } else if (ends_with(name, "/libTesting.so")) {
         ranges = testing_text;
         count = &testing_count;
@@ -211,6 +218,18 @@ static int lies_in(const text_range *ranges, int count, uintptr_t address) {
 int marbles_ip_real_clock_gettime(clockid_t id, struct timespec *tp) { return real_clock_gettime(id, tp); }
 
 bool marbles_ip_from_foundation(uintptr_t caller) { return lies_in(foundation_text, foundation_count, caller); }
+
+bool marbles_ip_called_from_networking(void) {
+#if defined(__GLIBC__)
+    if (networking_count == 0) return false;
+    void *frames[6];
+    int depth = backtrace(frames, 6);
+    for (int i = 1; i < depth; i++) {
+        if (lies_in(networking_text, networking_count, (uintptr_t)frames[i])) return true;
+    }
+#endif
+    return false;
+}
 
 static int real_clock_gettime(clockid_t id, struct timespec *tp) {
     clock_gettime_fn next = atomic_load_explicit(&next_clock_gettime, memory_order_acquire);

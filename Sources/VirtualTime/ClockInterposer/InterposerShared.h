@@ -25,6 +25,8 @@ bool marbles_ip_virtual_date_ns(long long *now);
 void marbles_ip_hand_to_timer(marbles_foreign *foreign, void *queue, long long remaining, void *context, void (*work)(void *));
 /// The next `clock_gettime` (real time).
 int marbles_ip_real_clock_gettime(clockid_t id, struct timespec *tp);
+/// Whether FoundationNetworking's code is among the callers (a few frames up).
+bool marbles_ip_called_from_networking(void);
 /// Whether `caller` lies in Foundation's code.
 bool marbles_ip_from_foundation(uintptr_t caller);
 #endif

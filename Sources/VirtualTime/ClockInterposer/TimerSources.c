@@ -187,7 +187,15 @@ static bool is_timer_type(const void *type) {
 void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask, void *queue) {
     source_create_fn next = NEXT(next_source_create, source_create_fn, "dispatch_source_create", dispatch_source_create);
     void *source = next(type, handle, mask, queue);
-    if (source == NULL || !is_timer_type(type)) return source;
+    if (source == NULL) return source;
+    // URLSession's sources (libcurl's timer, a request's timeout, its sockets' reads and writes)
+    // stay real: they pace real I/O. While one of a run's is armed, a request is on the wire,
+    // and virtual time stands still.
+    if (marbles_waits_possible() && marbles_ip_called_from_networking()) {
+        marbles_io_begin(source, queue, "a URLSession request");
+        return source;
+    }
+    if (!is_timer_type(type)) return source;
     marbles_foreign *foreign = marbles_ip_tracker_for((uintptr_t)__builtin_return_address(0));
     // Shadowed only where its schedule can go on virtual time: made on a driving thread whose
     // clocks are virtual.
@@ -324,6 +332,7 @@ void dispatch_suspend(void *object) {
 
 void dispatch_source_cancel(void *source) {
     object_fn next = NEXT(next_cancel, object_fn, "dispatch_source_cancel", dispatch_source_cancel);
+    marbles_io_end(source);
     if (none_listed()) {
         next(source);
         return;

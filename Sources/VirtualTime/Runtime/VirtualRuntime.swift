@@ -243,6 +243,7 @@ package final class VirtualRuntime {
                 if executor.hasWaitingJobs || home.pointee.foreign.map(ForeignWork.out) ?? 0 > 0 { continue }
             }
             if !state.idleWaiters.isEmpty, resumeIdleWaiters() { continue }
+            if let tracker = clocks.tracker, marbles_foreign_take_io_ended(tracker), waitForIOAnswer(tracker) { continue }
             noteNextInstant()
             guard virtual.step(throughNanoseconds: limitNanos) else {
                 // Every member blocked in a known wait and nothing due: nothing can ever wake them.

@@ -71,6 +71,8 @@ struct marbles_foreign {
     long long bases[3];
     // Members blocked in a known wait (not working), under `mutex`.
     long blocked;
+    // Real I/O of the run ended since the driver last looked: its answer may be on its way.
+    _Atomic bool io_ended;
     // Virtual wake-ups members asked for, for the driver to put on its heap (counted in `pending`).
     struct request *requests;
     struct request **requests_tail;
@@ -517,6 +519,7 @@ static const char *kind_name(marbles_foreign_kind kind) {
     case marbles_foreign_kind_function: return "function";
     case marbles_foreign_kind_thread: return "thread";
     case marbles_foreign_kind_timer: return "timer";
+    case marbles_foreign_kind_io: return "io";
     }
     return "work";
 }
@@ -719,9 +722,14 @@ void marbles_waits_unlock(void) {
     pthread_mutex_unlock(&mutex);
 }
 
-// Under `mutex`: a blocked member works again (a signal, its deadline).
+// Under `mutex`: a blocked member works again (a signal, its deadline). Woken by the driver,
+// it reads the instant the driver is at, which the driver publishes first.
 static void unblock(wait_record *it) {
     if (it->foreign == NULL) return;  // its run is gone, or gave up on its work
+    marbles_virtual_clocks *clocks = marbles_route_clocks();
+    if (clocks != NULL && clocks->now_ns != NULL && marbles_route_foreign() == it->foreign) {
+        atomic_store_explicit(&it->foreign->now_ns, clocks->now_ns(clocks->context), memory_order_relaxed);
+    }
     it->foreign->blocked -= 1;
     atomic_fetch_add_explicit(&it->foreign->pending, 1, memory_order_release);
 }
@@ -905,4 +913,64 @@ void *marbles_foreign_wrap_notification(marbles_foreign *foreign, const void *gr
     snprintf(it->info.member, sizeof it->info.member, "a group's notification");
     pthread_mutex_unlock(&mutex);
     return s;
+}
+
+
+// Real I/O in flight, by handle, under `mutex`.
+typedef struct io_record {
+    struct io_record *next;
+    const void *handle;
+    marbles_foreign *foreign;
+    long long sequence;
+} io_record;
+static io_record *ios;
+// How many are listed: every cancel of a Dispatch source in the process asks, without the lock.
+static _Atomic long io_count;
+
+void marbles_io_begin(const void *handle, const void *queue, const char *label) {
+    marbles_foreign *foreign = marbles_foreign_here();
+    pthread_mutex_lock(&mutex);
+    if (foreign == NULL && queue != NULL) {
+        for (known_object *it = known; it != NULL && foreign == NULL; it = it->next) {
+            if (it->object == queue) foreign = it->foreign;
+        }
+    } else if (foreign != NULL && queue != NULL && !is_known(queue, foreign)) {
+        known_object *it = malloc(sizeof(known_object));
+        if (it == NULL) abort();
+        *it = (known_object){known, queue, foreign};
+        known = it;
+    }
+    pthread_mutex_unlock(&mutex);
+    if (foreign == NULL) return;
+    io_record *it = malloc(sizeof(io_record));
+    if (it == NULL) abort();
+    *it = (io_record){NULL, handle, foreign, marbles_foreign_begin(foreign, marbles_foreign_kind_io, label)};
+    pthread_mutex_lock(&mutex);
+    it->next = ios;
+    ios = it;
+    atomic_fetch_add_explicit(&io_count, 1, memory_order_release);
+    pthread_mutex_unlock(&mutex);
+}
+
+void marbles_io_end(const void *handle) {
+    if (atomic_load_explicit(&io_count, memory_order_acquire) == 0) return;
+    pthread_mutex_lock(&mutex);
+    io_record *found = NULL;
+    for (io_record **link = &ios; *link != NULL; link = &(*link)->next) {
+        if ((*link)->handle != handle) continue;
+        found = *link;
+        *link = found->next;
+        atomic_fetch_sub_explicit(&io_count, 1, memory_order_release);
+        break;
+    }
+    pthread_mutex_unlock(&mutex);
+    if (found == NULL) return;
+    atomic_store_explicit(&found->foreign->io_ended, true, memory_order_release);
+    marbles_foreign_end(found->foreign, found->sequence);
+    free(found);
+}
+
+bool marbles_foreign_take_io_ended(marbles_foreign *foreign) {
+    return atomic_load_explicit(&foreign->io_ended, memory_order_acquire) &&
+           atomic_exchange_explicit(&foreign->io_ended, false, memory_order_acq_rel);
 }

@@ -150,6 +150,8 @@ typedef enum marbles_foreign_kind {
     marbles_foreign_kind_function,
     marbles_foreign_kind_thread,
     marbles_foreign_kind_timer,
+    /// Real I/O a member started (a URLSession request on the wire): it holds virtual time still.
+    marbles_foreign_kind_io,
 } marbles_foreign_kind;
 
 /// Receives a Dispatch timer submitted on a driving thread whose clocks are virtual: `work(context)`
@@ -374,6 +376,16 @@ void marbles_wait_wake_locked(const void *_Nonnull object, long count);
 /// until it empties: it does not hold virtual time while the group's members sleep.
 void *_Nonnull marbles_foreign_wrap_notification(
     marbles_foreign *_Nonnull foreign, const void *_Nonnull group, void *_Nullable context, void (*_Nonnull work)(void *_Nullable));
+/// Real I/O started by the calling thread's run (keyed by `handle`: URLSession's timer source
+/// while a request is on the wire) begins and ends: while it is out, virtual time stands still,
+/// as for work a member is doing.
+/// `queue`: where the I/O's events are handled; I/O begun later off the run's threads on the
+/// same queue (libcurl re-arming its timer from a socket event) is the run's too.
+void marbles_io_begin(const void *_Nonnull handle, const void *_Nullable queue, const char *_Nonnull label);
+void marbles_io_end(const void *_Nonnull handle);
+/// Whether real I/O of `foreign`'s run ended since the last call: its answer (a completion
+/// handler, a resumed continuation) may still be on its way from a thread outside the run.
+bool marbles_foreign_take_io_ended(marbles_foreign *_Nonnull foreign);
 /// Whether members of `foreign`'s run are blocked in known waits, and which (up to `capacity`).
 long marbles_foreign_blocked(marbles_foreign *_Nonnull foreign, marbles_wait_info *_Nullable buffer, long capacity);
 
