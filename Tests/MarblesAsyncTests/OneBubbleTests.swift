@@ -244,7 +244,7 @@ struct OneBubbleTests {
         }
         let messages = reporter.failures.map(\.message)
         #expect(messages.count == 1)
-        #expect(messages.first?.hasPrefix("deadlock at frame 1000") == true)
+        #expect(messages.first?.hasPrefix("deadlock at frame 1000: every thread the test's work started is blocked") == true)
         #expect(messages.first?.contains("a block on queue 'com.apple.root.default-qos' waits on a DispatchSemaphore since frame 1000") == true)
         #expect(real < .seconds(2))
     }

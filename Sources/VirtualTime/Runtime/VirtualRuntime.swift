@@ -247,9 +247,13 @@ package final class VirtualRuntime {
             noteNextInstant()
             guard virtual.step(throughNanoseconds: limitNanos) else {
                 // Every member blocked in a known wait and nothing due: nothing can ever wake them.
-                if virtual.nextDueTime == nil, let tracker = clocks.tracker, marbles_foreign_blocked(tracker, nil, 0) > 0 {
-                    rare.deadlock = (virtual.now, ForeignWork.blockedMembers(tracker))
-                    break
+                if virtual.nextDueTime == nil, let tracker = clocks.tracker {
+                    let blocked = marbles_foreign_blocked(tracker, nil, 0)
+                    if blocked < 0 { continue }  // a member woke meanwhile: settle it
+                    if blocked > 0 {
+                        rare.deadlock = (virtual.now, ForeignWork.blockedMembers(tracker))
+                        break
+                    }
                 }
                 // Nothing left on virtual time, but a task the run awaits is suspended: a
                 // thread the run did not start may still answer it (an I/O loop started

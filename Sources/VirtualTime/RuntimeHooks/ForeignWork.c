@@ -798,16 +798,18 @@ long long marbles_wait_begin(marbles_wait_kind kind, const void *object, long lo
         return -1;
     }
     it->wake = wake;
-    list_wait(foreign, it, kind, object, remaining_ns);
+    long long id = list_wait(foreign, it, kind, object, remaining_ns);
+    // The deadline's request first: the driver reads `pending` without the lock, and must never
+    // see a blocked member and its wake-up both missing.
+    if (remaining_ns >= 0) {
+        push_request(foreign, (marbles_wake_request){now + remaining_ns, NULL, false, (void *)(intptr_t)id, deadline_came});
+    }
+    atomic_fetch_sub_explicit(&foreign->pending, 1, memory_order_release);
     for (item *work = foreign->items; work != NULL; work = work->next) {
         if (work->sequence != running_sequence) continue;
         it->info.member_kind = work->kind;
         snprintf(it->info.member, sizeof it->info.member, "%s", work->label);
     }
-    if (remaining_ns >= 0) {
-        push_request(foreign, (marbles_wake_request){now + remaining_ns, NULL, false, (void *)(intptr_t)it->info.id, deadline_came});
-    }
-    long long id = it->info.id;
     real.broadcast(&changed);
     pthread_mutex_unlock(&mutex);
     return id;
@@ -846,12 +848,12 @@ bool marbles_wait_end(long long id, bool satisfied) {
             // Satisfied by a signal meant for another member waiter: that one waits on.
             wait_record *other = waits;
             while (other != NULL && !(other->object == it->object && other->woken)) other = other->next;
+            unblock(it);
             if (other != NULL && other->foreign != NULL) {
                 other->woken = false;
                 other->foreign->blocked += 1;
                 atomic_fetch_sub_explicit(&other->foreign->pending, 1, memory_order_release);
             }
-            unblock(it);
         }
     }
     pthread_mutex_unlock(&mutex);
@@ -880,7 +882,8 @@ void marbles_wait_wake_locked(const void *object, long count) {
 
 long marbles_foreign_blocked(marbles_foreign *foreign, marbles_wait_info *buffer, long capacity) {
     pthread_mutex_lock(&mutex);
-    long count = foreign->blocked > 0 ? foreign->blocked : 0;
+    // Not settled (a member works, or a wake-up is still to be put on virtual time): no deadlock.
+    long count = foreign->out - foreign->blocked > 0 || foreign->requests != NULL ? -1 : foreign->blocked > 0 ? foreign->blocked : 0;
     long filled = 0;
     for (wait_record *it = waits; it != NULL && buffer != NULL && filled < capacity; it = it->next) {
         if (it->foreign == foreign && !it->woken && !it->timed_out) buffer[filled++] = it->info;
@@ -899,7 +902,6 @@ static long long list_wait(marbles_foreign *foreign, wait_record *it, marbles_wa
     it->next = waits;
     waits = it;
     foreign->blocked += 1;
-    atomic_fetch_sub_explicit(&foreign->pending, 1, memory_order_release);
     return it->info.id;
 }
 
@@ -910,6 +912,7 @@ void *marbles_foreign_wrap_notification(marbles_foreign *foreign, const void *gr
     if (it == NULL) abort();
     pthread_mutex_lock(&mutex);
     s->wait = list_wait(foreign, it, marbles_wait_group, group, -1);
+    atomic_fetch_sub_explicit(&foreign->pending, 1, memory_order_release);
     snprintf(it->info.member, sizeof it->info.member, "a group's notification");
     pthread_mutex_unlock(&mutex);
     return s;

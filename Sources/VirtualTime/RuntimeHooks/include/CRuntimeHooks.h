@@ -386,7 +386,8 @@ void marbles_io_end(const void *_Nonnull handle);
 /// Whether real I/O of `foreign`'s run ended since the last call: its answer (a completion
 /// handler, a resumed continuation) may still be on its way from a thread outside the run.
 bool marbles_foreign_take_io_ended(marbles_foreign *_Nonnull foreign);
-/// Whether members of `foreign`'s run are blocked in known waits, and which (up to `capacity`).
+/// How many members of `foreign`'s run are blocked in known waits (-1: the run is not settled:
+/// a member works, or a wake-up waits to be drained), and which (up to `capacity`).
 long marbles_foreign_blocked(marbles_foreign *_Nonnull foreign, marbles_wait_info *_Nullable buffer, long capacity);
 
 /// Enqueues `job` on the global executor, past the hooks (no test scheduler takes it).
