@@ -68,6 +68,26 @@ private func answeredAfterGlobalTimer() async -> Int {
             #expect(sourceTicks == [.milliseconds(300), .milliseconds(600)])
         }
 
+        /// Issue 67's bubble beside the rest: the six blocking waits on workers, on virtual time.
+        @Test("blocking waits on workers, on virtual time", arguments: 0..<30)
+        func blockingWaits(_ run: Int) {
+            let shape = OneBubbleTestsSupport.blockingWaits[run % OneBubbleTestsSupport.blockingWaits.count]
+            let (elapsed, failures) = OneBubbleTestsSupport.virtualTime(of: shape.work)
+            #expect(elapsed == shape.takes && failures.isEmpty, "\(shape.name): \(String(describing: elapsed)) \(failures)")
+        }
+
+        @Test("a plain test whose semaphore, condition and sleep wait for real", arguments: 0..<20)
+        func realWaits(_ run: Int) {
+            let start = ContinuousClock.now
+            _ = DispatchSemaphore(value: 0).wait(timeout: .now() + .milliseconds(3))
+            let condition = NSCondition()
+            condition.lock()
+            _ = condition.wait(until: Date().addingTimeInterval(0.003))
+            condition.unlock()
+            usleep(3_000)
+            #expect(ContinuousClock.now - start >= .milliseconds(9))
+        }
+
         @Test("a plain test that sleeps for real", arguments: 0..<50)
         func realSleep(_ run: Int) async throws {
             let start = ContinuousClock.now

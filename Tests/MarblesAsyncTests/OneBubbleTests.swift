@@ -286,4 +286,78 @@ struct OneBubbleTests {
 enum OneBubbleTestsSupport {
     static func worker<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T { await onWorker(work) }
     static func thread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T { await onThread(work) }
+
+    /// The six blocking waits on a worker, each with the virtual time it must take.
+    static let blockingWaits: [(name: String, takes: Duration, work: @Sendable () -> Void)] = [
+        ("a semaphore bridge answered after 2 s", .seconds(2), {
+            let semaphore = DispatchSemaphore(value: 0)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(2)) { semaphore.signal() }
+            semaphore.wait()
+        }),
+        ("a 5 s semaphore timeout before an 8 s answer", .seconds(5), {
+            let semaphore = DispatchSemaphore(value: 0)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(8)) { semaphore.signal() }
+            _ = semaphore.wait(timeout: .now() + .seconds(5))
+        }),
+        ("Thread.sleep(2) three times", .seconds(6), { for _ in 0..<3 { Thread.sleep(forTimeInterval: 2) } }),
+        ("usleep(1_500_000)", .milliseconds(1500), { usleep(1_500_000) }),
+        ("a group wait on members due at 1, 3 and 2 s", .seconds(3), {
+            let group = DispatchGroup()
+            for seconds in [1, 3, 2] {
+                group.enter()
+                DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { group.leave() }
+            }
+            _ = group.wait(timeout: .now() + .seconds(10))
+        }),
+        ("NSCondition.wait(until: now + 4 s)", .seconds(4), {
+            let condition = NSCondition()
+            condition.lock()
+            _ = condition.wait(until: Date().addingTimeInterval(4))
+            condition.unlock()
+        }),
+    ]
+
+    /// The virtual time `work` took on a `Thread` of the run, in a run of its own, and the run's
+    /// failures. (A thread, not a global queue's worker: fifty runs side by side each blocking a
+    /// worker would leave none for the blocks that wake them until libdispatch adds more.)
+    static func virtualTime(of work: @escaping @Sendable () -> Void) -> (Duration?, [String]) {
+        let reporter = MarbleFailure.Collector()
+        let scheduler = TestScheduler(reporter: reporter)
+        let end = scheduler.runBody(at: MarbleFailure.Location()) { _ in
+            let start = ContinuousClock.now
+            _ = await onThread { () -> Int in
+                work()
+                return 0
+            }
+            return ContinuousClock.now - start
+        }
+        guard case .finished(.success(let elapsed)) = end else { return (nil, reporter.failures.map(\.message)) }
+        return (elapsed, reporter.failures.map(\.message))
+    }
+}
+
+@Suite("One bubble: the six blocking waits, again and again")
+struct OneBubbleRepeatedTests {
+    @Test("each gives its virtual time 100 times in a row, then 50 times side by side", arguments: 0..<6)
+    func again(_ index: Int) {
+        let shape = OneBubbleTestsSupport.blockingWaits[index]
+        for _ in 0..<100 {
+            let (elapsed, failures) = OneBubbleTestsSupport.virtualTime(of: shape.work)
+            #expect(elapsed == shape.takes && failures.isEmpty, "\(shape.name): \(String(describing: elapsed)) \(failures)")
+        }
+        let seen = Shared<[String]>([])
+        let done = DispatchGroup()
+        for _ in 0..<50 {
+            done.enter()
+            Thread {
+                let (elapsed, failures) = OneBubbleTestsSupport.virtualTime(of: shape.work)
+                if elapsed != shape.takes || !failures.isEmpty {
+                    seen.update { $0.append("\(String(describing: elapsed)) \(failures)") }
+                }
+                done.leave()
+            }.start()
+        }
+        done.wait()
+        #expect(seen.value.isEmpty, "\(shape.name): \(seen.value)")
+    }
 }
