@@ -1,7 +1,4 @@
 import Atomics
-#if canImport(Glibc)
-import Glibc
-#endif
 internal import CRuntimeHooks
 import MarbleCore
 
@@ -197,28 +194,5 @@ extension VirtualRuntime {
             }
             if count < capacity { return }
         }
-    }
-}
-
-extension VirtualRuntime {
-    /// Real I/O of the run ended (a URLSession request came back): its answer reaches the run
-    /// from a thread outside it a moment later (the session's delegate queue), and lands at this
-    /// instant. Waits up to 500 ms of real time for it (a job back, a member signalled, work
-    /// handed over) before time moves, and ends as soon as something comes; whether it did.
-    /// (Measured: a `dataTask` completion handler comes about 110 ms after the request's last
-    /// source is cancelled, on Swift 6.3.1's Foundation.)
-    func waitForIOAnswer(_ tracker: OpaquePointer) -> Bool {
-        var slept = 0
-        var pause = 20
-        while slept < 500_000 {
-            if executor.hasReturnedJobs || executor.hasWaitingJobs || ForeignWork.out(tracker) > 0 {
-                executor.acceptUntrackedAnswers()
-                return true
-            }
-            usleep(UInt32(pause))
-            slept += pause
-            pause = min(pause * 2, 2000)
-        }
-        return false
     }
 }

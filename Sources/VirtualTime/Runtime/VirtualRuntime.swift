@@ -290,27 +290,6 @@ package final class VirtualRuntime {
         set { state.answerWait = newValue }
     }
 
-    /// Waits up to ``answerWait`` for a job to come back; whether one did. After a wait that
-    /// saw nothing, never waits again.
-    private func waitForAnswer() -> Bool {
-        // Counted in pauses slept, not read from a clock: this thread's clocks are virtual here.
-        let budget = Int(answerWait.clampedNanoseconds / 1000)
-        guard budget > 0 else { return false }
-        var slept = 0
-        var pause = 20
-        while !executor.hasReturnedJobs && !executor.hasWaitingJobs {
-            if slept >= budget {
-                answerWait = .zero
-                return false
-            }
-            usleep(UInt32(pause))
-            slept += pause
-            pause = min(pause * 2, 2000)
-        }
-        executor.acceptUntrackedAnswers()
-        return true
-    }
-
     /// Calls `resume` once everything due at the current instant has run: no job is ready, no
     /// work handed to another thread is out, and no timer is due before time would move (Go's
     /// `synctest.Wait`, Kotlin's `runCurrent`). Call it on the driving thread.
@@ -337,23 +316,6 @@ package final class VirtualRuntime {
         }
         executor.takeReturned()
         runHeldMainWork()
-    }
-
-    /// Main-queue blocks from tracked work on other threads (the test runs on the main actor):
-    /// they run here, on the main actor, at this instant, before the jobs back from other
-    /// threads, ordered by the work that submitted them (arrival order within one), so which
-    /// thread was faster does not show.
-    private func runHeldMainWork() {
-        let held = clocks.takeHeldMainWork()
-        guard !held.isEmpty else { return }
-        for block in ForeignWork.inSubmissionOrder(held, sequence: \.sequence) {
-            if executor.drivesOnMainActor {
-                block.work(block.context)
-            } else if let main = marbles_main_queue() {
-                executor.noteMainActorEscape()
-                marbles_foreign_submit_untracked(main, block.context, block.work)
-            }
-        }
     }
 
     // MARK: Sleeps
@@ -494,25 +456,6 @@ package final class VirtualRuntime {
     }
 
     // MARK: The end of a flush
-
-    /// What a flush leaves behind for the scheduler to report, each handed over once.
-    package struct Leftovers {
-        /// Sleeps whose duration could not be told from their deadline, with their start.
-        package var ambiguousSleeps: [(start: Duration, sleep: SleepDeadline)]
-        /// Main-actor jobs sent to the real main queue since the last flush (the test is not
-        /// on the main actor).
-        package var mainActorEscapes: Int
-        /// Work handed to other threads that was still out when the bound passed.
-        package var overdue: [ForeignWork.Overdue] = []
-        /// A job that waited for a virtual clock to move, reading it in a loop: the clock, and the
-        /// virtual time it began at.
-        package var busyWait: (clock: String, at: Duration)?
-        /// Work that stayed on real time (a Dispatch timer source scheduled off the driving
-        /// thread, or on the wall clock).
-        package var escapes: [ForeignWork.Escape] = []
-        /// Every member of the run blocked in a known wait with nothing due, at that time.
-        package var deadlock: (at: Duration, members: [ForeignWork.BlockedMember])?
-    }
 
     /// Hands over what the last flush left to report; `nil` when it left nothing.
     package func takeLeftovers() -> Leftovers? {
