@@ -5,10 +5,10 @@ import MarblesTesting
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Issue 67: a stub's delayed answer lands at its delay, and real I/O keeps working: a member
@@ -89,10 +89,12 @@ final class SlowLoopbackServer: @unchecked Sendable {
         listen(listener, 16)
         var thread = pthread_t()
         let retained = Unmanaged.passRetained(self).toOpaque()
-        pthread_create(&thread, nil, { raw in
-            Unmanaged<SlowLoopbackServer>.fromOpaque(raw!).takeRetainedValue().serve()
-            return nil
-        }, retained)
+        pthread_create(
+            &thread, nil,
+            { raw in
+                Unmanaged<SlowLoopbackServer>.fromOpaque(raw!).takeRetainedValue().serve()
+                return nil
+            }, retained)
         pthread_detach(thread)
     }
 

@@ -5,7 +5,7 @@ import MarblesTesting
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Issue 67: whatever a test's work starts stays on its virtual time, at any depth (timers
@@ -245,7 +245,8 @@ struct OneBubbleTests {
         let messages = reporter.failures.map(\.message)
         #expect(messages.count == 1)
         #expect(messages.first?.hasPrefix("deadlock at frame 1000: every thread the test's work started is blocked") == true)
-        #expect(messages.first?.contains("a block on queue 'com.apple.root.default-qos' waits on a DispatchSemaphore since frame 1000") == true)
+        #expect(
+            messages.first?.contains("a block on queue 'com.apple.root.default-qos' waits on a DispatchSemaphore since frame 1000") == true)
         #expect(real < .seconds(2))
     }
 
@@ -289,32 +290,44 @@ enum OneBubbleTestsSupport {
 
     /// The issue's six blocking waits on a worker, each with the virtual time it must take.
     static let blockingWaits: [(name: String, takes: Duration, work: @Sendable () -> Void)] = [
-        ("a semaphore bridge answered after 2 s", .seconds(2), {
-            let semaphore = DispatchSemaphore(value: 0)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(2)) { semaphore.signal() }
-            semaphore.wait()
-        }),
-        ("a 5 s semaphore timeout before an 8 s answer", .seconds(5), {
-            let semaphore = DispatchSemaphore(value: 0)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(8)) { semaphore.signal() }
-            _ = semaphore.wait(timeout: .now() + .seconds(5))
-        }),
+        (
+            "a semaphore bridge answered after 2 s", .seconds(2),
+            {
+                let semaphore = DispatchSemaphore(value: 0)
+                DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(2)) { semaphore.signal() }
+                semaphore.wait()
+            }
+        ),
+        (
+            "a 5 s semaphore timeout before an 8 s answer", .seconds(5),
+            {
+                let semaphore = DispatchSemaphore(value: 0)
+                DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(8)) { semaphore.signal() }
+                _ = semaphore.wait(timeout: .now() + .seconds(5))
+            }
+        ),
         ("Thread.sleep(2) three times", .seconds(6), { for _ in 0..<3 { Thread.sleep(forTimeInterval: 2) } }),
         ("usleep(1_500_000)", .milliseconds(1500), { usleep(1_500_000) }),
-        ("a group wait on members due at 1, 3 and 2 s", .seconds(3), {
-            let group = DispatchGroup()
-            for seconds in [1, 3, 2] {
-                group.enter()
-                DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { group.leave() }
+        (
+            "a group wait on members due at 1, 3 and 2 s", .seconds(3),
+            {
+                let group = DispatchGroup()
+                for seconds in [1, 3, 2] {
+                    group.enter()
+                    DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { group.leave() }
+                }
+                _ = group.wait(timeout: .now() + .seconds(10))
             }
-            _ = group.wait(timeout: .now() + .seconds(10))
-        }),
-        ("NSCondition.wait(until: now + 4 s)", .seconds(4), {
-            let condition = NSCondition()
-            condition.lock()
-            _ = condition.wait(until: Date().addingTimeInterval(4))
-            condition.unlock()
-        }),
+        ),
+        (
+            "NSCondition.wait(until: now + 4 s)", .seconds(4),
+            {
+                let condition = NSCondition()
+                condition.lock()
+                _ = condition.wait(until: Date().addingTimeInterval(4))
+                condition.unlock()
+            }
+        ),
     ]
 
     /// The virtual time `work` took on a `Thread` of the run, in a run of its own, and the run's

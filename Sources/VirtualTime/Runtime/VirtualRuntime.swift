@@ -474,8 +474,9 @@ package final class VirtualRuntime {
         let reported = rare?.reportedMainActorEscapes ?? 0
         if mainActorEscapes != reported { self.rare.reportedMainActorEscapes = mainActorEscapes }
         // The usual end of an async test: its jobs ran, and nothing escaped or stalled.
-        guard !ambiguous.isEmpty || !overdue.isEmpty || mainActorEscapes != reported || busyWait != nil || !escapes.isEmpty
-            || deadlock != nil
+        guard
+            !ambiguous.isEmpty || !overdue.isEmpty || mainActorEscapes != reported || busyWait != nil || !escapes.isEmpty
+                || deadlock != nil
         else { return nil }
         return Leftovers(
             ambiguousSleeps: ambiguous, mainActorEscapes: mainActorEscapes - reported, overdue: overdue, busyWait: busyWait,
