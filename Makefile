@@ -82,9 +82,9 @@ interposer-check:
 	$(SWIFT) build $(TRAITS) --product marblegen
 	$(SWIFT) build $(TRAITS) --product marbleplay
 	@for tool in marblegen marbleplay; do \
-		if nm --defined-only .build/debug/$$tool | grep -wE 'clock_gettime|dispatch_after_f'; then \
+		if nm --defined-only .build/debug/$$tool | grep -wE 'clock_gettime|dispatch_after_f|nanosleep|pthread_cond_wait|dispatch_semaphore_wait'; then \
 			echo "$$tool defines the test-only clock interposer"; exit 1; fi; \
-	done; echo "marblegen and marbleplay keep libc's clock_gettime and dispatch_after_f"
+	done; echo "marblegen and marbleplay keep libc's clocks, sleeps and waits, and libdispatch's"
 
 # Concurrency and async tests under ThreadSanitizer (separate build folder, so the normal build stays warm).
 test-tsan: deps

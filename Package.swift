@@ -61,8 +61,9 @@ let package = Package(
         // Virtual time for async code, in one room (Sources/VirtualTime): the async runtime (drive
         // loop, executor, main-actor stand-in, clocks, sleep table, exploration hook-in) and the C
         // it needs. CRuntimeHooks: the Swift runtime's enqueue hooks and the per-thread route.
-        // CClockInterposer: this executable's clock_gettime and dispatch_after_f (Linux), linked
-        // only into test executables, through MarblesTesting.
+        // CClockInterposer: this executable's libc and libdispatch entry points that a run must see
+        // (clocks, Dispatch submissions and timers, run-loop timers, sleeps, semaphore, group and
+        // condition waits; Linux), linked only into test executables, through MarblesTesting.
         .target(
             name: "CRuntimeHooks", path: "Sources/VirtualTime/RuntimeHooks",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
