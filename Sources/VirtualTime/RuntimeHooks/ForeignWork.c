@@ -73,6 +73,8 @@ struct marbles_foreign {
     long blocked;
     // Real I/O of the run ended since the driver last looked: its answer may be on its way.
     _Atomic bool io_ended;
+    // Of the work out, real I/O (under `mutex`): work held for the driver is its answer, run at once.
+    long io_out;
     // Virtual wake-ups members asked for, for the driver to put on its heap (counted in `pending`).
     struct request *requests;
     struct request **requests_tail;
@@ -374,6 +376,7 @@ long long marbles_foreign_begin(marbles_foreign *foreign, marbles_foreign_kind k
     it->next = foreign->items;
     foreign->items = it;
     foreign->out += 1;
+    if (kind == marbles_foreign_kind_io) foreign->io_out += 1;
     atomic_fetch_add_explicit(&foreign->pending, 1, memory_order_release);
     pthread_mutex_unlock(&mutex);
     return it->sequence;
@@ -388,6 +391,7 @@ void marbles_foreign_end(marbles_foreign *foreign, long long sequence) {
         *link = done->next;
         free(done);
         foreign->out -= 1;
+        if (done->kind == marbles_foreign_kind_io) foreign->io_out -= 1;
         atomic_fetch_sub_explicit(&foreign->pending, 1, memory_order_release);
         break;
     }
@@ -483,11 +487,19 @@ marbles_foreign_wait_result marbles_foreign_wait(marbles_foreign *foreign, long 
             result = marbles_foreign_main_needed;
             break;
         }
-        // Jobs come back without a signal here: look again at least once a stall.
-        struct timespec wake = before(stall, deadline) ? stall : deadline;
+        // Jobs come back without a signal here: look again at least once a stall, or every
+        // millisecond while only real I/O is out (what comes back then is its answer, which
+        // the I/O may need to go on: URLSession's own tasks).
+        bool only_io = foreign->out - foreign->blocked <= foreign->io_out;
+        struct timespec next_look = only_io ? after(1000000) : stall;
+        struct timespec wake = before(next_look, deadline) ? next_look : deadline;
         int status = real.timedwait(&changed, &mutex, &wake);
         bool held = foreign->held != NULL || (jobs_held != NULL && atomic_load_explicit(jobs_held, memory_order_acquire) > 0);
         if (foreign->out - foreign->blocked <= 0) break;
+        if (held && foreign->out - foreign->blocked <= foreign->io_out) {
+            result = marbles_foreign_main_needed;
+            break;
+        }
         if (foreign->out - foreign->blocked != seen_out || foreign->next_sequence != seen_sequence) {
             // Progress: the stall is counted from here.
             seen_out = foreign->out - foreign->blocked;
@@ -546,6 +558,7 @@ long marbles_foreign_abandon(marbles_foreign *foreign, char *buffer, unsigned lo
     foreign->items = NULL;
     atomic_fetch_sub_explicit(&foreign->pending, foreign->out - foreign->blocked, memory_order_release);
     foreign->out = 0;
+    foreign->io_out = 0;
     release_waits(foreign);
     pthread_mutex_unlock(&mutex);
     return count;
