@@ -1,7 +1,7 @@
 import Foundation
 
 // The side-by-side benchmarks: `swift run -c release MarblesBenchmarks [--quick] [--reps N]
-// [--only chain,subject,scheduler,parser,printer,small-test,marble-test,render,combine,async,clock,explore,shrink,failure]`;
+// [--only chain,subject,scheduler,parser,printer,small-test,marble-test,render,combine,async,clock,foreign,interposed,explore,shrink,failure]`;
 // marble-test's parts run alone as cold-test, hot-test, higher-order and timing-test; task-sleep, async-test
 // (the short async marble test alone), test-phases and small-test-loop (the 10-event test alone) are for profiling.
 // `make bench` runs all of them; `make bench-debug` the scheduler and test sections in a debug build.
@@ -14,7 +14,7 @@ let sections: [(String, () -> Void)] = [
     ("parser", parserBenchmarks), ("printer", printerBenchmarks), ("small-test", smallTestBenchmarks),
     ("marble-test", marbleTestBenchmarks),
     ("render", renderBenchmarks), ("combine", combineBenchmarks), ("async", asyncDriverBenchmarks), ("clock", clockReadBenchmarks),
-    ("foreign", foreignWorkBenchmarks), ("explore", explorationBenchmarks),
+    ("foreign", foreignWorkBenchmarks), ("interposed", interposedCallBenchmarks), ("explore", explorationBenchmarks),
     ("shrink", shrinkingBenchmarks), ("failure", failureDiagramBenchmarks),
 ]
 // Parts of marble-test, run only when named.
