@@ -90,6 +90,7 @@ extension TestScheduler {
                 default: "a block submitted to queue '\(work.label)'"
                 }
             return "  \(what) at \(frameText(work.submitted, frame: frame)) has not finished after \(seconds(work.age))"
+                + (work.waitsOn.map { " (it waits on \($0), which holds virtual time still)" } ?? "")
         }
         report(
             """

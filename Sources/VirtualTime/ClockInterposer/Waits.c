@@ -159,7 +159,9 @@ static intptr_t object_wait(marbles_wait_kind kind, void *object, uint64_t timeo
     if (id == 0) {
         // Made outside the run: a real wait, which holds virtual time still; its deadline, read
         // on the run's clock, is as far away in real time.
+        marbles_member_waits_for_real(kind == marbles_wait_group ? "a DispatchGroup made outside the run" : "a DispatchSemaphore made outside the run");
         result = next(object, remaining < 0 ? UINT64_MAX : real_dispatch_after(remaining));
+        marbles_member_waits_for_real(NULL);
     } else {
         do {
             result = next(object, remaining < 0 ? UINT64_MAX : real_dispatch_after(slice_ns));
@@ -225,9 +227,12 @@ int pthread_cond_destroy(pthread_cond_t *condition) {
 }
 
 int pthread_cond_wait(pthread_cond_t *condition, pthread_mutex_t *mutex) {
-    long long id = marbles_member() != NULL ? marbles_wait_begin(marbles_wait_condition, condition, -1, NULL) : 0;
+    bool member = marbles_member() != NULL;
+    long long id = member ? marbles_wait_begin(marbles_wait_condition, condition, -1, NULL) : 0;
+    if (member && id == 0) marbles_member_waits_for_real("a condition made outside the run");
     int status = COND_WAIT(condition, mutex);
     if (id > 0) marbles_wait_end(id, true);
+    if (member && id == 0) marbles_member_waits_for_real(NULL);
     return status;
 }
 
@@ -253,7 +258,9 @@ int pthread_cond_timedwait(pthread_cond_t *condition, pthread_mutex_t *mutex, co
     int status;
     if (id <= 0) {
         struct timespec real = timespec_of(real_ns(clock) + (remaining < 0 ? 0 : remaining));
+        marbles_member_waits_for_real("a condition made outside the run");
         status = COND_TIMEDWAIT(condition, mutex, &real);
+        marbles_member_waits_for_real(NULL);
     } else {
         do {
             struct timespec slice = timespec_of(real_ns(clock) + slice_ns);

@@ -31,6 +31,9 @@ package enum ForeignWork {
         package var submitted: Duration
         /// How long it had been out, in real time.
         package var age: Duration
+        /// What it waits on for real, when the run cannot know ("a DispatchSemaphore made
+        /// outside the run"); `nil`: it works, or waits on what the run does not see (a lock, I/O).
+        package var waitsOn: String? = nil
     }
 
     /// `items` (back from other threads) in the order of the submissions they came from: by the
@@ -63,9 +66,11 @@ package enum ForeignWork {
     static func settle(_ tracker: OpaquePointer, timeout: Duration, jobsHeld: UnsafeRawPointer) -> [Overdue] {
         let result = marbles_foreign_wait(tracker, max(timeout.clampedNanoseconds, 0), jobsHeld)
         guard result == marbles_foreign_timed_out else { return [] }
-        return rows(capacity: 8192, fields: 4) { marbles_foreign_abandon(tracker, $0, $1) }.compactMap { fields in
+        return rows(capacity: 8192, fields: 5) { marbles_foreign_abandon(tracker, $0, $1) }.compactMap { fields in
             guard let submitted = Int64(fields[2]), let age = Int64(fields[3]) else { return nil }
-            return Overdue(kind: String(fields[0]), label: String(fields[1]), submitted: .nanoseconds(submitted), age: .nanoseconds(age))
+            return Overdue(
+                kind: String(fields[0]), label: String(fields[1]), submitted: .nanoseconds(submitted), age: .nanoseconds(age),
+                waitsOn: fields[4].isEmpty ? nil : String(fields[4]))
         }
     }
 }

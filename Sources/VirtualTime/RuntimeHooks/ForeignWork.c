@@ -23,6 +23,8 @@ typedef struct item {
     char label[96];
     long long submitted_ns;
     struct timespec began;
+    // What it waits on for real, when the run cannot know (a semaphore made outside the run).
+    const char *waits_on;
     struct item *next;
 } item;
 
@@ -547,7 +549,8 @@ long marbles_foreign_abandon(marbles_foreign *foreign, char *buffer, unsigned lo
         long long age = (long long)(now.tv_sec - it->began.tv_sec) * 1000000000 + (now.tv_nsec - it->began.tv_nsec);
         if (used < size) {
             int written = snprintf(
-                buffer + used, size - used, "%s\t%s\t%lld\t%lld\n", kind_name(it->kind), it->label, it->submitted_ns, age);
+                buffer + used, size - used, "%s\t%s\t%lld\t%lld\t%s\n", kind_name(it->kind), it->label, it->submitted_ns, age,
+                it->waits_on != NULL ? it->waits_on : "");
             if (written > 0) used += (size_t)written;
         }
         item *next = it->next;
@@ -989,4 +992,14 @@ void marbles_io_end(const void *handle) {
 bool marbles_foreign_take_io_ended(marbles_foreign *foreign) {
     return atomic_load_explicit(&foreign->io_ended, memory_order_acquire) &&
            atomic_exchange_explicit(&foreign->io_ended, false, memory_order_acq_rel);
+}
+
+void marbles_member_waits_for_real(const char *what) {
+    marbles_foreign *foreign = running_foreign;
+    if (foreign == NULL) return;
+    pthread_mutex_lock(&mutex);
+    for (item *it = foreign->items; it != NULL; it = it->next) {
+        if (it->sequence == running_sequence) it->waits_on = what;
+    }
+    pthread_mutex_unlock(&mutex);
 }

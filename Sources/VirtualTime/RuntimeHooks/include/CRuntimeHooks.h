@@ -372,6 +372,10 @@ bool marbles_wait_end(long long id, bool satisfied);
 /// With the tracker lock held (`marbles_waits_lock`): wakes up to `count` member waiters on
 /// `object` (-1: all), who count as working from now.
 void marbles_wait_wake_locked(const void *_Nonnull object, long count);
+/// The calling member waits for real on something the run cannot know (`what`, a static
+/// string: "a DispatchSemaphore made outside the run"), NULL when it no longer does: the bound's
+/// report names it.
+void marbles_member_waits_for_real(const char *_Nullable what);
 /// Wraps a group's notification as tracked work (`marbles_foreign_wrap`) that waits on `group`
 /// until it empties: it does not hold virtual time while the group's members sleep.
 void *_Nonnull marbles_foreign_wrap_notification(
