@@ -66,11 +66,19 @@ package enum ForeignWork {
     static func settle(_ tracker: OpaquePointer, timeout: Duration, jobsHeld: UnsafeRawPointer) -> [Overdue] {
         let result = marbles_foreign_wait(tracker, max(timeout.clampedNanoseconds, 0), jobsHeld)
         guard result == marbles_foreign_timed_out else { return [] }
-        return rows(capacity: 8192, fields: 5) { marbles_foreign_abandon(tracker, $0, $1) }.compactMap { fields in
-            guard let submitted = Int64(fields[2]), let age = Int64(fields[3]) else { return nil }
+        return records(capacity: 64, of: marbles_overdue.self) { marbles_foreign_abandon(tracker, $0, $1) }.map { row in
+            var row = row
+            let kind =
+                switch row.kind {
+                case marbles_foreign_kind_function: "function"
+                case marbles_foreign_kind_thread: "thread"
+                case marbles_foreign_kind_timer: "timer"
+                case marbles_foreign_kind_io: "io"
+                default: "block"
+                }
             return Overdue(
-                kind: String(fields[0]), label: String(fields[1]), submitted: .nanoseconds(submitted), age: .nanoseconds(age),
-                waitsOn: fields[4].isEmpty ? nil : String(fields[4]))
+                kind: kind, label: text(of: &row.label), submitted: .nanoseconds(row.submitted_ns), age: .nanoseconds(row.age_ns),
+                waitsOn: row.waits_on.map { String(cString: $0) })
         }
     }
 }
@@ -87,22 +95,25 @@ extension ForeignWork {
         package var at: Duration
     }
 
-    /// What a tracker wrote into a buffer of `capacity` (`fill` returns how many lines): its
-    /// lines of `fields` tab-separated fields.
-    static func rows(capacity: Int, fields: Int, _ fill: (UnsafeMutablePointer<CChar>, UInt) -> Int) -> [[Substring]] {
-        var buffer = [CChar](repeating: 0, count: capacity)
-        let count = buffer.withUnsafeMutableBufferPointer { fill($0.baseAddress!, UInt($0.count)) }
-        guard count > 0 else { return [] }
-        let text = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        return text.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
-            .filter { $0.count == fields }
+    /// The typed records a tracker fills into a buffer of `capacity` (`fill` returns how many
+    /// there were; at most `capacity` are read).
+    static func records<Record>(capacity: Int, of _: Record.Type, _ fill: (UnsafeMutablePointer<Record>, Int) -> Int) -> [Record] {
+        let buffer = UnsafeMutablePointer<Record>.allocate(capacity: capacity)
+        defer { buffer.deallocate() }
+        let count = min(fill(buffer, capacity), capacity)
+        return (0..<max(count, 0)).map { buffer[$0] }
+    }
+
+    /// A C string field of a record.
+    static func text<Field>(of field: inout Field) -> String {
+        withUnsafeBytes(of: &field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
     /// The escapes `tracker` noted since the last call.
     static func takeEscapes(_ tracker: OpaquePointer) -> [Escape] {
-        return rows(capacity: 1024, fields: 3) { marbles_foreign_take_escapes(tracker, $0, $1) }.compactMap { fields in
-            guard let at = Int64(fields[2]) else { return nil }
-            return Escape(what: String(fields[0]), place: String(fields[1]), at: .nanoseconds(at))
+        records(capacity: 4, of: marbles_escape.self) { marbles_foreign_take_escapes(tracker, $0, $1) }.map { row in
+            var row = row
+            return Escape(what: text(of: &row.what), place: text(of: &row.place), at: .nanoseconds(row.at_ns))
         }
     }
 }
@@ -154,14 +165,9 @@ extension ForeignWork {
 
     /// The members of `tracker`'s run blocked in known waits (none: nothing is).
     static func blockedMembers(_ tracker: OpaquePointer) -> [BlockedMember] {
-        let capacity = 16
-        let buffer = UnsafeMutablePointer<marbles_wait_info>.allocate(capacity: capacity)
-        defer { buffer.deallocate() }
-        let count = marbles_foreign_blocked(tracker, buffer, capacity)
-        guard count > 0 else { return [] }
-        return (0..<min(count, capacity)).map { index in
-            var info = buffer[index]
-            let label = withUnsafeBytes(of: &info.member) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        records(capacity: 16, of: marbles_wait_info.self) { marbles_foreign_blocked(tracker, $0, $1) }.map { info in
+            var info = info
+            let label = text(of: &info.member)
             let member =
                 switch info.member_kind {
                 case marbles_foreign_kind_thread: "a Thread"

@@ -65,7 +65,7 @@ struct marbles_foreign {
     long held_sync;
     // Work that stays on real time inside the run (a timer libdispatch keeps), under `mutex`: the
     // first few, for the run's failures, as `what\tqueue label\tvirtual ns` lines.
-    char escapes[4][256];
+    marbles_escape escapes[4];
     int escape_count;
     // The run's clocks as its members read them: set once, on the driving thread, before any
     // member exists (`virtual_clocks` false: real clocks, MARBLES_PORTABLE=1).
@@ -303,8 +303,7 @@ void marbles_foreign_unhold(marbles_foreign *foreign) { release(foreign); }
 void marbles_foreign_release(marbles_foreign *foreign) {
     // Most runs handed nothing over: no lock, no clock read.
     if (atomic_load_explicit(&foreign->pending, memory_order_acquire) != 0) {
-        char ignored[1];
-        marbles_foreign_abandon(foreign, ignored, sizeof ignored);
+        marbles_foreign_abandon(foreign, NULL, 0);
     }
     release(foreign);
 }
@@ -317,7 +316,10 @@ void marbles_foreign_note_escape_in(marbles_foreign *foreign, const char *what, 
     if (clocks != NULL && clocks->now_ns != NULL && marbles_route_foreign() == foreign) at = clocks->now_ns(clocks->context);
     pthread_mutex_lock(&mutex);
     if (foreign->escape_count < 4) {
-        snprintf(foreign->escapes[foreign->escape_count++], sizeof foreign->escapes[0], "%s\t%s\t%lld", what, place, at);
+        marbles_escape *it = &foreign->escapes[foreign->escape_count++];
+        snprintf(it->what, sizeof it->what, "%s", what);
+        snprintf(it->place, sizeof it->place, "%s", place);
+        it->at_ns = at;
     }
     pthread_mutex_unlock(&mutex);
 }
@@ -328,15 +330,10 @@ void marbles_foreign_note_escape(marbles_foreign *foreign, const char *what, voi
     marbles_foreign_note_escape_in(foreign, what, place);
 }
 
-long marbles_foreign_take_escapes(marbles_foreign *foreign, char *buffer, unsigned long size) {
+long marbles_foreign_take_escapes(marbles_foreign *foreign, marbles_escape *buffer, long capacity) {
     pthread_mutex_lock(&mutex);
-    long count = foreign->escape_count;
-    size_t used = 0;
-    if (size > 0) buffer[0] = 0;
-    for (int i = 0; i < foreign->escape_count; i++) {
-        int wrote = snprintf(buffer + used, size > used ? size - used : 0, "%s\n", foreign->escapes[i]);
-        if (wrote > 0) used += (size_t)wrote;
-    }
+    long count = foreign->escape_count < capacity ? foreign->escape_count : capacity;
+    for (long i = 0; i < count; i++) buffer[i] = foreign->escapes[i];
     foreign->escape_count = 0;
     pthread_mutex_unlock(&mutex);
     return count;
@@ -527,31 +524,18 @@ marbles_foreign_wait_result marbles_foreign_wait(marbles_foreign *foreign, long 
     return result;
 }
 
-static const char *kind_name(marbles_foreign_kind kind) {
-    switch (kind) {
-    case marbles_foreign_kind_block: return "block";
-    case marbles_foreign_kind_function: return "function";
-    case marbles_foreign_kind_thread: return "thread";
-    case marbles_foreign_kind_timer: return "timer";
-    case marbles_foreign_kind_io: return "io";
-    }
-    return "work";
-}
 
-long marbles_foreign_abandon(marbles_foreign *foreign, char *buffer, unsigned long size) {
+long marbles_foreign_abandon(marbles_foreign *foreign, marbles_overdue *buffer, long capacity) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    size_t used = 0;
-    buffer[0] = 0;
     pthread_mutex_lock(&mutex);
     long count = 0;
     for (item *it = foreign->items; it != NULL;) {
-        long long age = (long long)(now.tv_sec - it->began.tv_sec) * 1000000000 + (now.tv_nsec - it->began.tv_nsec);
-        if (used < size) {
-            int written = snprintf(
-                buffer + used, size - used, "%s\t%s\t%lld\t%lld\t%s\n", kind_name(it->kind), it->label, it->submitted_ns, age,
-                it->waits_on != NULL ? it->waits_on : "");
-            if (written > 0) used += (size_t)written;
+        if (buffer != NULL && count < capacity) {
+            marbles_overdue *row = &buffer[count];
+            *row = (marbles_overdue){it->kind, "", it->submitted_ns, 0, it->waits_on};
+            snprintf(row->label, sizeof row->label, "%s", it->label);
+            row->age_ns = (long long)(now.tv_sec - it->began.tv_sec) * 1000000000 + (now.tv_nsec - it->began.tv_nsec);
         }
         item *next = it->next;
         free(it);

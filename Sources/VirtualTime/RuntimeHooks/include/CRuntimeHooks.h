@@ -228,9 +228,21 @@ typedef enum marbles_foreign_wait_result {
 
 /// The driver waits, at most `timeout_ns` of real time, until no work is out.
 marbles_foreign_wait_result marbles_foreign_wait(marbles_foreign *_Nonnull foreign, long long timeout_ns, const void *_Nullable other_held);
-/// Describes the work still out, one per line (`kind\tlabel\tsubmitted_ns\treal_age_ns`), into
-/// `buffer`, and abandons it: it no longer counts as out. Returns how many.
-long marbles_foreign_abandon(marbles_foreign *_Nonnull foreign, char *_Nonnull buffer, unsigned long size);
+/// Work still out when the bound passed, as the run reports it.
+typedef struct {
+    marbles_foreign_kind kind;
+    /// Its queue's label (or what it is).
+    char label[96];
+    /// The virtual time it was submitted at, and how long it has been out in real time.
+    long long submitted_ns;
+    long long age_ns;
+    /// What it waits on for real when the run cannot know (a static string), or NULL.
+    const char *_Nullable waits_on;
+} marbles_overdue;
+
+/// Describes the work still out into `buffer` (up to `capacity`), and abandons all of it: it no
+/// longer counts as out. Returns how many were out.
+long marbles_foreign_abandon(marbles_foreign *_Nonnull foreign, marbles_overdue *_Nullable buffer, long capacity);
 /// A timer's work, due on virtual time, goes to its queue as tracked work; `Block` variants
 /// copy and release a block (`_Block_copy`), for the interposer.
 void marbles_foreign_invoke_block(void *_Nullable block);
@@ -273,9 +285,17 @@ void *_Nullable marbles_main_queue(void);
 void marbles_foreign_note_escape(marbles_foreign *_Nonnull foreign, const char *_Nonnull what, void *_Nonnull queue);
 /// The same with where it went said in full (`place`: "in run-loop mode 'x' is left to …").
 void marbles_foreign_note_escape_in(marbles_foreign *_Nonnull foreign, const char *_Nonnull what, const char *_Nonnull place);
-/// Takes the escapes noted so far into `buffer`, one per line (`what\tplace\tvirtual_ns`);
-/// returns how many.
-long marbles_foreign_take_escapes(marbles_foreign *_Nonnull foreign, char *_Nonnull buffer, unsigned long size);
+/// Work that stays on real time inside a run, as noted.
+typedef struct {
+    /// What it is ("a Dispatch timer source") and where it went, said in full.
+    char what[64];
+    char place[192];
+    /// The virtual time it was armed at.
+    long long at_ns;
+} marbles_escape;
+
+/// Takes the escapes noted so far (at most 4 are kept) into `buffer`; returns how many.
+long marbles_foreign_take_escapes(marbles_foreign *_Nonnull foreign, marbles_escape *_Nonnull buffer, long capacity);
 // MARK: Members and their waits (one bubble)
 //
 // Tracked work is a member of its run at any depth: what it submits, the timers it sets and
