@@ -388,9 +388,9 @@ void marbles_foreign_end(marbles_foreign *foreign, long long sequence) {
         if ((*link)->sequence != sequence) continue;
         item *done = *link;
         *link = done->next;
-        free(done);
         foreign->out -= 1;
         if (done->kind == marbles_foreign_kind_io) foreign->io_out -= 1;
+        free(done);
         atomic_fetch_sub_explicit(&foreign->pending, 1, memory_order_release);
         break;
     }
