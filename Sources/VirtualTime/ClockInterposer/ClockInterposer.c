@@ -219,6 +219,10 @@ int marbles_ip_real_clock_gettime(clockid_t id, struct timespec *tp) { return re
 
 bool marbles_ip_from_foundation(uintptr_t caller) { return lies_in(foundation_text, foundation_count, caller); }
 
+bool marbles_ip_from_runtime(uintptr_t caller) {
+    return lies_in(concurrency_text, concurrency_count, caller) || lies_in(dispatch_text, dispatch_count, caller);
+}
+
 bool marbles_ip_called_from_networking(void) {
 #if defined(__GLIBC__)
     if (networking_count == 0) return false;

@@ -27,6 +27,9 @@ void marbles_ip_hand_to_timer(marbles_foreign *foreign, void *queue, long long r
 int marbles_ip_real_clock_gettime(clockid_t id, struct timespec *tp);
 /// Whether FoundationNetworking's code is among the callers (a few frames up).
 bool marbles_ip_called_from_networking(void);
+/// Whether `caller` lies in the Swift runtime's or libdispatch's code (their own sleeps and
+/// waits, which stay real).
+bool marbles_ip_from_runtime(uintptr_t caller);
 /// Whether `caller` lies in Foundation's code.
 bool marbles_ip_from_foundation(uintptr_t caller);
 #endif

@@ -87,8 +87,10 @@ static uint64_t real_dispatch_after(long long remaining) { return (uint64_t)(rea
 
 // MARK: Sleeps
 
-// A member's sleep of `ns`: a known wait whose deadline wakes it; false elsewhere.
-static bool slept_virtually(long long ns) {
+// A member's sleep of `ns`: a known wait whose deadline wakes it; false elsewhere, and for the
+// Swift runtime's and libdispatch's own sleeps (a worker's back-off).
+static bool slept_virtually(long long ns, uintptr_t caller) {
+    if (marbles_ip_from_runtime(caller)) return false;
     long long id = marbles_wait_begin(marbles_wait_sleep, NULL, ns < 0 ? 0 : ns, NULL);
     if (id <= 0) return false;
     marbles_wait_sleep_until_woken(id);
@@ -97,7 +99,7 @@ static bool slept_virtually(long long ns) {
 }
 
 int nanosleep(const struct timespec *request, struct timespec *remaining) {
-    if (request != NULL && marbles_member() != NULL && slept_virtually(ns_of(request))) {
+    if (request != NULL && marbles_member() != NULL && slept_virtually(ns_of(request), (uintptr_t)__builtin_return_address(0))) {
         if (remaining != NULL) *remaining = (struct timespec){0, 0};
         return 0;
     }
@@ -109,7 +111,7 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec *request, 
     int which = clock == CLOCK_REALTIME ? 0 : clock == CLOCK_MONOTONIC ? 1 : clock == CLOCK_BOOTTIME ? 2 : -1;
     if (member != NULL && which >= 0) {
         long long ns = (flags & TIMER_ABSTIME) ? ns_of(request) - marbles_member_reading(member, which) : ns_of(request);
-        if (slept_virtually(ns)) {
+        if (slept_virtually(ns, (uintptr_t)__builtin_return_address(0))) {
             if (remaining != NULL && !(flags & TIMER_ABSTIME)) *remaining = (struct timespec){0, 0};
             return 0;
         }
@@ -118,12 +120,12 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec *request, 
 }
 
 int usleep(useconds_t microseconds) {
-    if (marbles_member() != NULL && slept_virtually((long long)microseconds * 1000)) return 0;
+    if (marbles_member() != NULL && slept_virtually((long long)microseconds * 1000, (uintptr_t)__builtin_return_address(0))) return 0;
     return NEXT(next_usleep, usleep_fn, "usleep", usleep)(microseconds);
 }
 
 unsigned sleep(unsigned seconds) {
-    if (marbles_member() != NULL && slept_virtually((long long)seconds * 1000000000)) return 0;
+    if (marbles_member() != NULL && slept_virtually((long long)seconds * 1000000000, (uintptr_t)__builtin_return_address(0))) return 0;
     return NEXT(next_sleep, sleep_fn, "sleep", sleep)(seconds);
 }
 
