@@ -247,7 +247,8 @@ struct OneBubbleTests {
         #expect(messages.first?.hasPrefix("deadlock at frame 1000: every thread the test's work started is blocked") == true)
         #expect(
             messages.first?.contains("a block on queue 'com.apple.root.default-qos' waits on a DispatchSemaphore since frame 1000") == true)
-        #expect(real < .seconds(2))
+        // At once, not after the 10 s bound (a loose margin: CI machines run sanitizers in parallel).
+        #expect(real < .seconds(5))
     }
 
     @Suite("Outside a run, waits and sleeps are as without Marbles")
