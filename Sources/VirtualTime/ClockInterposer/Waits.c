@@ -185,6 +185,7 @@ intptr_t dispatch_semaphore_signal(void *semaphore) {
     if (!marbles_waits_possible()) return next(semaphore);
     // The waiter counts as working before it can run, and a waiter that began meanwhile either
     // took the count already or is found here.
+    marbles_publish_now_if_driving();
     marbles_waits_lock();
     marbles_wait_wake_locked(semaphore, 1);
     intptr_t result = next(semaphore);
@@ -198,6 +199,7 @@ void dispatch_group_leave(void *group) {
     // After the leave, which may run the group's notifications (work of its own): the member
     // that left works until it returns, so time cannot move before its waiters count as working.
     if (!marbles_waits_possible() || !group_empty(group)) return;
+    marbles_publish_now_if_driving();
     marbles_waits_lock();
     marbles_wait_wake_locked(group, -1);
     marbles_waits_unlock();
@@ -276,6 +278,7 @@ int pthread_cond_timedwait(pthread_cond_t *condition, pthread_mutex_t *mutex, co
 
 static int signal_condition(pthread_cond_t *condition, long count, cond_fn next) {
     if (marbles_waits_possible()) {
+        marbles_publish_now_if_driving();
         marbles_waits_lock();
         marbles_wait_wake_locked(condition, count);
         marbles_waits_unlock();

@@ -64,7 +64,7 @@ struct marbles_foreign {
     // Held blocks whose submitter waits for them (`DispatchQueue.main.sync`), under `mutex`.
     long held_sync;
     // Work that stays on real time inside the run (a timer libdispatch keeps), under `mutex`: the
-    // first few, for the run's failures, as `what\tqueue label\tvirtual ns` lines.
+    // first few, for the run's failures.
     marbles_escape escapes[4];
     int escape_count;
     // The run's clocks as its members read them: set once, on the driving thread, before any
@@ -75,6 +75,9 @@ struct marbles_foreign {
     long blocked;
     // Real I/O of the run ended since the driver last looked: its answer may be on its way.
     _Atomic bool io_ended;
+    // Whether members read the run's clocks: from the tracker's making (virtual clocks only)
+    // until its run is gone (`marbles_foreign_detach`), read without the lock.
+    _Atomic bool members_virtual;
     // Of the work out, real I/O (under `mutex`): work held for the driver is its answer, run at once.
     long io_out;
     // Virtual wake-ups members asked for, for the driver to put on its heap (counted in `pending`).
@@ -201,6 +204,7 @@ static void attach(marbles_foreign *foreign, marbles_virtual_clocks *home) {
         foreign->bases[1] = home->monotonic_base_ns;
         foreign->bases[2] = home->boottime_base_ns;
         foreign->virtual_clocks = true;
+        atomic_store_explicit(&foreign->members_virtual, true, memory_order_release);
         atomic_fetch_add_explicit(&virtual_trackers, 1, memory_order_acq_rel);
     }
     if (home->main_in_loop) marbles_foreign_set_main_in_loop(foreign, true);
@@ -219,6 +223,7 @@ void marbles_foreign_detach(marbles_foreign *foreign) {
     pthread_mutex_lock(&mutex);
     foreign->driver = NULL;
     atomic_store_explicit(&foreign->main_in_loop, false, memory_order_release);
+    atomic_store_explicit(&foreign->members_virtual, false, memory_order_release);
     release_waits(foreign);
     held_block *held = foreign->held;
     foreign->held = NULL;
@@ -624,7 +629,7 @@ void marbles_register_real_conditions(marbles_real_conditions conditions) { real
 
 marbles_foreign *marbles_member(void) {
     marbles_foreign *foreign = running_foreign;
-    return foreign != NULL && foreign->virtual_clocks && !reading_real && foreign->driver != NULL ? foreign : NULL;
+    return foreign != NULL && !reading_real && atomic_load_explicit(&foreign->members_virtual, memory_order_acquire) ? foreign : NULL;
 }
 
 long long marbles_member_reading(marbles_foreign *foreign, int which) {
@@ -722,14 +727,19 @@ void marbles_waits_unlock(void) {
     pthread_mutex_unlock(&mutex);
 }
 
-// Under `mutex`: a blocked member works again (a signal, its deadline). Woken by the driver,
-// it reads the instant the driver is at, which the driver publishes first.
+void marbles_publish_now_if_driving(void) {
+    marbles_virtual_clocks *clocks = marbles_route_clocks();
+    marbles_foreign *foreign = marbles_route_foreign();
+    if (clocks != NULL && clocks->now_ns != NULL && foreign != NULL) {
+        atomic_store_explicit(&foreign->now_ns, clocks->now_ns(clocks->context), memory_order_relaxed);
+    }
+}
+
+// Under `mutex`: a blocked member works again (a signal, its deadline). Woken by the driver, it
+// reads the instant the driver is at, which the driver published before it took the lock
+// (`marbles_publish_now_if_driving`: a call into Swift, never under the lock).
 static void unblock(wait_record *it) {
     if (it->foreign == NULL) return;  // its run is gone, or gave up on its work
-    marbles_virtual_clocks *clocks = marbles_route_clocks();
-    if (clocks != NULL && clocks->now_ns != NULL && marbles_route_foreign() == it->foreign) {
-        atomic_store_explicit(&it->foreign->now_ns, clocks->now_ns(clocks->context), memory_order_relaxed);
-    }
     it->foreign->blocked -= 1;
     atomic_fetch_add_explicit(&it->foreign->pending, 1, memory_order_release);
 }
@@ -743,6 +753,7 @@ static wait_record *find_wait(long long id) {
 
 // A wait's deadline, on the driving thread at its virtual instant.
 static void deadline_came(void *context) {
+    marbles_publish_now_if_driving();
     pthread_mutex_lock(&mutex);
     wait_record *it = find_wait((long long)(intptr_t)context);
     if (it != NULL && !it->woken && !it->timed_out) {

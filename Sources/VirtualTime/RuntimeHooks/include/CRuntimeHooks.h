@@ -357,6 +357,9 @@ long long marbles_member_reading(marbles_foreign *_Nonnull foreign, int which);
 /// While the interposer waits for real for a member, its clock reads are real (libdispatch
 /// reads the clock inside its own waits).
 void marbles_member_reading_real(bool on);
+/// On a driving thread: publishes its virtual now as the instant its run's members read. Call
+/// before taking the tracker lock to wake members (it calls into Swift).
+void marbles_publish_now_if_driving(void);
 /// Sets the clocks the run's members read (on the driving thread, when the tracker is made).
 void marbles_clocks_set_bases(marbles_virtual_clocks *_Nonnull clocks);
 /// A member asks for a virtual wake-up `remaining_ns` from the instant being settled.
