@@ -329,7 +329,7 @@ int clock_gettime(clockid_t id, struct timespec *tp) {
         if (home != NULL && home->count_real_reads) count_real_read(home, id, (uintptr_t)__builtin_return_address(0));
         // A member of a run (work it handed to another thread) reads the instant being settled,
         // Foundation's uptime included (`Thread.sleep` measures what is left of its sleep with it).
-        marbles_foreign *member = home == NULL ? marbles_member() : NULL;
+        marbles_foreign *member = home == NULL && marbles_running_foreign != NULL ? marbles_member() : NULL;
         int which = id == CLOCK_REALTIME ? 0 : id == CLOCK_MONOTONIC ? 1 : id == CLOCK_BOOTTIME ? 2 : -1;
         uintptr_t caller = (uintptr_t)__builtin_return_address(0);
         if (member != NULL && which >= 0 &&

@@ -133,7 +133,8 @@ static void make_condition(void) {
 static void release_waits(marbles_foreign *foreign);
 typedef struct wait_record wait_record;
 static long long list_wait(marbles_foreign *foreign, wait_record *it, marbles_wait_kind kind, const void *object, long long remaining_ns);
-static MARBLES_THREAD_LOCAL marbles_foreign *running_foreign;
+// The tracker of the tracked work running on this thread (the interposer reads it inline).
+MARBLES_THREAD_LOCAL marbles_foreign *marbles_running_foreign;
 // Set while the interposer waits for real on a member's behalf: its clock reads are real then.
 static MARBLES_THREAD_LOCAL bool reading_real;
 static wait_record *waits;
@@ -240,7 +241,7 @@ void marbles_foreign_detach(marbles_foreign *foreign) {
 }
 
 bool marbles_foreign_return_job(void *job) {
-    marbles_foreign *foreign = running_foreign;
+    marbles_foreign *foreign = marbles_running_foreign;
     if (foreign == NULL) return false;
     pthread_mutex_lock(&mutex);
     bool taken = foreign->driver != NULL;
@@ -250,7 +251,7 @@ bool marbles_foreign_return_job(void *job) {
 }
 
 marbles_executor_ref marbles_foreign_running_standin(void) {
-    marbles_foreign *foreign = running_foreign;
+    marbles_foreign *foreign = marbles_running_foreign;
     if (foreign == NULL || !atomic_load_explicit(&foreign->main_in_loop, memory_order_acquire)) return (marbles_executor_ref){NULL, NULL};
     return foreign->standin;
 }
@@ -259,7 +260,7 @@ bool marbles_foreign_hold_main(marbles_foreign *foreign, void *context, void (*w
     if (!atomic_load_explicit(&foreign->main_in_loop, memory_order_acquire)) return false;
     held_block *block = malloc(sizeof(held_block));
     if (block == NULL) abort();
-    *block = (held_block){running_foreign == foreign ? running_sequence : -1, context, work, sync, NULL};
+    *block = (held_block){marbles_running_foreign == foreign ? running_sequence : -1, context, work, sync, NULL};
     pthread_once(&changed_once, make_condition);
     pthread_mutex_lock(&mutex);
     bool held = foreign->driver != NULL && atomic_load_explicit(&foreign->main_in_loop, memory_order_relaxed);
@@ -350,7 +351,7 @@ void *marbles_foreign_now_address(marbles_foreign *foreign) { return (void *)&fo
 
 marbles_foreign *marbles_foreign_here(void) {
     marbles_virtual_clocks *home = marbles_route_home();
-    if (home == NULL) return running_foreign;
+    if (home == NULL) return marbles_running_foreign;
     if (home->foreign == NULL) {
         home->foreign = marbles_foreign_create(home->foreign_owner != NULL ? home->foreign_owner : (void *)1, home->foreign_timer);
         attach(home->foreign, home);
@@ -358,7 +359,7 @@ marbles_foreign *marbles_foreign_here(void) {
     return home->foreign;
 }
 
-long long marbles_foreign_current_sequence(void) { return running_foreign != NULL ? running_sequence : -1; }
+long long marbles_foreign_current_sequence(void) { return marbles_running_foreign != NULL ? running_sequence : -1; }
 
 
 long long marbles_foreign_begin(marbles_foreign *foreign, marbles_foreign_kind kind, const char *label) {
@@ -406,14 +407,14 @@ void marbles_foreign_end(marbles_foreign *foreign, long long sequence) {
 }
 
 marbles_foreign_context marbles_foreign_enter(marbles_foreign *foreign, long long sequence) {
-    marbles_foreign_context saved = {running_foreign, running_sequence};
-    running_foreign = foreign;
+    marbles_foreign_context saved = {marbles_running_foreign, running_sequence};
+    marbles_running_foreign = foreign;
     running_sequence = sequence;
     return saved;
 }
 
 void marbles_foreign_leave(marbles_foreign_context saved) {
-    running_foreign = saved.foreign;
+    marbles_running_foreign = saved.foreign;
     running_sequence = saved.sequence;
 }
 
@@ -628,7 +629,7 @@ void *marbles_main_queue(void) {
 void marbles_register_real_conditions(marbles_real_conditions conditions) { real = conditions; }
 
 marbles_foreign *marbles_member(void) {
-    marbles_foreign *foreign = running_foreign;
+    marbles_foreign *foreign = marbles_running_foreign;
     return foreign != NULL && !reading_real && atomic_load_explicit(&foreign->members_virtual, memory_order_acquire) ? foreign : NULL;
 }
 
@@ -990,7 +991,7 @@ bool marbles_foreign_take_io_ended(marbles_foreign *foreign) {
 }
 
 void marbles_member_waits_for_real(const char *what) {
-    marbles_foreign *foreign = running_foreign;
+    marbles_foreign *foreign = marbles_running_foreign;
     if (foreign == NULL) return;
     pthread_mutex_lock(&mutex);
     for (item *it = foreign->items; it != NULL; it = it->next) {
