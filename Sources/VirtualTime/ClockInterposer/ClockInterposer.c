@@ -1,6 +1,5 @@
 #define _GNU_SOURCE
 #include "CClockInterposer.h"
-#include "CRuntimeHooks.h"
 #include "InterposerShared.h"
 
 #if defined(__linux__)
@@ -133,37 +132,8 @@ __attribute__((constructor)) static void resolve_next(void) {
     // once, here, so that a read on a driving thread checks nothing more (a library loaded
     // later with dlopen keeps real reads; the probe at the first run then finds the clocks real).
     pthread_once(&ranges_once, find_ranges);
-    atomic_store_explicit(
-        &next_dispatch_async, (dispatch_async_fn)find_next("dispatch_async", "__interceptor_dispatch_async", (void *)dispatch_async),
-        memory_order_release);
-    atomic_store_explicit(
-        &next_dispatch_async_f,
-        (dispatch_async_f_fn)find_next("dispatch_async_f", "__interceptor_dispatch_async_f", (void *)dispatch_async_f),
-        memory_order_release);
-    atomic_store_explicit(
-        &next_dispatch_after, (dispatch_after_fn)find_next("dispatch_after", "__interceptor_dispatch_after", (void *)dispatch_after),
-        memory_order_release);
-    atomic_store_explicit(
-        &next_pthread_create,
-        (pthread_create_fn)find_next("pthread_create", "__interceptor_pthread_create", (void *)pthread_create),
-        memory_order_release);
-    atomic_store_explicit(
-        &next_dispatch_group_async,
-        (dispatch_group_fn)find_next("dispatch_group_async", "__interceptor_dispatch_group_async", (void *)dispatch_group_async),
-        memory_order_release);
-    atomic_store_explicit(
-        &next_dispatch_group_notify,
-        (dispatch_group_fn)find_next("dispatch_group_notify", "__interceptor_dispatch_group_notify", (void *)dispatch_group_notify),
-        memory_order_release);
-    atomic_store_explicit(
-        &next_dispatch_group_async_f,
-        (dispatch_group_f_fn)find_next("dispatch_group_async_f", "__interceptor_dispatch_group_async_f", NULL), memory_order_release);
-    atomic_store_explicit(
-        &next_dispatch_group_notify_f,
-        (dispatch_group_f_fn)find_next("dispatch_group_notify_f", "__interceptor_dispatch_group_notify_f", NULL),
-        memory_order_release);
     marbles_ip_main_queue = marbles_main_queue();
-    marbles_foreign_register_submit(submit_untracked);
+    marbles_register_submit(submit_untracked);
     marbles_clock_interposer_register(marbles_clock_gettime_next);
 }
 
@@ -244,23 +214,14 @@ static int real_clock_gettime(clockid_t id, struct timespec *tp) {
     return next(id, tp);
 }
 
-// The base a virtual reading adds virtual time to, for the clocks that have one.
-static long long *base_for(marbles_virtual_clocks *clocks, clockid_t id) {
-    switch (id) {
-    case CLOCK_REALTIME: return &clocks->realtime_base_ns;
-    case CLOCK_MONOTONIC: return &clocks->monotonic_base_ns;
-    case CLOCK_BOOTTIME: return &clocks->boottime_base_ns;
-    default: return NULL;
-    }
-}
+// Which of a run's bases a clock reads (-1: none).
+static int base_index(clockid_t id) { return id == CLOCK_REALTIME ? 0 : id == CLOCK_MONOTONIC ? 1 : id == CLOCK_BOOTTIME ? 2 : -1; }
 
 static long long real_ns(clockid_t id) {
     struct timespec ts = {0, 0};
     real_clock_gettime(id, &ts);
     return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
-
-static void set_bases(marbles_virtual_clocks *clocks) { marbles_clocks_set_bases(clocks); }
 
 // Past this many reads of one clock at one virtual instant, a job is taken to wait for the clock
 // to move (a busy wait), which it never does while the job runs: the reading then moves with
@@ -270,9 +231,9 @@ enum { spin_limit = 1000000 };
 // `source`: the clock id, or `dispatch_source` for libdispatch's reads.
 enum { dispatch_source = 100 };
 
-static long long virtual_reading(marbles_virtual_clocks *clocks, clockid_t id, int source, long long *base) {
-    long long virtual_now = clocks->now_ns(clocks->context);
-    long long reading = *base + virtual_now;
+static long long virtual_reading(marbles_run *clocks, clockid_t id, int source, int base) {
+    long long virtual_now = marbles_run_now(clocks);
+    long long reading = clocks->bases[base] + virtual_now;
     if (clocks->spin_now_ns != virtual_now) {
         clocks->spin_now_ns = virtual_now;
         clocks->spin_reads = 0;
@@ -294,7 +255,7 @@ static long long virtual_reading(marbles_virtual_clocks *clocks, clockid_t id, i
 // CLOCK_MONOTONIC, the clock Swift Testing reads through the runtime: `Task.sleep` reads the
 // continuous clock, and unwinding at every sleep made a `Task.sleep` loop 3.4x slower. Looked for
 // only in the first reads of an instant: a busy wait pays for no unwinding.
-static bool read_by_test_framework(const marbles_virtual_clocks *clocks, clockid_t id) {
+static bool read_by_test_framework(const marbles_run *clocks, clockid_t id) {
 #if defined(__GLIBC__)
     if (id != CLOCK_MONOTONIC || testing_count == 0 || clocks->spin_reads > 64) return false;
     void *frames[12];
@@ -311,11 +272,11 @@ static bool read_by_test_framework(const marbles_virtual_clocks *clocks, clockid
 
 // A real read on a driving thread under MARBLES_PORTABLE=1, counted by clock as a virtual one
 // would be (the same callers, Swift Testing's left out).
-static void count_real_read(marbles_virtual_clocks *home, clockid_t id, uintptr_t caller) {
+static void count_real_read(marbles_run *home, clockid_t id, uintptr_t caller) {
     bool dispatch = id != CLOCK_REALTIME && lies_in(dispatch_text, dispatch_count, caller);
     bool counted = lies_in(concurrency_text, concurrency_count, caller) ||
                    (id == CLOCK_REALTIME && lies_in(foundation_text, foundation_count, caller)) || dispatch;
-    if (!counted || base_for(home, id) == NULL || read_by_test_framework(home, id)) return;
+    if (!counted || base_index(id) < 0 || read_by_test_framework(home, id)) return;
     *(dispatch ? &home->dispatch_reads
       : id == CLOCK_REALTIME  ? &home->realtime_reads
       : id == CLOCK_MONOTONIC ? &home->monotonic_reads
@@ -323,14 +284,14 @@ static void count_real_read(marbles_virtual_clocks *home, clockid_t id, uintptr_
 }
 
 int clock_gettime(clockid_t id, struct timespec *tp) {
-    marbles_virtual_clocks *clocks = marbles_route_clocks();
+    marbles_run *clocks = marbles_route_virtual();
     if (clocks == NULL) {
-        marbles_virtual_clocks *home = marbles_route_home();
+        marbles_run *home = marbles_route_run();
         if (home != NULL && home->count_real_reads) count_real_read(home, id, (uintptr_t)__builtin_return_address(0));
         // A member of a run (work it handed to another thread) reads the instant being settled,
         // Foundation's uptime included (`Thread.sleep` measures what is left of its sleep with it).
-        marbles_foreign *member = home == NULL && marbles_running_foreign != NULL ? marbles_member() : NULL;
-        int which = id == CLOCK_REALTIME ? 0 : id == CLOCK_MONOTONIC ? 1 : id == CLOCK_BOOTTIME ? 2 : -1;
+        marbles_members *member = home == NULL && marbles_running_members != NULL ? marbles_member() : NULL;
+        int which = base_index(id);
         uintptr_t caller = (uintptr_t)__builtin_return_address(0);
         if (member != NULL && which >= 0 &&
             (lies_in(concurrency_text, concurrency_count, caller) || lies_in(foundation_text, foundation_count, caller) ||
@@ -342,13 +303,13 @@ int clock_gettime(clockid_t id, struct timespec *tp) {
         }
     } else {
         uintptr_t caller = (uintptr_t)__builtin_return_address(0);
-        long long *base = base_for(clocks, id);
+        int base = base_index(id);
         // libdispatch's reads (`DispatchTime.now()`, a timer's deadline) are virtual too, so that
         // an `asyncAfter` submitted on the driving thread is due at virtual time.
-        if (base != NULL && (lies_in(concurrency_text, concurrency_count, caller) ||
+        if (base >= 0 && (lies_in(concurrency_text, concurrency_count, caller) ||
                              (id == CLOCK_REALTIME && lies_in(foundation_text, foundation_count, caller)) ||
                              (id != CLOCK_REALTIME && lies_in(dispatch_text, dispatch_count, caller)))) {
-            if (!clocks->bases_set) set_bases(clocks);
+            if (!clocks->bases_set) marbles_run_set_bases(clocks);
             int source = id != CLOCK_REALTIME && lies_in(dispatch_text, dispatch_count, caller) ? dispatch_source : (int)id;
             long long now = virtual_reading(clocks, id, source, base);
             clocks->reads += 1;
@@ -369,16 +330,13 @@ int clock_gettime(clockid_t id, struct timespec *tp) {
 void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(void *)) {
     uintptr_t caller = (uintptr_t)__builtin_return_address(0);
     if (!lies_in(concurrency_text, concurrency_count, caller) && after_f_tracked(when, queue, context, work, caller)) return;
-    marbles_virtual_clocks *clocks = marbles_route_clocks();
-    if (clocks != NULL && clocks->sleep != NULL && context != NULL &&
-        lies_in(concurrency_text, concurrency_count, (uintptr_t)__builtin_return_address(0))) {
-        if (!clocks->bases_set) set_bases(clocks);
+    marbles_run *clocks = marbles_route_virtual();
+    if (clocks != NULL && clocks->owner != NULL && context != NULL && lies_in(concurrency_text, concurrency_count, caller)) {
+        if (!clocks->bases_set) marbles_run_set_bases(clocks);
         const uint64_t continuous_flag = 1ULL << 63;
         bool continuous = (when & continuous_flag) != 0;
-        long long deadline = (long long)(when & ~continuous_flag);
-        long long base = continuous ? clocks->boottime_base_ns : clocks->monotonic_base_ns;
-        long long remaining = deadline - base - clocks->now_ns(clocks->context);
-        clocks->sleep(clocks->owner, context, remaining, continuous ? marbles_clock_continuous : marbles_clock_suspending);
+        long long remaining = (long long)(when & ~continuous_flag) - clocks->bases[continuous ? 2 : 1] - marbles_run_now(clocks);
+        MARBLES_SWIFT(sleep)(clocks->owner, context, remaining, continuous ? marbles_clock_continuous : marbles_clock_suspending);
         return;
     }
     dispatch_after_f_fn next = atomic_load_explicit(&next_dispatch_after_f, memory_order_acquire);
@@ -403,7 +361,7 @@ const char *marbles_clock_gettime_next(void) {
     return info.dli_sname != NULL ? info.dli_sname : (info.dli_fname != NULL ? info.dli_fname : "");
 }
 
-// MARK: Foreign work
+// MARK: Member work
 
 static void submit_untracked(void *queue, void *context, void (*work)(void *)) {
     dispatch_async_f_fn next = NEXT(next_dispatch_async_f, dispatch_async_f_fn, "dispatch_async_f", dispatch_async_f);
@@ -411,26 +369,31 @@ static void submit_untracked(void *queue, void *context, void (*work)(void *)) {
 }
 
 // The tracker for a submission from `caller`: none for the Swift runtime's and libdispatch's own.
-marbles_foreign *marbles_ip_tracker_for(uintptr_t caller) {
-    marbles_foreign *foreign = marbles_foreign_here();
-    if (foreign == NULL) return NULL;
+marbles_members *marbles_ip_members_for(uintptr_t caller) {
+    marbles_members *members = marbles_members_here();
+    if (members == NULL) return NULL;
     if (lies_in(concurrency_text, concurrency_count, caller) || lies_in(dispatch_text, dispatch_count, caller)) return NULL;
-    return foreign;
+    return members;
 }
 
-// A timer submitted on a driving thread whose clocks are virtual: the time left to `when` on
-// the clock it encodes (libdispatch: uptime, or with bit 63 the monotonic clock that counts
-// sleep; wall-clock deadlines stay real); false when it cannot go on virtual time.
-bool marbles_ip_virtual_remaining(marbles_foreign *foreign, uint64_t when, long long *remaining) {
-    if (when == UINT64_MAX || (when >> 62) == 1 || (when >> 62) == 3) return false;
-    marbles_virtual_clocks *clocks = marbles_route_clocks();
+marbles_members *marbles_ip_timers_here(void) {
+    marbles_members *driven = marbles_route_members();
+    return driven != NULL && marbles_driving_virtually(driven) ? driven : marbles_member();
+}
+
+// The time left to `when` on the clock it encodes (libdispatch: uptime, or with bit 63 the
+// monotonic clock that counts sleep; wall-clock deadlines stay real), read on the run's clocks:
+// the driver's now, or the instant being settled for a member.
+bool marbles_ip_virtual_remaining(marbles_members *members, uint64_t when, long long *remaining) {
+    if (members == NULL || when == UINT64_MAX || (when >> 62) == 1 || (when >> 62) == 3) return false;
+    int which = (when >> 62) == 0 ? 1 : 2;
     long long now;
-    if (clocks != NULL && marbles_route_foreign() == foreign && marbles_foreign_timer(foreign) != NULL) {
-        if (!clocks->bases_set) set_bases(clocks);
-        now = ((when >> 62) == 0 ? clocks->monotonic_base_ns : clocks->boottime_base_ns) + clocks->now_ns(clocks->context);
-    } else if (marbles_member() == foreign && foreign != NULL) {
-        // A member's deadline: read on the run's clocks at the instant being settled.
-        now = marbles_member_reading(foreign, (when >> 62) == 0 ? 1 : 2);
+    if (marbles_driving_virtually(members)) {
+        marbles_run *run = marbles_route_virtual();
+        if (!run->bases_set) marbles_run_set_bases(run);
+        now = run->bases[which] + marbles_run_now(run);
+    } else if (marbles_member() == members) {
+        now = marbles_member_reading(members, which);
     } else {
         return false;
     }
@@ -438,66 +401,54 @@ bool marbles_ip_virtual_remaining(marbles_foreign *foreign, uint64_t when, long 
     return true;
 }
 
-void marbles_ip_unlink(void **head, void *node) {
-    for (void **link = head; *link != NULL; link = (void **)*link) {
-        if (*link == node) {
-            *link = *(void **)node;
-            return;
-        }
-    }
-}
-
 // `Date()` on a driving thread whose clocks are virtual, in nanoseconds since 1970 (not counted
 // as a read of the code under test); false elsewhere.
 bool marbles_ip_virtual_date_ns(long long *now) {
-    marbles_virtual_clocks *clocks = marbles_route_clocks();
+    marbles_run *clocks = marbles_route_virtual();
     if (clocks == NULL) return false;
-    if (!clocks->bases_set) set_bases(clocks);
-    *now = clocks->realtime_base_ns + clocks->now_ns(clocks->context);
+    if (!clocks->bases_set) marbles_run_set_bases(clocks);
+    *now = clocks->bases[0] + marbles_run_now(clocks);
     return true;
 }
 
-// A block or function for a timer or the main queue, handed to the tracker's owner (Swift).
-void marbles_ip_hand_to_timer(marbles_foreign *foreign, void *queue, long long remaining, void *context, void (*work)(void *)) {
-    // From a member: the driver puts it on virtual time when it next settles.
-    if (marbles_route_foreign() != foreign) return marbles_foreign_request_wake(foreign, remaining, queue, context, work);
-    marbles_foreign_timer(foreign)(
-        marbles_foreign_owner(foreign), queue, queue == marbles_ip_main_queue, remaining < 0 ? 0 : remaining, context, work);
+// Hands `work(context)` to the driver (see `marbles_members_hand`).
+static void hand(marbles_members *members, void *queue, long long remaining, void *context, void (*work)(void *)) {
+    marbles_members_hand(members, marbles_members_now(members), remaining, queue, context, work, false);
 }
 
 // A timer set from tracked work on another thread: real time, but waited for.
 // The main queue's, submitted on the driving thread with real clocks (MARBLES_PORTABLE=1): that
 // thread is the one the main queue waits for, so tracked it could only stall the run to its
 // bound; it goes untracked, as on Apple platforms, and the run names it.
-static void after_tracked(marbles_foreign *foreign, uint64_t when, void *queue, void *context, void (*work)(void *)) {
+static void after_tracked(marbles_members *members, uint64_t when, void *queue, void *context, void (*work)(void *)) {
     dispatch_after_f_fn next = NEXT(next_dispatch_after_f, dispatch_after_f_fn, "dispatch_after_f", dispatch_after_f);
-    if (queue == marbles_ip_main_queue && marbles_route_foreign() == foreign) {
-        marbles_foreign_note_escape(foreign, "a Dispatch timer", queue);
+    if (queue == marbles_ip_main_queue && marbles_route_members() == members) {
+        marbles_members_note_escape_on(members, "a Dispatch timer", queue);
         next(when, queue, context, work);
         return;
     }
-    next(when, queue, marbles_foreign_wrap(foreign, marbles_foreign_kind_timer, "a timer", context, work), marbles_foreign_run_wrapped);
+    next(when, queue, marbles_members_wrap(members, marbles_work_timer, "a timer", context, work), marbles_members_run_wrapped);
 }
 
-static bool on_main_queue_in_loop(marbles_foreign *foreign, void *queue) {
-    return queue == marbles_ip_main_queue && marbles_route_foreign() == foreign && marbles_foreign_timer(foreign) != NULL;
+static bool on_main_queue_in_loop(marbles_members *members, void *queue) {
+    return queue == marbles_ip_main_queue && marbles_driving(members);
 }
 
 // Main-queue work from tracked work on another thread, while the test runs on the main actor:
 // the thread that drains the main queue is the one waiting for this work, so the driver takes
 // it and runs it in its loop at the instant being settled.
-static bool held_for_main_loop(marbles_foreign *foreign, void *queue, void *context, void (*work)(void *)) {
-    return queue == marbles_ip_main_queue && marbles_route_foreign() != foreign && marbles_foreign_hold_main(foreign, context, work, false);
+static bool held_for_main_loop(marbles_members *members, void *queue, void *context, void (*work)(void *)) {
+    return queue == marbles_ip_main_queue && marbles_route_members() != members && marbles_members_hold_main(members, context, work, false);
 }
 
 void dispatch_async(void *queue, void *block) {
-    marbles_foreign *foreign = marbles_ip_tracker_for((uintptr_t)__builtin_return_address(0));
-    void *copy = foreign != NULL ? marbles_foreign_copy_block(block) : NULL;
+    marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
+    void *copy = members != NULL ? marbles_copy_block(block) : NULL;
     if (copy != NULL) {
-        if (on_main_queue_in_loop(foreign, queue)) {
-            marbles_ip_hand_to_timer(foreign, queue, 0, copy, marbles_foreign_invoke_block);
-        } else if (!held_for_main_loop(foreign, queue, copy, marbles_foreign_invoke_block)) {
-            marbles_foreign_submit(foreign, queue, marbles_foreign_kind_block, copy, marbles_foreign_invoke_block);
+        if (on_main_queue_in_loop(members, queue)) {
+            hand(members, queue, 0, copy, marbles_invoke_block);
+        } else if (!held_for_main_loop(members, queue, copy, marbles_invoke_block)) {
+            marbles_members_submit(members, queue, marbles_work_block, copy, marbles_invoke_block);
         }
         return;
     }
@@ -506,12 +457,12 @@ void dispatch_async(void *queue, void *block) {
 }
 
 void dispatch_async_f(void *queue, void *context, void (*work)(void *)) {
-    marbles_foreign *foreign = marbles_ip_tracker_for((uintptr_t)__builtin_return_address(0));
-    if (foreign != NULL) {
-        if (on_main_queue_in_loop(foreign, queue)) {
-            marbles_ip_hand_to_timer(foreign, queue, 0, context, work);
-        } else if (!held_for_main_loop(foreign, queue, context, work)) {
-            marbles_foreign_submit(foreign, queue, marbles_foreign_kind_function, context, work);
+    marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
+    if (members != NULL) {
+        if (on_main_queue_in_loop(members, queue)) {
+            hand(members, queue, 0, context, work);
+        } else if (!held_for_main_loop(members, queue, context, work)) {
+            marbles_members_submit(members, queue, marbles_work_function, context, work);
         }
         return;
     }
@@ -542,11 +493,11 @@ static void run_sync_call(void *raw) {
 
 static bool sync_in_main_loop(void *queue, void *context, void (*work)(void *), uintptr_t caller) {
     if (queue != marbles_ip_main_queue) return false;
-    marbles_foreign *foreign = marbles_ip_tracker_for(caller);
-    if (foreign == NULL || marbles_route_foreign() == foreign) return false;
+    marbles_members *members = marbles_ip_members_for(caller);
+    if (members == NULL || marbles_route_members() == members) return false;
     sync_call call = {context, work};
     sem_init(&call.done, 0, 0);
-    bool held = marbles_foreign_hold_main(foreign, &call, run_sync_call, true);
+    bool held = marbles_members_hold_main(members, &call, run_sync_call, true);
     if (held) {
         while (sem_wait(&call.done) != 0 && errno == EINTR) {}
     }
@@ -555,7 +506,7 @@ static bool sync_in_main_loop(void *queue, void *context, void (*work)(void *), 
 }
 
 void dispatch_sync(void *queue, void *block) {
-    if (sync_in_main_loop(queue, block, marbles_foreign_call_block, (uintptr_t)__builtin_return_address(0))) return;
+    if (sync_in_main_loop(queue, block, marbles_call_block, (uintptr_t)__builtin_return_address(0))) return;
     dispatch_sync_fn next = NEXT(next_dispatch_sync, dispatch_sync_fn, "dispatch_sync", dispatch_sync);
     if (next != NULL) next(queue, block);
 }
@@ -582,24 +533,24 @@ static void run_and_let_go(void *raw) {
     dispatch_release(it.queue);
 }
 
-static void virtual_after(marbles_foreign *foreign, void *queue, long long remaining, void *context, void (*work)(void *)) {
-    if (queue == marbles_ip_main_queue) return marbles_ip_hand_to_timer(foreign, queue, remaining, context, work);
+static void virtual_after(marbles_members *members, void *queue, long long remaining, void *context, void (*work)(void *)) {
+    if (queue == marbles_ip_main_queue) return hand(members, queue, remaining, context, work);
     kept_queue *it = malloc(sizeof(kept_queue));
     if (it == NULL) abort();
     *it = (kept_queue){queue, context, work};
     dispatch_retain(queue);
-    marbles_ip_hand_to_timer(foreign, queue, remaining, it, run_and_let_go);
+    hand(members, queue, remaining, it, run_and_let_go);
 }
 
 void dispatch_after(uint64_t when, void *queue, void *block) {
-    marbles_foreign *foreign = marbles_ip_tracker_for((uintptr_t)__builtin_return_address(0));
-    void *copy = foreign != NULL ? marbles_foreign_copy_block(block) : NULL;
+    marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
+    void *copy = members != NULL ? marbles_copy_block(block) : NULL;
     if (copy != NULL) {
         long long remaining;
-        if (marbles_ip_virtual_remaining(foreign, when, &remaining)) {
-            virtual_after(foreign, queue, remaining, copy, marbles_foreign_invoke_block);
+        if (marbles_ip_virtual_remaining(members, when, &remaining)) {
+            virtual_after(members, queue, remaining, copy, marbles_invoke_block);
         } else {
-            after_tracked(foreign, when, queue, copy, marbles_foreign_invoke_block);
+            after_tracked(members, when, queue, copy, marbles_invoke_block);
         }
         return;
     }
@@ -610,19 +561,19 @@ void dispatch_after(uint64_t when, void *queue, void *block) {
 // The `_f` form from the code under test (the Swift runtime's sleeps come through
 // `dispatch_after_f` above).
 static bool after_f_tracked(uint64_t when, void *queue, void *context, void (*work)(void *), uintptr_t caller) {
-    marbles_foreign *foreign = marbles_ip_tracker_for(caller);
-    if (foreign == NULL) return false;
+    marbles_members *members = marbles_ip_members_for(caller);
+    if (members == NULL) return false;
     long long remaining;
-    if (marbles_ip_virtual_remaining(foreign, when, &remaining)) {
-        virtual_after(foreign, queue, remaining, context, work);
+    if (marbles_ip_virtual_remaining(members, when, &remaining)) {
+        virtual_after(members, queue, remaining, context, work);
     } else {
-        after_tracked(foreign, when, queue, context, work);
+        after_tracked(members, when, queue, context, work);
     }
     return true;
 }
 
 typedef struct {
-    marbles_foreign *foreign;
+    marbles_members *members;
     long long sequence;
     void *(*start)(void *);
     void *argument;
@@ -631,27 +582,26 @@ typedef struct {
 static void *run_tracked_thread(void *raw) {
     tracked_thread t = *(tracked_thread *)raw;
     free(raw);
-    marbles_foreign_context saved = marbles_foreign_enter(t.foreign, t.sequence);
+    marbles_member_context saved = marbles_members_enter(t.members, t.sequence);
     void *result = t.start(t.argument);
-    marbles_foreign_leave(saved);
-    marbles_foreign_end(t.foreign, t.sequence);
+    marbles_members_leave(saved);
+    marbles_members_end(t.members, t.sequence);
     return result;
 }
 
 int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument) {
-    pthread_create_fn next = atomic_load_explicit(&next_pthread_create, memory_order_acquire);
-    if (next == NULL) next = (pthread_create_fn)find_next("pthread_create", "__interceptor_pthread_create", (void *)pthread_create);
-    marbles_foreign *foreign = marbles_foreign_here();
+    pthread_create_fn next = NEXT(next_pthread_create, pthread_create_fn, "pthread_create", pthread_create);
+    marbles_members *members = marbles_members_here();
     // Only Foundation's `Thread`: libdispatch and the runtime start threads of their own.
-    if (foreign == NULL || !lies_in(foundation_text, foundation_count, (uintptr_t)__builtin_return_address(0))) {
+    if (members == NULL || !lies_in(foundation_text, foundation_count, (uintptr_t)__builtin_return_address(0))) {
         return next(thread, attributes, start, argument);
     }
     tracked_thread *t = malloc(sizeof(tracked_thread));
     if (t == NULL) abort();
-    *t = (tracked_thread){foreign, marbles_foreign_begin(foreign, marbles_foreign_kind_thread, "a Thread"), start, argument};
+    *t = (tracked_thread){members, marbles_members_begin(members, marbles_work_thread, "a Thread"), start, argument};
     int status = next(thread, attributes, run_tracked_thread, t);
     if (status != 0) {
-        marbles_foreign_end(foreign, t->sequence);
+        marbles_members_end(members, t->sequence);
         free(t);
     }
     return status;
@@ -673,7 +623,7 @@ typedef struct {
 
 static void run_group_block(void *raw) {
     group_block *it = raw;
-    marbles_foreign_invoke_block(it->block);
+    marbles_invoke_block(it->block);
     dispatch_group_leave(it->group);
     dispatch_release(it->group);
     free(it);
@@ -681,11 +631,11 @@ static void run_group_block(void *raw) {
 
 static bool group_tracked(void *group, void *queue, void *block, dispatch_group_f_fn next, bool notify, uintptr_t caller) {
     // The main queue's notification stays as it was: the loop does not run group work.
-    marbles_foreign *foreign = next != NULL && queue != marbles_ip_main_queue ? marbles_ip_tracker_for(caller) : NULL;
-    void *copy = foreign != NULL ? marbles_foreign_copy_block(block) : NULL;
+    marbles_members *members = next != NULL && queue != marbles_ip_main_queue ? marbles_ip_members_for(caller) : NULL;
+    void *copy = members != NULL ? marbles_copy_block(block) : NULL;
     if (copy == NULL) return false;
     if (notify) {
-        next(group, queue, marbles_foreign_wrap_notification(foreign, group, copy, marbles_foreign_invoke_block), marbles_foreign_run_wrapped);
+        next(group, queue, marbles_members_wrap_notification(members, group, copy, marbles_invoke_block), marbles_members_run_wrapped);
         return true;
     }
     group_block *it = malloc(sizeof(group_block));
@@ -693,7 +643,7 @@ static bool group_tracked(void *group, void *queue, void *block, dispatch_group_
     *it = (group_block){copy, group};
     dispatch_retain(group);
     dispatch_group_enter(group);
-    marbles_foreign_submit(foreign, queue, marbles_foreign_kind_block, it, run_group_block);
+    marbles_members_submit(members, queue, marbles_work_block, it, run_group_block);
     return true;
 }
 

@@ -2,7 +2,8 @@
 #ifndef MARBLES_INTERPOSER_SHARED_H
 #define MARBLES_INTERPOSER_SHARED_H
 #if defined(__linux__)
-#include "CRuntimeHooks.h"
+#include "../RuntimeHooks/Run.h"
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -12,28 +13,90 @@ extern void *marbles_ip_main_queue;
 /// A slot's next definition of an interposed function, found now if not yet.
 void *marbles_ip_next_in(void *_Atomic *slot, const char *name, const char *interceptor, void *ours);
 #define NEXT(slot, type, name, ours) ((type)marbles_ip_next_in((void *_Atomic *)&(slot), name, "__interceptor_" name, (void *)(ours)))
-/// The tracker for a submission from `caller`: none for the Swift runtime's and libdispatch's own.
-marbles_foreign *marbles_ip_tracker_for(uintptr_t caller);
-/// The virtual time left to a Dispatch deadline, on a driving thread whose clocks are virtual.
-bool marbles_ip_virtual_remaining(marbles_foreign *foreign, uint64_t when, long long *remaining);
+/// The members a submission from `caller` joins: none for the Swift runtime's and libdispatch's own.
+marbles_members *marbles_ip_members_for(uintptr_t caller);
+/// The members the calling thread works for with virtual timers: those of the run it drives, or
+/// of the member work it runs; NULL: neither.
+marbles_members *marbles_ip_timers_here(void);
+/// The virtual time left to a Dispatch deadline for `members` (from `marbles_ip_timers_here`);
+/// false for a wall-clock deadline or where it cannot be virtual.
+bool marbles_ip_virtual_remaining(marbles_members *members, uint64_t when, long long *remaining);
 /// Takes `node` off the singly linked list at `head`, whose nodes begin with their `next` pointer.
 void marbles_ip_unlink(void **head, void *node);
 /// `Date()` on a driving thread whose clocks are virtual, in ns since 1970; false elsewhere.
 bool marbles_ip_virtual_date_ns(long long *now);
-/// Hands `work(context)` to the driver, due `remaining` ns from virtual now, on `queue` (NULL:
-/// run on the driving thread itself).
-void marbles_ip_hand_to_timer(marbles_foreign *foreign, void *queue, long long remaining, void *context, void (*work)(void *));
-/// The tracker of the tracked work running on this thread (ForeignWork.c's), read inline on the
-/// clock's path: outside runs a read costs one thread-local load, no call.
-extern __thread __attribute__((tls_model("initial-exec"))) marbles_foreign *marbles_running_foreign;
 /// The next `clock_gettime` (real time).
 int marbles_ip_real_clock_gettime(clockid_t id, struct timespec *tp);
 /// Whether FoundationNetworking's code is among the callers (a few frames up).
 bool marbles_ip_called_from_networking(void);
-/// Whether `caller` lies in the Swift runtime's or libdispatch's code (their own sleeps and
-/// waits, which stay real).
+/// Whether `caller` lies in the Swift runtime's or libdispatch's code, or in Foundation's.
 bool marbles_ip_from_runtime(uintptr_t caller);
-/// Whether `caller` lies in Foundation's code.
 bool marbles_ip_from_foundation(uintptr_t caller);
+
+// MARK: The timer registry
+//
+// One registry for every timer kind the interposer shadows (Dispatch timer sources, run-loop
+// timers): a list under a lock of rank `marbles_rank_list`, and what is done only once that lock
+// is dropped: hand-offs to the driver (which may call into Swift), releases of the shadowed
+// objects (a last release runs their disposal, which may call back), and frees.
+
+/// A shadowed timer; each kind's record begins with one.
+typedef struct marbles_shadow {
+    struct marbles_shadow *next;
+    void *object;
+    marbles_members *members;
+    /// A new schedule, a cancel or an invalidation leaves older wake-ups stale.
+    unsigned long generation;
+    /// The list's, and each wake-up's and delivery's.
+    long references;
+} marbles_shadow;
+
+typedef struct {
+    pthread_mutex_t lock;
+    marbles_shadow *list;
+    /// How many are listed: the interposed calls pass by without the lock while none is.
+    _Atomic long count;
+    /// Lets go of a shadowed object, and frees a shadow with its last reference (both once the lock is dropped).
+    void (*release_object)(void *object);
+    void (*dispose)(marbles_shadow *shadow);
+} marbles_registry;
+
+/// A registry while locked, with what waits for the unlock.
+typedef struct {
+    marbles_registry *registry;
+    long long now;
+    int hands, released, dead;
+    struct {
+        marbles_members *members;
+        void *queue;
+        long long remaining;
+        void *context;
+        void (*work)(void *);
+    } hand[2];
+    void *release[2];
+    marbles_shadow *dispose[3];
+} marbles_locked;
+
+static inline bool marbles_registry_empty(marbles_registry *registry) {
+    return atomic_load_explicit(&registry->count, memory_order_acquire) == 0;
+}
+/// Locks `registry`; `now` (virtual, read before: see `marbles_members_now`) is what hand-offs count from.
+void marbles_registry_lock(marbles_locked *locked, marbles_registry *registry, long long now);
+/// Unlocks, then hands off, releases and frees what waited.
+void marbles_registry_unlock(marbles_locked *locked);
+marbles_shadow *marbles_registry_find(marbles_registry *registry, void *object);
+/// Lists `shadow` (one reference, the list's); holds its members.
+void marbles_registry_add(marbles_locked *locked, marbles_shadow *shadow);
+/// Takes `shadow` off the list; its object is released after the unlock.
+void marbles_registry_remove(marbles_locked *locked, marbles_shadow *shadow);
+void marbles_registry_drop(marbles_locked *locked, marbles_shadow *shadow);
+/// Hands `work(context)` to the driver after the unlock, with a reference of `shadow`'s taken
+/// for it: `remaining` ns from now, on `queue` (NULL: on the driving thread).
+void marbles_registry_hand(
+    marbles_locked *locked, marbles_shadow *shadow, void *queue, long long remaining, void *context, void (*work)(void *));
+/// Arms a wake-up of `shadow` `remaining` ns from now: `woke` gets it, to pass to `marbles_registry_woken`.
+void marbles_registry_arm(marbles_locked *locked, marbles_shadow *shadow, long long remaining, void (*woke)(void *));
+/// The shadow a wake-up is for, and the generation it was armed in (stale when it differs); takes the wake-up.
+marbles_shadow *marbles_registry_woken(void *wake, unsigned long *generation);
 #endif
 #endif

@@ -19,19 +19,12 @@
 // failures: a timer made before the run or on another thread, another thread's run loop,
 // `RunLoop.main` in a test off the main actor, any other mode.
 #define _GNU_SOURCE
-#include "CClockInterposer.h"
-#include "CRuntimeHooks.h"
 #include "InterposerShared.h"
 
 #if defined(__linux__)
 #include <dlfcn.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 typedef const void *cf_type;
 typedef void (*callout_fn)(void *timer, void *info);
@@ -115,29 +108,20 @@ typedef struct made {
     callout_fn callout;
 } made;
 
-typedef struct shadow {
-    struct shadow *next;
-    void *timer;                    // retained while listed
+typedef struct {
+    marbles_shadow base;            // `object`: the timer, retained while listed
     void *info;
     callout_fn callout;
-    marbles_foreign *foreign;
-    unsigned long generation;       // a new fire date or an invalidation leaves older wake-ups stale
-    long references;                // the list's, and each wake-up's
-} shadow;
+} shadowed;
 
-typedef struct {
-    shadow *shadow;
-    unsigned long generation;
-} wake;
+static void release_timer(void *timer) { cf.release(timer); }
+static void dispose(marbles_shadow *shadow) { free(shadow); }
 
 enum { made_limit = 64 };
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+// The registry's lock also guards the made list.
+static marbles_registry timers = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, release_timer, dispose};
 static made *made_list;
 static int made_count;
-static shadow *shadows;
-static _Atomic long listed_count;
-
-static bool none_listed(void) { return atomic_load_explicit(&listed_count, memory_order_acquire) == 0; }
 
 typedef void *(*timer_create_fn)(cf_type, double, double, unsigned long, long, callout_fn, timer_context *);
 typedef void (*add_timer_fn)(cf_type, void *, cf_type);
@@ -145,8 +129,7 @@ typedef void (*timer_fn)(void *);
 typedef void (*set_date_fn)(void *, double);
 typedef void (*perform_fn)(cf_type, cf_type, void *);
 static _Atomic(timer_create_fn) next_timer_create;
-static _Atomic(add_timer_fn) next_add_timer;
-static _Atomic(add_timer_fn) next_remove_timer;
+static _Atomic(add_timer_fn) next_add_timer, next_remove_timer;
 static _Atomic(timer_fn) next_invalidate;
 static _Atomic(set_date_fn) next_set_date;
 static _Atomic(perform_fn) next_perform;
@@ -157,21 +140,17 @@ void CFRunLoopRemoveTimer(cf_type run_loop, void *timer, cf_type mode);
 void CFRunLoopTimerInvalidate(void *timer);
 void CFRunLoopTimerSetNextFireDate(void *timer, double fire_date);
 void CFRunLoopPerformBlock(cf_type run_loop, cf_type modes, void *block);
-
-// Whether the calling thread drives a scheduler whose clocks are virtual.
-static bool driving_virtually(void) {
-    marbles_foreign *foreign = marbles_route_foreign();
-    return marbles_route_clocks() != NULL && foreign != NULL && marbles_foreign_timer(foreign) != NULL;
-}
+#define INVALIDATE NEXT(next_invalidate, timer_fn, "CFRunLoopTimerInvalidate", CFRunLoopTimerInvalidate)
+#define SET_DATE NEXT(next_set_date, set_date_fn, "CFRunLoopTimerSetNextFireDate", CFRunLoopTimerSetNextFireDate)
 
 void *CFRunLoopTimerCreate(cf_type allocator, double fire_date, double interval, unsigned long flags, long order, callout_fn callout, timer_context *context) {
     timer_create_fn next = NEXT(next_timer_create, timer_create_fn, "CFRunLoopTimerCreate", CFRunLoopTimerCreate);
     void *timer = next(allocator, fire_date, interval, flags, order, callout, context);
-    if (timer == NULL || callout == NULL || marbles_route_clocks() == NULL) return timer;
+    if (timer == NULL || callout == NULL || marbles_route_virtual() == NULL) return timer;
     made *it = malloc(sizeof(made));
     if (it == NULL) abort();
     *it = (made){NULL, timer, context != NULL ? context->info : NULL, callout};
-    pthread_mutex_lock(&lock);
+    marbles_lock(&timers.lock, marbles_rank_list);
     it->next = made_list;
     made_list = it;
     if (++made_count > made_limit) {
@@ -181,12 +160,12 @@ void *CFRunLoopTimerCreate(cf_type allocator, double fire_date, double interval,
         *link = NULL;
         made_count -= 1;
     }
-    pthread_mutex_unlock(&lock);
+    marbles_unlock(&timers.lock, marbles_rank_list);
     return timer;
 }
 
-// Called with `lock` held: the callout recorded for `timer` (and forgets it), or NULL. A record
-// whose info differs is a freed timer's whose address came back.
+// Under the lock: the callout recorded for `timer` (and forgets it), or NULL. A record whose
+// info differs is a freed timer's whose address came back.
 static callout_fn take_made(void *timer, void *info) {
     for (made **link = &made_list; *link != NULL; link = &(*link)->next) {
         made *it = *link;
@@ -200,91 +179,56 @@ static callout_fn take_made(void *timer, void *info) {
     return NULL;
 }
 
-// Called with `lock` held.
-static shadow *find(void *timer) {
-    for (shadow *it = shadows; it != NULL; it = it->next) {
-        if (it->timer == timer) return it;
-    }
-    return NULL;
-}
-
-// Called with `lock` held; frees the shadow with its last reference.
-static void drop(shadow *it) {
-    if (--it->references > 0) return;
-    marbles_foreign_unhold(it->foreign);
-    free(it);
-}
-
-// Called with `lock` held: takes the shadow off the list; returns the timer, for the caller to
-// release once the lock is dropped (a last release frees the Timer, whose deinit may call back).
-static void *unlist(shadow *it) {
-    marbles_ip_unlink((void **)&shadows, it);
-    it->generation += 1;
-    void *timer = it->timer;
-    atomic_fetch_sub_explicit(&listed_count, 1, memory_order_release);
-    drop(it);
-    return timer;
-}
-
 static void woke(void *raw);
 
 // How far apart two dates may be and still be one instant (half the microsecond `arm` rounds to).
 static const double date_slack = 0.5e-6;
 
-// Arms a wake-up at the timer's fire date (on the driving thread). Called with `lock` held.
-static void arm(shadow *it) {
-    wake *next = malloc(sizeof(wake));
-    if (next == NULL) abort();
-    *next = (wake){it, it->generation};
-    it->references += 1;
+// Arms a wake-up at the timer's fire date, `now` being the virtual date.
+static void arm(marbles_locked *locked, shadowed *it, double now) {
     // To the microsecond: a date as a double since 2001 is exact only to about 0.12 µs, so that
     // `Date() + 0.3` comes out 0.3 s later, not 0.299999952 s.
-    double remaining = cf.next_fire_date(it->timer) - absolute_now();
-    long long nanoseconds = remaining <= 0 ? 0 : (long long)(remaining * 1e6 + 0.5) * 1000;
-    marbles_ip_hand_to_timer(it->foreign, NULL, nanoseconds, next, woke);
+    double remaining = cf.next_fire_date(it->base.object) - now;
+    marbles_registry_arm(locked, &it->base, remaining <= 0 ? 0 : (long long)(remaining * 1e6 + 0.5) * 1000, woke);
 }
 
 // A wake-up on virtual time, on the driving thread: the callout, as the run loop would call it.
 static void woke(void *raw) {
-    wake *due = raw;
-    shadow *it = due->shadow;
-    unsigned long generation = due->generation;
-    free(due);
-    pthread_mutex_lock(&lock);
-    bool live = it->generation == generation && cf.is_valid(it->timer);
-    double fire_date = live ? cf.next_fire_date(it->timer) : 0;
-    if (live && fire_date > absolute_now() + date_slack) {
+    unsigned long generation;
+    shadowed *it = (shadowed *)marbles_registry_woken(raw, &generation);
+    double now = absolute_now();
+    long long virtual_now = marbles_members_now(it->base.members);
+    marbles_locked locked;
+    marbles_registry_lock(&locked, &timers, virtual_now);
+    void *timer = it->base.object;
+    bool live = it->base.generation == generation && cf.is_valid(timer);
+    double fire_date = live ? cf.next_fire_date(timer) : 0;
+    if (live && fire_date > now + date_slack) {
         // Its fire date moved later since this wake-up was armed.
-        arm(it);
+        arm(&locked, it, now);
         live = false;
     }
-    void *timer = it->timer;
-    callout_fn callout = it->callout;
-    void *info = it->info;
     if (live) cf.retain(timer);
-    pthread_mutex_unlock(&lock);
-    if (live) callout(timer, info);
-    void *released = NULL;
-    pthread_mutex_lock(&lock);
+    marbles_registry_unlock(&locked);
+    if (live) it->callout(timer, it->info);
+    bool ended = false;
+    marbles_registry_lock(&locked, &timers, virtual_now);
     // Unless the callout invalidated the timer or gave it a new fire date (both bump the generation).
-    if (live && it->generation == generation) {
+    if (live && it->base.generation == generation) {
         double interval = cf.interval(timer);
         if (interval > 0) {
-            double now = absolute_now();
             double next = fire_date + interval;
             if (next <= now + date_slack) next += interval * (1 + (long long)((now + date_slack - next) / interval));
-            NEXT(next_set_date, set_date_fn, "CFRunLoopTimerSetNextFireDate", CFRunLoopTimerSetNextFireDate)(timer, next);
-            arm(it);
+            SET_DATE(timer, next);
+            arm(&locked, it, now);
         } else {
-            released = unlist(it);
+            ended = true;
+            marbles_registry_remove(&locked, &it->base);
         }
     }
-    drop(it);
-    pthread_mutex_unlock(&lock);
-    if (released != NULL) {
-        NEXT(next_invalidate, timer_fn, "CFRunLoopTimerInvalidate", CFRunLoopTimerInvalidate)(released);
-        cf.release(released);
-    }
+    marbles_registry_drop(&locked, &it->base);
+    marbles_registry_unlock(&locked);
+    if (ended) INVALIDATE(timer);
     if (live) cf.release(timer);
 }
 
@@ -304,7 +248,7 @@ static bool driven_mode(cf_type modes) {
 static const char *why_left(cf_type run_loop, cf_type modes, char *place, size_t size) {
     bool main = run_loop == cf.main();
     if (run_loop != cf.current() && !main) return snprintf(place, size, "on another thread's run loop"), place;
-    if (main && run_loop != cf.current() && !marbles_route_clocks()->main_in_loop) {
+    if (main && run_loop != cf.current() && !marbles_route_virtual()->main_in_loop) {
         return snprintf(place, size, "on RunLoop.main, in a test that is not on the main actor,"), place;
     }
     if (!driven_mode(modes)) {
@@ -316,57 +260,55 @@ static const char *why_left(cf_type run_loop, cf_type modes, char *place, size_t
 }
 
 // Notes a run loop's work that stays with its run loop inside a run.
-static void note_left(marbles_foreign *foreign, const char *what, const char *place) {
+static void note_left(marbles_members *members, const char *what, const char *place) {
     char text[160];
     snprintf(text, sizeof text, "%s is left to its run loop, which nothing runs in a test", place);
-    marbles_foreign_note_escape_in(foreign, what, text);
+    marbles_members_note_escape(members, what, text);
 }
 
 void CFRunLoopAddTimer(cf_type run_loop, void *timer, cf_type mode) {
     add_timer_fn next = NEXT(next_add_timer, add_timer_fn, "CFRunLoopAddTimer", CFRunLoopAddTimer);
-    marbles_foreign *foreign = marbles_ip_tracker_for((uintptr_t)__builtin_return_address(0));
-    if (foreign == NULL || !have_cf()) return next(run_loop, timer, mode);
-    if (!driving_virtually() || marbles_route_foreign() != foreign) {
-        note_left(foreign, "a run-loop timer", "added on another thread,");
+    marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
+    if (members == NULL || !have_cf()) return next(run_loop, timer, mode);
+    if (!marbles_driving_virtually(members)) {
+        note_left(members, "a run-loop timer", "added on another thread,");
         return next(run_loop, timer, mode);
     }
     timer_context context = {0};
     cf.get_context(timer, &context);
-    pthread_mutex_lock(&lock);
-    if (find(timer) != NULL) {
+    double now = absolute_now();
+    marbles_locked locked;
+    marbles_registry_lock(&locked, &timers, marbles_members_now(members));
+    if (marbles_registry_find(&timers, timer) != NULL) {
         // Already shadowed (added in another mode too).
-        pthread_mutex_unlock(&lock);
-        return;
+        return marbles_registry_unlock(&locked);
     }
     char place[160];
     const char *left = why_left(run_loop, mode, place, sizeof place);
     callout_fn callout = left == NULL ? take_made(timer, context.info) : NULL;
     if (callout == NULL) {
-        pthread_mutex_unlock(&lock);
-        note_left(foreign, "a run-loop timer", left != NULL ? left : "made before the run or on another thread,");
+        marbles_registry_unlock(&locked);
+        note_left(members, "a run-loop timer", left != NULL ? left : "made before the run or on another thread,");
         return next(run_loop, timer, mode);
     }
-    shadow *it = calloc(1, sizeof(shadow));
+    shadowed *it = calloc(1, sizeof(shadowed));
     if (it == NULL) abort();
     cf.retain(timer);
-    marbles_foreign_hold(foreign);
-    *it = (shadow){.timer = timer, .info = context.info, .callout = callout, .foreign = foreign, .references = 1};
-    it->next = shadows;
-    shadows = it;
-    atomic_fetch_add_explicit(&listed_count, 1, memory_order_release);
-    arm(it);
-    pthread_mutex_unlock(&lock);
+    *it = (shadowed){.base = {.object = timer, .members = members}, .info = context.info, .callout = callout};
+    marbles_registry_add(&locked, &it->base);
+    arm(&locked, it, now);
+    marbles_registry_unlock(&locked);
 }
 
 // Takes a shadowed timer off the list (removed or invalidated); false when it was not shadowed.
 static bool unshadow(void *timer) {
-    if (none_listed()) return false;
-    pthread_mutex_lock(&lock);
-    shadow *it = find(timer);
-    void *listed = it != NULL ? unlist(it) : NULL;
-    pthread_mutex_unlock(&lock);
-    if (listed != NULL) cf.release(listed);
-    return listed != NULL;
+    if (marbles_registry_empty(&timers)) return false;
+    marbles_locked locked;
+    marbles_registry_lock(&locked, &timers, 0);
+    marbles_shadow *it = marbles_registry_find(&timers, timer);
+    if (it != NULL) marbles_registry_remove(&locked, it);
+    marbles_registry_unlock(&locked);
+    return it != NULL;
 }
 
 void CFRunLoopRemoveTimer(cf_type run_loop, void *timer, cf_type mode) {
@@ -375,39 +317,39 @@ void CFRunLoopRemoveTimer(cf_type run_loop, void *timer, cf_type mode) {
 }
 
 void CFRunLoopTimerInvalidate(void *timer) {
-    timer_fn next = NEXT(next_invalidate, timer_fn, "CFRunLoopTimerInvalidate", CFRunLoopTimerInvalidate);
     // Invalid first: a wake-up already under way sees it.
-    next(timer);
+    INVALIDATE(timer);
     unshadow(timer);
 }
 
 void CFRunLoopTimerSetNextFireDate(void *timer, double fire_date) {
-    set_date_fn next = NEXT(next_set_date, set_date_fn, "CFRunLoopTimerSetNextFireDate", CFRunLoopTimerSetNextFireDate);
-    next(timer, fire_date);
-    if (none_listed()) return;
-    pthread_mutex_lock(&lock);
-    shadow *it = find(timer);
-    if (it != NULL && marbles_route_foreign() == it->foreign && driving_virtually()) {
-        it->generation += 1;
-        arm(it);
-    }
+    SET_DATE(timer, fire_date);
+    marbles_members *here = marbles_registry_empty(&timers) ? NULL : marbles_route_members();
     // Set from another thread, the wake-up already armed finds the new date when it comes.
-    pthread_mutex_unlock(&lock);
+    if (here == NULL || !marbles_driving_virtually(here)) return;
+    double now = absolute_now();
+    marbles_locked locked;
+    marbles_registry_lock(&locked, &timers, marbles_members_now(here));
+    shadowed *it = (shadowed *)marbles_registry_find(&timers, timer);
+    if (it != NULL && it->base.members == here) {
+        it->base.generation += 1;
+        arm(&locked, it, now);
+    }
+    marbles_registry_unlock(&locked);
 }
 
 // `RunLoop.perform(_:)`: the block runs in the scheduler's loop at the current instant.
 void CFRunLoopPerformBlock(cf_type run_loop, cf_type modes, void *block) {
     perform_fn next = NEXT(next_perform, perform_fn, "CFRunLoopPerformBlock", CFRunLoopPerformBlock);
-    marbles_foreign *foreign = marbles_ip_tracker_for((uintptr_t)__builtin_return_address(0));
-    if (foreign == NULL || block == NULL || !have_cf()) return next(run_loop, modes, block);
+    marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
+    if (members == NULL || block == NULL || !have_cf()) return next(run_loop, modes, block);
     char place[160];
-    const char *left = driving_virtually() && marbles_route_foreign() == foreign ? why_left(run_loop, modes, place, sizeof place)
-                                                                                : "added on another thread,";
-    void *copy = left == NULL ? marbles_foreign_copy_block(block) : NULL;
+    const char *left = marbles_driving_virtually(members) ? why_left(run_loop, modes, place, sizeof place) : "added on another thread,";
+    void *copy = left == NULL ? marbles_copy_block(block) : NULL;
     if (copy == NULL) {
-        note_left(foreign, "a block performed on a run loop", left != NULL ? left : "");
+        note_left(members, "a block performed on a run loop", left != NULL ? left : "");
         return next(run_loop, modes, block);
     }
-    marbles_ip_hand_to_timer(foreign, NULL, 0, copy, marbles_foreign_invoke_block);
+    marbles_members_hand(members, marbles_members_now(members), 0, NULL, copy, marbles_invoke_block, false);
 }
 #endif

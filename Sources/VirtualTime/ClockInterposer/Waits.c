@@ -2,15 +2,13 @@
 // `sleep`, `nanosleep`, `clock_nanosleep`) and waits on a `DispatchSemaphore`, a `DispatchGroup`
 // or a condition (`NSCondition`, `pthread_cond_(timed)wait`) made inside the run.
 //
-// A member blocked in one is not working (ForeignWork.c counts it apart), so virtual time moves
+// A member blocked in one is not working (Members.c counts it apart), so virtual time moves
 // past it; a deadline is a virtual wake-up, and a signal from anyone makes the waiter count as
 // working before it returns, so the run waits for it at the instant of the signal. A wait on an
 // object made outside the run, or off a member thread, is left to libc and libdispatch: it holds
 // virtual time still, as an I/O wait does. Outside runs each call costs a thread-local read
 // (waits) or an atomic load (signals) before it goes on.
 #define _GNU_SOURCE
-#include "CClockInterposer.h"
-#include "CRuntimeHooks.h"
 #include "InterposerShared.h"
 
 #if defined(__linux__)
@@ -107,7 +105,7 @@ int nanosleep(const struct timespec *request, struct timespec *remaining) {
 }
 
 int clock_nanosleep(clockid_t clock, int flags, const struct timespec *request, struct timespec *remaining) {
-    marbles_foreign *member = request != NULL ? marbles_member() : NULL;
+    marbles_members *member = request != NULL ? marbles_member() : NULL;
     int which = clock == CLOCK_REALTIME ? 0 : clock == CLOCK_MONOTONIC ? 1 : clock == CLOCK_BOOTTIME ? 2 : -1;
     if (member != NULL && which >= 0) {
         long long ns = (flags & TIMER_ABSTIME) ? ns_of(request) - marbles_member_reading(member, which) : ns_of(request);
@@ -132,7 +130,7 @@ unsigned sleep(unsigned seconds) {
 // `CFAbsoluteTimeGetCurrent()` on a member (Foundation's `Thread.sleep` measures what is left
 // with it): the run's date.
 int gettimeofday(struct timeval *tv, void *tz) {
-    marbles_foreign *member = tv != NULL ? marbles_member() : NULL;
+    marbles_members *member = tv != NULL ? marbles_member() : NULL;
     if (member != NULL && marbles_ip_from_foundation((uintptr_t)__builtin_return_address(0))) {
         long long now = marbles_member_reading(member, 0);
         *tv = (struct timeval){(time_t)(now / 1000000000), (long)(now % 1000000000) / 1000};
@@ -149,7 +147,7 @@ static bool group_empty(const void *group) { return GROUP_WAIT((void *)group, 0)
 
 // A member's wait on a semaphore or group made in its run: known, its deadline virtual.
 static intptr_t object_wait(marbles_wait_kind kind, void *object, uint64_t timeout, object_wait_fn next, bool (*try_now)(const void *)) {
-    marbles_foreign *member = timeout != 0 ? marbles_member() : NULL;
+    marbles_members *member = timeout != 0 ? marbles_member() : NULL;
     long long remaining = -1;
     if (member == NULL || (timeout != UINT64_MAX && !marbles_ip_virtual_remaining(member, timeout, &remaining))) {
         return next(object, timeout);
@@ -185,7 +183,6 @@ intptr_t dispatch_semaphore_signal(void *semaphore) {
     if (!marbles_waits_possible()) return next(semaphore);
     // The waiter counts as working before it can run, and a waiter that began meanwhile either
     // took the count already or is found here.
-    marbles_publish_now_if_driving();
     marbles_waits_lock();
     marbles_wait_wake_locked(semaphore, 1);
     intptr_t result = next(semaphore);
@@ -199,7 +196,6 @@ void dispatch_group_leave(void *group) {
     // After the leave, which may run the group's notifications (work of its own): the member
     // that left works until it returns, so time cannot move before its waiters count as working.
     if (!marbles_waits_possible() || !group_empty(group)) return;
-    marbles_publish_now_if_driving();
     marbles_waits_lock();
     marbles_wait_wake_locked(group, -1);
     marbles_waits_unlock();
@@ -251,7 +247,7 @@ static clockid_t clock_of(const pthread_cond_t *condition) {
 }
 
 int pthread_cond_timedwait(pthread_cond_t *condition, pthread_mutex_t *mutex, const struct timespec *deadline) {
-    marbles_foreign *member = marbles_member();
+    marbles_members *member = marbles_member();
     if (member == NULL) return COND_TIMEDWAIT(condition, mutex, deadline);
     clockid_t clock = clock_of(condition);
     long long remaining = ns_of(deadline) - marbles_member_reading(member, clock == CLOCK_MONOTONIC ? 1 : 0);
@@ -278,8 +274,7 @@ int pthread_cond_timedwait(pthread_cond_t *condition, pthread_mutex_t *mutex, co
 
 static int signal_condition(pthread_cond_t *condition, long count, cond_fn next) {
     if (marbles_waits_possible()) {
-        marbles_publish_now_if_driving();
-        marbles_waits_lock();
+            marbles_waits_lock();
         marbles_wait_wake_locked(condition, count);
         marbles_waits_unlock();
     }

@@ -49,31 +49,31 @@ package enum ForeignWork {
 
     /// How much of `tracker`'s work is out.
     @inline(__always) static func out(_ tracker: OpaquePointer) -> Int {
-        UnsafeAtomic<Int>(at: marbles_foreign_pending_address(tracker).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
+        UnsafeAtomic<Int>(at: marbles_members_pending_address(tracker).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
             .load(ordering: .acquiring)
     }
 
     /// Stamps `now` on work submitted from other threads while the driver settles.
     static func setNow(_ tracker: OpaquePointer, _ now: Int64) {
-        UnsafeAtomic<Int64>(at: marbles_foreign_now_address(tracker).assumingMemoryBound(to: UnsafeAtomic<Int64>.Storage.self))
+        UnsafeAtomic<Int64>(at: marbles_members_now_address(tracker).assumingMemoryBound(to: UnsafeAtomic<Int64>.Storage.self))
             .store(now, ordering: .relaxed)
     }
 
     /// Waits until no work of `tracker` is out, at most `timeout`; returns what was still out
     /// then (now abandoned: it no longer holds the run). Returns early, with nothing overdue,
     /// when main-actor work the driver holds is what the work out waits for (see
-    /// `marbles_foreign_wait_result`): the driver runs it, then waits again.
+    /// `marbles_settle_result`): the driver runs it, then waits again.
     static func settle(_ tracker: OpaquePointer, timeout: Duration, jobsHeld: UnsafeRawPointer) -> [Overdue] {
-        let result = marbles_foreign_wait(tracker, max(timeout.clampedNanoseconds, 0), jobsHeld)
-        guard result == marbles_foreign_timed_out else { return [] }
-        return records(capacity: 64, of: marbles_overdue.self) { marbles_foreign_abandon(tracker, $0, $1) }.map { row in
+        let result = marbles_members_settle(tracker, max(timeout.clampedNanoseconds, 0), jobsHeld)
+        guard result == marbles_settle_timed_out else { return [] }
+        return records(capacity: 64, of: marbles_overdue.self) { marbles_members_abandon(tracker, $0, $1) }.map { row in
             var row = row
             let kind =
                 switch row.kind {
-                case marbles_foreign_kind_function: "function"
-                case marbles_foreign_kind_thread: "thread"
-                case marbles_foreign_kind_timer: "timer"
-                case marbles_foreign_kind_io: "io"
+                case marbles_work_function: "function"
+                case marbles_work_thread: "thread"
+                case marbles_work_timer: "timer"
+                case marbles_work_io: "io"
                 default: "block"
                 }
             return Overdue(
@@ -111,16 +111,19 @@ extension ForeignWork {
 
     /// The escapes `tracker` noted since the last call.
     static func takeEscapes(_ tracker: OpaquePointer) -> [Escape] {
-        records(capacity: 4, of: marbles_escape.self) { marbles_foreign_take_escapes(tracker, $0, $1) }.map { row in
+        records(capacity: 4, of: marbles_escape.self) { marbles_members_take_escapes(tracker, $0, $1) }.map { row in
             var row = row
             return Escape(what: text(of: &row.what), place: text(of: &row.place), at: .nanoseconds(row.at_ns))
         }
     }
 }
 
-/// The tracker's timer callback: a Dispatch timer (or the main queue's work) submitted on the
-/// driving thread, handed to its runtime.
-let dispatchTimer: marbles_timer_fn = { owner, queue, isMain, remaining, context, work in
+/// A Dispatch timer (or the main queue's work) submitted on the driving thread, handed to its runtime.
+let dispatchTimer:
+    @convention(c) (
+        UnsafeMutableRawPointer, UnsafeMutableRawPointer?, Bool, Int64, UnsafeMutableRawPointer?,
+        @convention(c) (UnsafeMutableRawPointer?) -> Void
+    ) -> Void = { owner, queue, isMain, remaining, context, work in
     Unmanaged<VirtualRuntime>.fromOpaque(owner)._withUnsafeGuaranteedRef {
         $0.scheduleDispatchWork(on: queue, isMain: isMain, after: .nanoseconds(remaining), context: context, work: work)
     }
@@ -143,9 +146,9 @@ extension VirtualRuntime {
                 work(context)
             } else if isMain {
                 executor.noteMainActorEscape()
-                marbles_foreign_submit_untracked(queue, context, work)
+                marbles_members_submit_untracked(queue, context, work)
             } else {
-                marbles_foreign_submit(tracker, queue, marbles_foreign_kind_timer, context, work)
+                marbles_members_submit(tracker, queue, marbles_work_timer, context, work)
             }
         }
     }
@@ -165,13 +168,13 @@ extension ForeignWork {
 
     /// The members of `tracker`'s run blocked in known waits (none: nothing is).
     static func blockedMembers(_ tracker: OpaquePointer) -> [BlockedMember] {
-        records(capacity: 16, of: marbles_wait_info.self) { marbles_foreign_blocked(tracker, $0, $1) }.map { info in
+        records(capacity: 16, of: marbles_wait_info.self) { marbles_members_blocked(tracker, $0, $1) }.map { info in
             var info = info
             let label = text(of: &info.member)
             let member =
                 switch info.member_kind {
-                case marbles_foreign_kind_thread: "a Thread"
-                case marbles_foreign_kind_timer: "a timer's work on queue '\(label)'"
+                case marbles_work_thread: "a Thread"
+                case marbles_work_timer: "a timer's work on queue '\(label)'"
                 default: "a block on queue '\(label)'"
                 }
             let waitsOn =
@@ -196,7 +199,7 @@ extension VirtualRuntime {
         let buffer = UnsafeMutablePointer<marbles_wake_request>.allocate(capacity: capacity)
         defer { buffer.deallocate() }
         while true {
-            let count = marbles_foreign_take_requests(tracker, buffer, capacity)
+            let count = marbles_members_take_requests(tracker, buffer, capacity)
             for index in 0..<count {
                 let request = buffer[index]
                 scheduleDispatchWork(

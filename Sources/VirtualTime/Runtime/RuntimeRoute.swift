@@ -1,4 +1,5 @@
 internal import CRuntimeHooks
+import MarbleCore
 
 /// Routes what code under test starts on a driving thread to that thread's test scheduler,
 /// through the Swift runtime's hooks (CRuntimeHooks): unstructured tasks (`Task { }`,
@@ -19,37 +20,35 @@ enum RuntimeRoute {
     /// Whether the runtime exports the global-enqueue hook (it does on Linux and Apple
     /// platforms); without it unstructured tasks escape to the global pool and the scheduler
     /// reports them.
-    static let hooksInstalled: Bool = marbles_runtime_hooks_install(
-        marbles_runtime_callbacks(
+    static let hooksInstalled: Bool = marbles_install(
+        marbles_ops(
             global: captureJob, main: captureMainJob, delayed: captureSleep, main_escape: noteMainEscape, main_standin: makeMainStandIn,
-            returned: captureReturnedJob))
+            returned: captureReturnedJob, now_ns: schedulerNow, timer: dispatchTimer, sleep: dispatchSleep))
 
     /// Whether this thread is routed to `executor` with these clocks already: a run drives
     /// virtual time inside its own routing, which then need not be set again.
-    static func isRouted(
-        to executor: TestTaskExecutor, clocks: UnsafeMutablePointer<marbles_virtual_clocks>?,
-        home: UnsafeMutablePointer<marbles_virtual_clocks>
-    ) -> Bool {
-        hooksInstalled && marbles_route_is(Unmanaged.passUnretained(executor).toOpaque(), clocks, home)
+    static func isRouted(to executor: TestTaskExecutor, run: UnsafeMutablePointer<marbles_run>, virtualClocks: Bool) -> Bool {
+        hooksInstalled && marbles_route_is(Unmanaged.passUnretained(executor).toOpaque(), run, virtualClocks)
     }
 
     /// Runs `body` with this thread routed to `executor` (its jobs, and `MainActor`'s executor
-    /// being `executor`'s stand-in, made when the runtime first asks for it) and its clock reads
-    /// answered by `clocks` (`nil`: real). `mainActorInLoop`: main-actor work runs in the loop
-    /// on this thread even when it is not the main thread (a test body on virtual time).
+    /// being `executor`'s stand-in, made when the runtime first asks for it) in `run`, whose
+    /// clocks answer its clock reads when `virtualClocks`. `mainActorInLoop`: main-actor work
+    /// runs in the loop on this thread even when it is not the main thread (a test body on
+    /// virtual time).
     static func routing<T>(
-        to executor: TestTaskExecutor, clocks: UnsafeMutablePointer<marbles_virtual_clocks>?,
-        home: UnsafeMutablePointer<marbles_virtual_clocks>, mainActorInLoop: Bool = false, _ body: () throws -> T
+        to executor: TestTaskExecutor, run home: UnsafeMutablePointer<marbles_run>, virtualClocks: Bool, mainActorInLoop: Bool = false,
+        _ body: () throws -> T
     ) rethrows -> T {
         let driver = hooksInstalled ? Unmanaged.passUnretained(executor).toOpaque() : nil
         let onMainActor = mainActorInLoop || MainActorStandIn.isOnMainActor
         executor.drivesOnMainActor = onMainActor
         if home.pointee.main_in_loop != onMainActor {
             home.pointee.main_in_loop = onMainActor
-            if let tracker = home.pointee.foreign { marbles_foreign_set_main_in_loop(tracker, onMainActor) }
+            if let tracker = home.pointee.members { marbles_members_set_main_in_loop(tracker, onMainActor) }
         }
         let previous = marbles_route_set(
-            marbles_route(driver: driver, main_identity: nil, main_witness: nil, clocks: clocks, home: home))
+            marbles_route(driver: driver, run: home, virtual_clocks: virtualClocks, standin: marbles_executor_ref()))
         defer { marbles_route_set(previous) }
         return try body()
     }
@@ -91,6 +90,22 @@ private let makeMainStandIn: @convention(c) (UnsafeMutableRawPointer) -> marbles
     precondition(MemoryLayout<UnownedSerialExecutor>.size == MemoryLayout<Pair>.size)
     let standIn = unsafeBitCast(executor(driver).mainActor.asUnownedSerialExecutor(), to: Pair.self)
     return marbles_executor_ref(identity: standIn.0, witness: standIn.1)
+}
+
+/// A run's virtual time, as its clocks read it on the driving thread.
+private let schedulerNow: @convention(c) (UnsafeMutableRawPointer?) -> Int64 = { scheduler in
+    guard let scheduler else { return 0 }
+    return Unmanaged<VirtualTimeScheduler>.fromOpaque(scheduler)._withUnsafeGuaranteedRef { $0.nowNanoseconds }
+}
+
+/// A sleeper the default executor handed to Dispatch on the driving thread, with the time left
+/// to its deadline on its clock.
+private let dispatchSleep: @convention(c) (UnsafeMutableRawPointer, UnsafeMutableRawPointer, Int64, marbles_clock_kind) -> Void = {
+    owner, job, remaining, clock in
+    Unmanaged<VirtualRuntime>.fromOpaque(owner)._withUnsafeGuaranteedRef {
+        $0.clocks.noteDeadlineSleep(on: RuntimeClock(clock).type)
+        $0.scheduleExactSleep(unownedJob(job), .nanoseconds(remaining), clock: RuntimeClock(clock).type)
+    }
 }
 
 /// The delay and deadline hooks' callback.

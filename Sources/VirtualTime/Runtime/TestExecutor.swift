@@ -240,7 +240,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
 
     /// A job from another thread: held until the driver takes it (``takeReturned()``).
     private func enqueueReturned(_ queued: Queued) {
-        let sequence = marbles_foreign_current_sequence()
+        let sequence = marbles_members_current_sequence()
         seen.store(1, ordering: .relaxed)
         let held = withLock { () -> Bool in
             guard !isDetached else { return false }

@@ -30,9 +30,9 @@ package final class VirtualClocks {
         case readBack
     }
 
-    /// What the interposer reads (through the route), in an allocation of its own: C holds its
-    /// address while the scheduler drives.
-    private let storage: UnsafeMutablePointer<marbles_virtual_clocks>
+    /// The run's C object (its clocks, the code's reads, its members), in an allocation of its
+    /// own: C holds its address while the scheduler drives.
+    private let storage: UnsafeMutablePointer<marbles_run>
     /// Whether the interposer may be used (tests of the read-back path turn it off before the
     /// first run).
     package var enabled: Bool {
@@ -44,83 +44,64 @@ package final class VirtualClocks {
     // The scheduler's thread's, read on every step.
     // measured: see TestScheduler.state (with the harness's and the runtime's).
     @exclusivity(unchecked) private var state = (enabled: !VirtualClocks.portable, mode: Mode.unknown)
-    /// Takes a sleeper that the default executor handed to Dispatch on the driving thread, with
-    /// the time left to its deadline and its clock (set by the runtime, cleared when it goes).
-    // The runtime clears it in its deinit.
-    // measured: see TestTaskExecutor.runtime.
-    unowned(unsafe) var runtime: VirtualRuntime?
 
     init(virtual: VirtualTimeScheduler, startDate: Date?) {
         storage = .allocate(capacity: 1)
-        storage.initialize(
-            to: marbles_virtual_clocks(
-                bases_set: false, has_start_date: startDate != nil,
-                start_date_ns: startDate.map { Int64(($0.timeIntervalSince1970 * 1e9).rounded()) } ?? 0, origin_ns: 0,
-                realtime_base_ns: 0, monotonic_base_ns: 0, boottime_base_ns: 0,
-                now_ns: { context in
-                    Unmanaged<VirtualTimeScheduler>.fromOpaque(context)._withUnsafeGuaranteedRef { $0.nowNanoseconds }
-                },
-                context: Unmanaged.passUnretained(virtual).toOpaque(), reads: 0, realtime_reads: 0, monotonic_reads: 0,
-                boottime_reads: 0, dispatch_reads: 0, spin_now_ns: -1, spin_reads: 0, spin_clock: 0, spin_real_ns: 0, spin_virtual_ns: 0,
-                spins: 0,
-                spin_at_ns: 0, foreign: nil, foreign_owner: nil, foreign_timer: nil,
-                sleep: { owner, job, remaining, clock in
-                    Unmanaged<VirtualClocks>.fromOpaque(owner)._withUnsafeGuaranteedRef {
-                        $0.noteDeadlineSleep(on: RuntimeClock(clock).type)
-                        $0.runtime?.scheduleExactSleep(unownedJob(job), .nanoseconds(remaining), clock: RuntimeClock(clock).type)
-                    }
-                }, owner: nil, foreign_driver: nil, main_in_loop: false, count_real_reads: false))
-        storage.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
+        storage.initialize(to: marbles_run())
+        storage.pointee.scheduler = Unmanaged.passUnretained(virtual).toOpaque()
+        storage.pointee.spin_now_ns = -1
+        if let startDate {
+            storage.pointee.has_start_date = true
+            storage.pointee.start_date_ns = Int64((startDate.timeIntervalSince1970 * 1e9).rounded())
+        }
     }
 
     deinit {
-        if let tracker = storage.pointee.foreign {
-            marbles_foreign_set_timer(tracker, UnsafeMutableRawPointer(bitPattern: 1)!, nil)
-            marbles_foreign_release(tracker)
-        }
+        if let members = storage.pointee.members { marbles_members_release(members) }
         storage.deinitialize(count: 1)
         storage.deallocate()
     }
 
-    /// The storage, as the route's `home`: it holds the runtime's foreign-work tracker.
-    var home: UnsafeMutablePointer<marbles_virtual_clocks> { storage }
+    /// The run's C object, as the route carries it.
+    var run: UnsafeMutablePointer<marbles_run> { storage }
 
-    /// The foreign-work tracker, once work was handed to another thread.
-    var tracker: OpaquePointer? { storage.pointee.foreign }
+    /// The run's members, once work was handed to another thread.
+    var tracker: OpaquePointer? { storage.pointee.members }
 
-    /// Who takes the Dispatch timers submitted on the driving thread.
+    /// Who takes the Dispatch timers and sleeps submitted on the driving thread, and whose
+    /// executor takes the jobs its members hand back.
     func deliverTimers(to runtime: VirtualRuntime) {
-        storage.pointee.foreign_owner = Unmanaged.passUnretained(runtime).toOpaque()
-        storage.pointee.foreign_timer = dispatchTimer
-        storage.pointee.foreign_driver = Unmanaged.passUnretained(runtime.executor).toOpaque()
+        storage.pointee.owner = Unmanaged.passUnretained(runtime).toOpaque()
+        storage.pointee.driver = Unmanaged.passUnretained(runtime.executor).toOpaque()
     }
 
-    /// Cuts the tracker off from the runtime, which is going (see ``VirtualRuntime``'s deinit):
+    /// Cuts the members off from the runtime, which is going (see ``VirtualRuntime``'s deinit):
     /// late work of the test takes its usual paths.
     func detachTracker() {
-        if let tracker = storage.pointee.foreign { marbles_foreign_detach(tracker) }
-        storage.pointee.foreign_driver = nil
+        if let members = storage.pointee.members { marbles_members_detach(members) }
+        storage.pointee.owner = nil
+        storage.pointee.driver = nil
     }
 
     /// Main-queue blocks that tracked work on other threads submitted, held for the loop, in
     /// arrival order.
     func takeHeldMainWork() -> [marbles_held_work] {
-        guard let tracker = storage.pointee.foreign else { return [] }
+        guard let tracker = storage.pointee.members else { return [] }
         var taken: [marbles_held_work] = []
         var buffer = [marbles_held_work](repeating: marbles_held_work(sequence: 0, context: nil, work: { _ in }), count: 16)
         while true {
-            let count = buffer.withUnsafeMutableBufferPointer { marbles_foreign_take_held(tracker, $0.baseAddress!, $0.count) }
+            let count = buffer.withUnsafeMutableBufferPointer { marbles_members_take_held(tracker, $0.baseAddress!, $0.count) }
             taken += buffer.prefix(count)
             if count < buffer.count { return taken }
         }
     }
 
-    /// What the route's clock reads go to while the scheduler drives: this scheduler's clocks
-    /// when they are virtual, else none (real). The first call decides which; the bases are taken
-    /// at the first virtual reading.
-    func route(at now: Duration) -> UnsafeMutablePointer<marbles_virtual_clocks>? {
+    /// Whether the route's clock reads go to this run's clocks while the scheduler drives (they
+    /// are virtual), else real. The first call decides which; the bases are taken at the first
+    /// virtual reading.
+    func route(at now: Duration) -> Bool {
         if mode == .unknown { start(at: now) }
-        return mode == .virtual ? storage : nil
+        return mode == .virtual
     }
 
     private func start(at now: Duration) {
@@ -143,17 +124,12 @@ package final class VirtualClocks {
     /// linked).
     package static func probe() -> (continuous: Bool, date: Bool) {
         guard marbles_clock_interposer_registered() else { return (false, false) }
-        var probe = marbles_virtual_clocks(
-            bases_set: true, has_start_date: false, start_date_ns: 0, origin_ns: 0, realtime_base_ns: 0, monotonic_base_ns: 0,
-            boottime_base_ns: 0, now_ns: { _ in 0 },
-            context: UnsafeMutableRawPointer(bitPattern: 1)!, reads: 0, realtime_reads: 0, monotonic_reads: 0, boottime_reads: 0,
-            dispatch_reads: 0,
-            spin_now_ns: -1, spin_reads: 0, spin_clock: 0, spin_real_ns: 0, spin_virtual_ns: 0, spins: 0, spin_at_ns: 0, foreign: nil,
-            foreign_owner: nil,
-            foreign_timer: nil, sleep: nil, owner: nil, foreign_driver: nil, main_in_loop: false, count_real_reads: false)
+        // No scheduler: the clocks stand still at zero.
+        var probe = marbles_run()
+        probe.bases_set = true
+        probe.spin_now_ns = -1
         return withUnsafeMutablePointer(to: &probe) { pointer in
-            let previous = marbles_route_set(
-                marbles_route(driver: nil, main_identity: nil, main_witness: nil, clocks: pointer, home: nil))
+            let previous = marbles_route_set(marbles_route(driver: nil, run: pointer, virtual_clocks: true, standin: marbles_executor_ref()))
             defer { marbles_route_set(previous) }
             _ = ContinuousClock.now
             let continuous = pointer.pointee.reads == 1

@@ -40,7 +40,7 @@ extension VirtualRuntime {
                 block.work(block.context)
             } else if let main = marbles_main_queue() {
                 executor.noteMainActorEscape()
-                marbles_foreign_submit_untracked(main, block.context, block.work)
+                marbles_members_submit_untracked(main, block.context, block.work)
             }
         }
     }

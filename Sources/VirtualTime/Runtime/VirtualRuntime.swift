@@ -146,7 +146,6 @@ package final class VirtualRuntime {
         clocks = VirtualClocks(virtual: virtual, startDate: startDate)
         // Unowned: the executor may outlive this runtime (tasks keep it), so deinit clears them.
         executor.runtime = self
-        clocks.runtime = self
         clocks.deliverTimers(to: self)
     }
 
@@ -156,7 +155,6 @@ package final class VirtualRuntime {
     deinit {
         detach()
         executor.runtime = nil
-        clocks.runtime = nil
     }
 
     /// Sends what arrives from now on, and what is still queued or held, along its usual path
@@ -185,12 +183,12 @@ package final class VirtualRuntime {
     /// Runs `body` (a run's body, or a flush driving virtual time) with the work started on this
     /// thread routed to the executor and the system clocks virtual on it.
     package func routing<T>(_ body: () throws -> T) rethrows -> T {
-        let clockRoute = clocks.route(at: virtual.now)
+        let virtualClocks = clocks.route(at: virtual.now)
         if clocks.mode == .readBack { noteInstant(virtual.now) }
         // A run's drive, inside the run's own routing.
-        if RuntimeRoute.isRouted(to: executor, clocks: clockRoute, home: clocks.home) { return try body() }
+        if RuntimeRoute.isRouted(to: executor, run: clocks.run, virtualClocks: virtualClocks) { return try body() }
         executor.notesJobStarts = clocks.mode == .readBack
-        return try RuntimeRoute.routing(to: executor, clocks: clockRoute, home: clocks.home, mainActorInLoop: mainActorInLoop, body)
+        return try RuntimeRoute.routing(to: executor, run: clocks.run, virtualClocks: virtualClocks, mainActorInLoop: mainActorInLoop, body)
     }
 
     // MARK: Driving
@@ -222,7 +220,7 @@ package final class VirtualRuntime {
         // Built only when the limit is hit: a test's fixed cost should not pay for formatting it.
         var limitText: String { "the test scheduler ran \(stepLimit) steps and work was still due" }
         let limitNanos = limit.map(VirtualTimeScheduler.nanos) ?? .max
-        let home = clocks.home
+        let home = clocks.run
         while true {
             if executor.hasWaitingJobs {
                 budget.pointee.used += executor.runUntilIdle(limit: stepLimit - budget.pointee.used + 1)
@@ -232,7 +230,7 @@ package final class VirtualRuntime {
             // The count first: a block resumes its job before it counts itself done, so
             // once none is out, every job it returned is already held (read the other
             // way round, a block finishing between the reads left its job unseen).
-            if home.pointee.foreign.map(ForeignWork.out) ?? 0 > 0 || executor.hasReturnedJobs {
+            if home.pointee.members.map(ForeignWork.out) ?? 0 > 0 || executor.hasReturnedJobs {
                 // An answer from a thread the run did not start that came before the
                 // wait below would have begun lands at this instant either way.
                 if virtual.nextDueTime == nil, executor.hasReturnedJobs, awaitsAnswer?() == true {
@@ -240,15 +238,15 @@ package final class VirtualRuntime {
                 }
                 settleForeignWork(watch)
                 // Still out: the wait ended early for main-actor work the work out needed.
-                if executor.hasWaitingJobs || home.pointee.foreign.map(ForeignWork.out) ?? 0 > 0 { continue }
+                if executor.hasWaitingJobs || home.pointee.members.map(ForeignWork.out) ?? 0 > 0 { continue }
             }
             if !state.idleWaiters.isEmpty, resumeIdleWaiters() { continue }
-            if let tracker = clocks.tracker, marbles_foreign_take_io_ended(tracker), waitForIOAnswer(tracker) { continue }
+            if let tracker = clocks.tracker, marbles_members_take_io_ended(tracker), waitForIOAnswer(tracker) { continue }
             noteNextInstant()
             guard virtual.step(throughNanoseconds: limitNanos) else {
                 // Every member blocked in a known wait and nothing due: nothing can ever wake them.
                 if virtual.nextDueTime == nil, let tracker = clocks.tracker {
-                    let blocked = marbles_foreign_blocked(tracker, nil, 0)
+                    let blocked = marbles_members_blocked(tracker, nil, 0)
                     if blocked < 0 { continue }  // a member woke meanwhile: settle it
                     if blocked > 0 {
                         rare.deadlock = (virtual.now, ForeignWork.blockedMembers(tracker))

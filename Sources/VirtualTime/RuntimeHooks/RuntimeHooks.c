@@ -1,14 +1,9 @@
 #define _GNU_SOURCE
-#include "CRuntimeHooks.h"
-#include "ThreadLocal.h"
+#include "Run.h"
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdatomic.h>
-#include <unistd.h>
-#if defined(__linux__)
-#include <sys/syscall.h>
-#endif
 
 // The runtime's types, as its hook variables declare them (swift/Runtime/Concurrency.h and
 // ConcurrencyHooks.def): each hook gets the arguments and the original implementation.
@@ -39,18 +34,8 @@ static global_hook previous_global;
 static global_hook previous_main;
 static delay_hook previous_delay;
 static deadline_hook previous_deadline;
-static marbles_runtime_callbacks callbacks;
-static marbles_runtime_callbacks pending_callbacks;
 static int installed;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-// The calling thread's route (marbles_route_set): its driver, its main-actor stand-in, its clocks.
-static MARBLES_THREAD_LOCAL void *current_driver;
-static MARBLES_THREAD_LOCAL executor_ref current_main_standin;
-static MARBLES_THREAD_LOCAL marbles_virtual_clocks *current_clocks;
-static MARBLES_THREAD_LOCAL marbles_virtual_clocks *current_home;
-static MARBLES_THREAD_LOCAL void *watch_record;
-static atomic_bool interposer_registered;
-static const char *(*interposer_next_name)(void);
 
 // Every global enqueue in the process comes here: a thread-local read, then either the test
 // scheduler driving this thread or the usual path.
@@ -58,10 +43,10 @@ static const char *(*interposer_next_name)(void);
 // global queue, a task started in a completion handler) belongs to that work's test: its driver
 // runs it at the instant being settled, while it lives.
 static __attribute__((swiftcall)) void marbles_global_hook(Job *job, global_original original) {
-    void *driver = current_driver;
+    void *driver = marbles_route_driver();
     if (driver != NULL) {
-        callbacks.global(driver, job);
-    } else if (marbles_foreign_return_job(job)) {
+        MARBLES_SWIFT(global)(driver, job);
+    } else if (marbles_members_return_job(job)) {
         return;
     } else if (previous_global != NULL) {
         previous_global(job, original);
@@ -73,12 +58,12 @@ static __attribute__((swiftcall)) void marbles_global_hook(Job *job, global_orig
 // Main-actor jobs: run by the driver when it is the main thread (the test runs on the main
 // actor); otherwise the main queue runs them, and the driver hears of it.
 static __attribute__((swiftcall)) void marbles_main_hook(Job *job, global_original original) {
-    void *driver = current_driver;
+    void *driver = marbles_route_driver();
     if (driver != NULL && marbles_is_main_thread()) {
-        callbacks.main(driver, job);
+        MARBLES_SWIFT(main)(driver, job);
         return;
     }
-    if (driver != NULL) callbacks.main_escape(driver);
+    if (driver != NULL) MARBLES_SWIFT(main_escape)(driver);
     if (previous_main != NULL) {
         previous_main(job, original);
     } else {
@@ -92,34 +77,24 @@ static __attribute__((swiftcall)) void marbles_main_hook(Job *job, global_origin
 // main executor's own `enqueue`, so this is where they can be caught).
 // The stand-in is made the first time a route needs it: most tests never ask.
 static __attribute__((swiftcall)) executor_ref marbles_get_main_hook(get_main_original original) {
-    void *driver = current_driver;
+    void *driver = marbles_route_driver();
     if (driver != NULL) {
-        if (current_main_standin.identity == NULL) {
-            marbles_executor_ref made = callbacks.main_standin(driver);
-            current_main_standin.identity = made.identity;
-            current_main_standin.witness = made.witness;
-        }
-        return current_main_standin;
+        marbles_executor_ref *standin = marbles_route_standin();
+        if (standin->identity == NULL) *standin = MARBLES_SWIFT(main_standin)(driver);
+        return (executor_ref){standin->identity, standin->witness};
     }
     // Tracked work on another thread, in a test on the main actor: main-actor work it starts
     // (`Task { @MainActor in }`, a hop) goes to the test's stand-in, which hands it to the driver.
-    marbles_executor_ref standin = marbles_foreign_running_standin();
+    marbles_executor_ref standin = marbles_members_running_standin();
     if (standin.identity != NULL) return (executor_ref){standin.identity, standin.witness};
     return previous_get_main != NULL ? previous_get_main(original) : original();
 }
 
-marbles_executor_ref marbles_runtime_standin(void *driver) {
-    if (callbacks.main_standin == NULL) return (marbles_executor_ref){NULL, NULL};
-    return callbacks.main_standin(driver);
-}
-
-void marbles_runtime_return_job(void *driver, void *job) { callbacks.returned(driver, job); }
-
 static __attribute__((swiftcall)) void marbles_delay_hook(unsigned long long delay, Job *job, delay_original original) {
-    void *driver = current_driver;
+    void *driver = marbles_route_driver();
     if (driver != NULL) {
         long long ns = delay > (unsigned long long)INT64_MAX ? INT64_MAX : (long long)delay;
-        callbacks.delayed(driver, job, ns, false, marbles_clock_continuous);
+        MARBLES_SWIFT(delayed)(driver, job, ns, false, marbles_clock_continuous);
     } else if (previous_delay != NULL) {
         previous_delay(delay, job, original);
     } else {
@@ -129,7 +104,7 @@ static __attribute__((swiftcall)) void marbles_delay_hook(unsigned long long del
 
 static __attribute__((swiftcall)) void marbles_deadline_hook(
     long long sec, long long nsec, long long tsec, long long tnsec, int clock, Job *job, deadline_original original) {
-    void *driver = current_driver;
+    void *driver = marbles_route_driver();
     if (driver != NULL) {
         long long now_sec = 0, now_nsec = 0;
         swift_get_time(&now_sec, &now_nsec, clock);
@@ -137,7 +112,7 @@ static __attribute__((swiftcall)) void marbles_deadline_hook(
         __int128 remaining = ((__int128)sec - now_sec) * 1000000000 + ((__int128)nsec - now_nsec);
         if (remaining > INT64_MAX) remaining = INT64_MAX;
         if (remaining < INT64_MIN) remaining = INT64_MIN;
-        callbacks.delayed(driver, job, (long long)remaining, true, (marbles_clock_kind)clock);
+        MARBLES_SWIFT(delayed)(driver, job, (long long)remaining, true, (marbles_clock_kind)clock);
     } else if (previous_deadline != NULL) {
         previous_deadline(sec, nsec, tsec, tnsec, clock, job, original);
     } else {
@@ -148,7 +123,6 @@ static __attribute__((swiftcall)) void marbles_deadline_hook(
 static void install(void) {
     global_hook *global_slot = (global_hook *)dlsym(RTLD_DEFAULT, "swift_task_enqueueGlobal_hook");
     if (global_slot == NULL) return;
-    callbacks = pending_callbacks;
     previous_global = *global_slot;
     *global_slot = marbles_global_hook;
     installed |= 1;
@@ -178,54 +152,19 @@ static void install(void) {
     }
 }
 
-bool marbles_runtime_hooks_install(marbles_runtime_callbacks given) {
-    pending_callbacks = given;
+bool marbles_install(marbles_ops ops) {
+    marbles_swift = ops;
     pthread_once(&once, install);
     return (installed & 1) != 0;
 }
 
 int marbles_runtime_hooks_installed(void) { return installed; }
 
-marbles_route marbles_route_set(marbles_route route) {
-    marbles_route previous = {current_driver, current_main_standin.identity, current_main_standin.witness, current_clocks, current_home};
-    current_driver = route.driver;
-    current_main_standin.identity = route.main_identity;
-    current_main_standin.witness = route.main_witness;
-    current_clocks = route.clocks;
-    current_home = route.home;
-    return previous;
-}
-
-bool marbles_route_is(void *driver, marbles_virtual_clocks *clocks, marbles_virtual_clocks *home) {
-    return driver != NULL && current_driver == driver && current_clocks == clocks && current_home == home;
-}
-
-marbles_foreign *marbles_route_foreign(void) { return current_home != NULL ? current_home->foreign : NULL; }
-
-marbles_virtual_clocks *marbles_route_home(void) { return current_home; }
-
-void *marbles_watch_record(void) { return watch_record; }
-
-void marbles_watch_record_set(void *record) { watch_record = record; }
-
-marbles_virtual_clocks *marbles_route_clocks(void) { return current_clocks; }
-
-void marbles_clock_interposer_register(const char *(*next_name)(void)) {
-    interposer_next_name = next_name;
-    atomic_store(&interposer_registered, true);
-}
-
-bool marbles_clock_interposer_registered(void) { return atomic_load(&interposer_registered); }
-
-const char *marbles_clock_interposer_next_name(void) {
-    return marbles_clock_interposer_registered() ? interposer_next_name() : "";
-}
-
 void marbles_enqueue_on_real_main(void *job) {
-    marbles_route saved = marbles_route_set((marbles_route){NULL, NULL, NULL, NULL, NULL});
-    marbles_foreign_context outside = marbles_foreign_enter(NULL, -1);
+    marbles_route saved = marbles_route_set((marbles_route){0});
+    marbles_member_context outside = marbles_members_enter(NULL, -1);
     executor_ref main = swift_task_getMainExecutor();
-    marbles_foreign_leave(outside);
+    marbles_members_leave(outside);
     marbles_route_set(saved);
     swift_task_enqueue((Job *)job, main);
 }
@@ -233,27 +172,11 @@ void marbles_enqueue_on_real_main(void *job) {
 extern __attribute__((swiftcall)) void swift_task_enqueueGlobal(Job *job);
 
 void marbles_enqueue_on_real_global(void *job) {
-    marbles_route saved = marbles_route_set((marbles_route){NULL, NULL, NULL, NULL, NULL});
-    marbles_foreign_context outside = marbles_foreign_enter(NULL, -1);
+    marbles_route saved = marbles_route_set((marbles_route){0});
+    marbles_member_context outside = marbles_members_enter(NULL, -1);
     swift_task_enqueueGlobal((Job *)job);
-    marbles_foreign_leave(outside);
+    marbles_members_leave(outside);
     marbles_route_set(saved);
-}
-
-bool marbles_is_main_thread(void) {
-#if defined(__APPLE__)
-    return pthread_main_np() != 0;
-#elif defined(__linux__)
-    // A thread's identity never changes: two system calls once per thread, not per test run
-    // (they were a tenth of a small test's cost). 0 unknown, 1 main, 2 not. (A forked child's
-    // threads start with the parent's value; the child's one thread is its main thread, which
-    // this then misreads if the fork came from another thread: tests do not fork.)
-    static MARBLES_THREAD_LOCAL int known = 0;
-    if (known == 0) known = syscall(SYS_gettid) == getpid() ? 1 : 2;
-    return known == 1;
-#else
-    return false;
-#endif
 }
 
 void marbles_enqueue_global_with_delay(unsigned long long delay_ns, void *job) {

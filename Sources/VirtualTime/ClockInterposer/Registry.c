@@ -1,0 +1,94 @@
+// The timer registry every shadowed timer kind shares (InterposerShared.h).
+#define _GNU_SOURCE
+#include "InterposerShared.h"
+
+#if defined(__linux__)
+#include <stdlib.h>
+
+typedef struct {
+    marbles_shadow *shadow;
+    unsigned long generation;
+} wake;
+
+void marbles_registry_lock(marbles_locked *locked, marbles_registry *registry, long long now) {
+    *locked = (marbles_locked){.registry = registry, .now = now};
+    marbles_lock(&registry->lock, marbles_rank_list);
+}
+
+void marbles_registry_unlock(marbles_locked *locked) {
+    marbles_registry *registry = locked->registry;
+    marbles_unlock(&registry->lock, marbles_rank_list);
+    for (int i = 0; i < locked->hands; i++) {
+        __typeof__(locked->hand[0]) *it = &locked->hand[i];
+        marbles_members_hand(it->members, locked->now, it->remaining, it->queue, it->context, it->work, false);
+    }
+    for (int i = 0; i < locked->released; i++) registry->release_object(locked->release[i]);
+    for (int i = 0; i < locked->dead; i++) {
+        marbles_members_unhold(locked->dispose[i]->members);
+        registry->dispose(locked->dispose[i]);
+    }
+}
+
+marbles_shadow *marbles_registry_find(marbles_registry *registry, void *object) {
+    for (marbles_shadow *it = registry->list; it != NULL; it = it->next) {
+        if (it->object == object) return it;
+    }
+    return NULL;
+}
+
+void marbles_registry_add(marbles_locked *locked, marbles_shadow *shadow) {
+    marbles_registry *registry = locked->registry;
+    // The members outlive their run while a shadow may still name them (an escape noted later).
+    marbles_members_hold(shadow->members);
+    shadow->references = 1;
+    shadow->next = registry->list;
+    registry->list = shadow;
+    atomic_fetch_add_explicit(&registry->count, 1, memory_order_release);
+}
+
+void marbles_registry_drop(marbles_locked *locked, marbles_shadow *shadow) {
+    if (--shadow->references > 0) return;
+    if (locked->dead == 3) abort();
+    locked->dispose[locked->dead++] = shadow;
+}
+
+void marbles_registry_remove(marbles_locked *locked, marbles_shadow *shadow) {
+    marbles_registry *registry = locked->registry;
+    marbles_ip_unlink((void **)&registry->list, shadow);
+    atomic_fetch_sub_explicit(&registry->count, 1, memory_order_release);
+    shadow->generation += 1;
+    if (locked->released == 2) abort();
+    locked->release[locked->released++] = shadow->object;
+    marbles_registry_drop(locked, shadow);
+}
+
+void marbles_registry_hand(
+    marbles_locked *locked, marbles_shadow *shadow, void *queue, long long remaining, void *context, void (*work)(void *)) {
+    if (locked->hands == 2) abort();
+    shadow->references += 1;
+    locked->hand[locked->hands++] = (__typeof__(locked->hand[0])){shadow->members, queue, remaining, context, work};
+}
+
+void marbles_registry_arm(marbles_locked *locked, marbles_shadow *shadow, long long remaining, void (*woke)(void *)) {
+    wake *next = malloc(sizeof(wake));
+    if (next == NULL) abort();
+    *next = (wake){shadow, shadow->generation};
+    marbles_registry_hand(locked, shadow, NULL, remaining, next, woke);
+}
+
+marbles_shadow *marbles_registry_woken(void *raw, unsigned long *generation) {
+    wake due = *(wake *)raw;
+    free(raw);
+    *generation = due.generation;
+    return due.shadow;
+}
+
+void marbles_ip_unlink(void **head, void *node) {
+    for (void **link = head; *link != NULL; link = (void **)*link) {
+        if (*link == node) {
+            *link = *(void **)node;
+            return;
+        }
+    }
+}
+#endif

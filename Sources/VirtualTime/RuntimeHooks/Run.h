@@ -1,0 +1,181 @@
+// The C layer's own view of a run: what the runtime's hooks and the interposers (CClockInterposer,
+// which includes this by path) use. Not part of the module's interface; Swift sees CRuntimeHooks.h.
+//
+// A run's members: tracked work at any depth (what the driving thread or a member submits, the
+// timers and threads they start). A member reads the run's clocks at the instant being settled,
+// its timers are virtual wake-ups, and a member blocked in a known wait (a sleep, or a wait on a
+// semaphore, group or condition made in the run) is not working: virtual time moves when every
+// member is done or blocked in one.
+#ifndef MARBLES_RUN_H
+#define MARBLES_RUN_H
+#include "CRuntimeHooks.h"
+#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+// This code is linked into executables (test bundles, tools), never loaded with dlopen: its
+// thread-locals take the initial-exec model, one load off the thread pointer (the route is read
+// at every clock read, job and sleep).
+#define MARBLES_THREAD_LOCAL __thread __attribute__((tls_model("initial-exec")))
+
+// MARK: Locks, in order
+//
+// An interposer's list lock (`marbles_rank_list`: timer sources, run-loop timers) before the
+// members lock (`marbles_rank_members`, Members.c), which is a leaf. Nothing calls into Swift
+// (`marbles_swift`) with either held. Debug builds check both rules.
+enum { marbles_rank_list = 1, marbles_rank_members = 2 };
+extern MARBLES_THREAD_LOCAL unsigned marbles_held_ranks;
+
+static inline void marbles_lock(pthread_mutex_t *mutex, unsigned rank) {
+    assert((marbles_held_ranks & ~(rank - 1)) == 0 && "lock order: a list lock, then the members lock");
+    pthread_mutex_lock(mutex);
+    marbles_held_ranks |= rank;
+}
+
+static inline void marbles_unlock(pthread_mutex_t *mutex, unsigned rank) {
+    marbles_held_ranks &= ~rank;
+    pthread_mutex_unlock(mutex);
+}
+
+/// The calls into Swift, registered by `marbles_install`; call them through `MARBLES_SWIFT`.
+extern marbles_ops marbles_swift;
+#define MARBLES_SWIFT(call) (assert(marbles_held_ranks == 0 && "a call into Swift under a lock"), marbles_swift.call)
+
+// MARK: Route
+
+/// The calling thread's driver, and its cached main-actor stand-in.
+void *marbles_route_driver(void);
+marbles_executor_ref *marbles_route_standin(void);
+/// The calling thread's run (driving, virtual clocks or not), its run when the clocks are
+/// virtual, and that run's members (NULL: none, or none made yet).
+marbles_run *marbles_route_run(void);
+marbles_run *marbles_route_virtual(void);
+marbles_members *marbles_route_members(void);
+/// The route's driver's main-actor stand-in ({NULL, NULL} before the ops are registered).
+marbles_executor_ref marbles_standin_of(void *driver);
+/// Sets a run's clock bases (at its first virtual reading, on the driving thread).
+void marbles_run_set_bases(marbles_run *run);
+/// A run's virtual now (on its driving thread; a run with no scheduler, the probe's, stands at 0).
+static inline long long marbles_run_now(const marbles_run *run) {
+    return run->scheduler != NULL ? MARBLES_SWIFT(now_ns)(run->scheduler) : 0;
+}
+
+// MARK: Members
+
+/// Where work submitted on this thread is tracked: the route's run's members (made now if not
+/// yet), or those of the member work running here; NULL: nowhere.
+marbles_members *marbles_members_here(void);
+/// The members of the member work running on this thread (the interposer reads it inline on
+/// the clock's path: outside runs a read costs one thread-local load).
+extern MARBLES_THREAD_LOCAL marbles_members *marbles_running_members;
+/// The calling thread's members when it is a member of a run whose clocks are virtual and is
+/// not waiting for real on the interposer's behalf; NULL otherwise.
+marbles_members *marbles_member(void);
+/// Whether the calling thread drives `members`' run, whose runtime lives, and whose clocks are
+/// virtual too (timers then go on virtual time).
+bool marbles_driving(marbles_members *members);
+static inline bool marbles_driving_virtually(marbles_members *members) {
+    return marbles_route_virtual() != NULL && marbles_driving(members);
+}
+/// Virtual now where the calling thread stands: the driver's now on the driving thread, the
+/// instant being settled on a member. Read it before taking a lock (it may call into Swift).
+long long marbles_members_now(marbles_members *members);
+/// A member's reading of clock `which` (0 realtime, 1 monotonic, 2 boottime).
+long long marbles_member_reading(marbles_members *members, int which);
+/// While the interposer waits for real for a member, its clock reads are real.
+void marbles_member_reading_real(bool on);
+
+/// Tracks one piece of work run elsewhere: begin (counted out from now) and end.
+long long marbles_members_begin(marbles_members *members, marbles_work_kind kind, const char *label);
+void marbles_members_end(marbles_members *members, long long sequence);
+/// While member work `sequence` runs on this thread; returns what to restore.
+typedef struct {
+    marbles_members *members;
+    long long sequence;
+} marbles_member_context;
+marbles_member_context marbles_members_enter(marbles_members *members, long long sequence);
+void marbles_members_leave(marbles_member_context saved);
+/// Wraps `work(context)` as member work, counted out from now; run it with `marbles_members_run_wrapped`.
+void *marbles_members_wrap(
+    marbles_members *members, marbles_work_kind kind, const char *label, void *context,
+    void (* work)(void *));
+void marbles_members_run_wrapped(void *wrapped);
+/// A group's notification as member work that waits on `group` until it empties.
+void *marbles_members_wrap_notification(
+    marbles_members *members, const void *group, void *context, void (* work)(void *));
+/// Keeps the members object (not its run) alive for a holder that outlives the run, and lets it go.
+void marbles_members_hold(marbles_members *members);
+void marbles_members_unhold(marbles_members *members);
+
+/// Hands `work(context)` to the driver, due `remaining_ns` after `now_ns` (from
+/// `marbles_members_now`) on `queue` (NULL: run on the driving thread). On the driving thread it
+/// goes to Swift at once; from a member, or with a lock held (`locked`), it is queued for the
+/// driver's next settle. The driver's loop drains the queue before time moves.
+void marbles_members_hand(
+    marbles_members *members, long long now_ns, long long remaining_ns, void *queue, void *context,
+    void (* work)(void *), bool locked);
+/// A main-queue block from a member, held for the driver's loop when its test runs on the main
+/// actor (true); `sync`: the submitter waits for it (`DispatchQueue.main.sync`).
+bool marbles_members_hold_main(
+    marbles_members *members, void *context, void (* work)(void *), bool sync);
+/// A job a member enqueued for the global executor: handed to its driver while attached (true).
+bool marbles_members_return_job(void *job);
+/// The main-actor stand-in of the member work running on this thread, in a test on the main actor.
+marbles_executor_ref marbles_members_running_standin(void);
+/// Notes work that stays on real time inside the run (`what`), said in full (`place`) or on `queue`.
+void marbles_members_note_escape(marbles_members *members, const char *what, const char *place);
+void marbles_members_note_escape_on(marbles_members *members, const char *what, void *queue);
+
+// MARK: Waits
+
+/// The real condition functions the members' own waits use (the interposer's next ones).
+typedef struct {
+    int (* wait)(pthread_cond_t *, pthread_mutex_t *);
+    int (* timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+    int (* broadcast)(pthread_cond_t *);
+} marbles_real_conditions;
+void marbles_register_real_conditions(marbles_real_conditions conditions);
+/// Notes a semaphore, group or condition made by a driving thread or a member (known to its
+/// run: a wait on it is known), and forgets one (destroyed).
+void marbles_note_object(const void *object);
+void marbles_forget_object(const void *object);
+/// Whether signals must look for member waiters (a run with virtual clocks is alive).
+bool marbles_waits_possible(void);
+/// Around a signal and its real call: the members lock (with the driving thread's now
+/// published first), so that a waiter either saw the signal before it began or is found by
+/// `marbles_wait_wake_locked`, which wakes up to `count` member waiters on `object` (-1: all):
+/// they count as working from now.
+void marbles_waits_lock(void);
+void marbles_waits_unlock(void);
+void marbles_wait_wake_locked(const void *object, long count);
+/// Begins a known wait on `object` (`try_acquire`, under the members lock first: true, no wait;
+/// `remaining_ns` < 0: no deadline). Returns its id: 0 when the thread is no member or the
+/// object was not made in its run (wait for real), -1 when `try_acquire` succeeded.
+long long marbles_wait_begin(
+    marbles_wait_kind kind, const void *object, long long remaining_ns, bool (* try_acquire)(const void *));
+bool marbles_wait_timed_out(long long id);
+/// A sleep: blocks until its deadline comes (or the run is gone).
+void marbles_wait_sleep_until_woken(long long id);
+/// Ends wait `id` (`satisfied`: the real wait succeeded); returns whether its deadline had come.
+bool marbles_wait_end(long long id, bool satisfied);
+/// The calling member waits for real on what the run cannot know (`what`, static), or no longer (NULL).
+void marbles_member_waits_for_real(const char *what);
+/// Real I/O of the calling thread's run (keyed by `handle`) begins and ends: while out, virtual
+/// time stands still. `queue`: where its events are handled; I/O begun later on it is the run's too.
+void marbles_io_begin(const void *handle, const void *queue, const char *label);
+void marbles_io_end(const void *handle);
+
+// MARK: Blocks and Dispatch
+
+/// Blocks by their ABI: copy, release, call (without releasing), invoke (call, then release).
+void *marbles_copy_block(void *block);
+void marbles_release_block(void *block);
+void marbles_call_block(void *block);
+void marbles_invoke_block(void *block);
+/// The interposer's untracked `dispatch_async_f`, which member work is submitted through.
+void marbles_register_submit(void (* submit)(void *, void *, void (*)(void *)));
+/// Called once by the interposer's constructor; `next_name` tells what its `clock_gettime` chains to.
+void marbles_clock_interposer_register(const char *(* next_name)(void));
+
+#endif
