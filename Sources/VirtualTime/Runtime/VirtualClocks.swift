@@ -177,20 +177,20 @@ package final class VirtualClocks {
     func noteDeadlineSleep(on clock: Any.Type?) {
         guard state.mode == .virtual || storage.pointee.count_real_reads else { return }
         if clock == nil || clock == ContinuousClock.self {
-            if storage.pointee.boottime_reads > 0 { storage.pointee.boottime_reads -= 1 }
+            if storage.pointee.code_reads.2 > 0 { storage.pointee.code_reads.2 -= 1 }
         } else if clock == SuspendingClock.self {
-            if storage.pointee.monotonic_reads > 0 { storage.pointee.monotonic_reads -= 1 }
+            if storage.pointee.code_reads.1 > 0 { storage.pointee.code_reads.1 -= 1 }
         }
     }
 
     /// Runs `body`, whose clock reads are this library's own, without counting them.
     @inline(__always) func uncounted<T>(_ body: () -> T) -> T {
         guard state.mode == .virtual || storage.pointee.count_real_reads else { return body() }
-        let saved = (storage.pointee.realtime_reads, storage.pointee.monotonic_reads, storage.pointee.boottime_reads)
+        let saved = (storage.pointee.code_reads.0, storage.pointee.code_reads.1, storage.pointee.code_reads.2)
         defer {
-            storage.pointee.realtime_reads = saved.0
-            storage.pointee.monotonic_reads = saved.1
-            storage.pointee.boottime_reads = saved.2
+            storage.pointee.code_reads.0 = saved.0
+            storage.pointee.code_reads.1 = saved.1
+            storage.pointee.code_reads.2 = saved.2
         }
         return body()
     }
@@ -200,22 +200,22 @@ package final class VirtualClocks {
     package func takeCodeReads() -> [(clock: String, reads: Int)] {
         // Most runs read no clock: no list is made for them.
         guard state.mode == .virtual,
-            storage.pointee.realtime_reads | storage.pointee.boottime_reads | storage.pointee.monotonic_reads
-                | storage.pointee.dispatch_reads != 0
+            storage.pointee.code_reads.0 | storage.pointee.code_reads.2 | storage.pointee.code_reads.1
+                | storage.pointee.code_reads.3 != 0
         else { return [] }
         let counts = readCounts
-        storage.pointee.dispatch_reads = 0
-        storage.pointee.realtime_reads = 0
-        storage.pointee.monotonic_reads = 0
-        storage.pointee.boottime_reads = 0
+        storage.pointee.code_reads.3 = 0
+        storage.pointee.code_reads.0 = 0
+        storage.pointee.code_reads.1 = 0
+        storage.pointee.code_reads.2 = 0
         return counts
     }
 
     /// The counts of reads by clock, those above zero.
     private var readCounts: [(clock: String, reads: Int)] {
         [
-            ("Date()", storage.pointee.realtime_reads), ("ContinuousClock.now", storage.pointee.boottime_reads),
-            ("SuspendingClock.now", storage.pointee.monotonic_reads), ("DispatchTime.now()", storage.pointee.dispatch_reads),
+            ("Date()", storage.pointee.code_reads.0), ("ContinuousClock.now", storage.pointee.code_reads.2),
+            ("SuspendingClock.now", storage.pointee.code_reads.1), ("DispatchTime.now()", storage.pointee.code_reads.3),
         ].filter { $0.1 > 0 }.map { ($0.0, Int($0.1)) }
     }
 
@@ -237,7 +237,7 @@ package final class VirtualClocks {
         switch storage.pointee.spin_clock {
         case 0: clock = "Date()"
         case 1: clock = "SuspendingClock.now"
-        case 100: clock = "DispatchTime.now()"
+        case 3: clock = "DispatchTime.now()"
         default: clock = "ContinuousClock.now"
         }
         return (clock, .nanoseconds(storage.pointee.spin_at_ns))

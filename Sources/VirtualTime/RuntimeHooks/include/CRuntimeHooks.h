@@ -82,14 +82,13 @@ typedef struct marbles_run {
     /// CLOCK_REALTIME (`Date()`), CLOCK_MONOTONIC (`SuspendingClock`), CLOCK_BOOTTIME
     /// (`ContinuousClock`) at virtual time zero.
     long long bases[3];
-    /// Virtual readings answered, and the code's by clock (and libdispatch's, `DispatchTime.now()`).
+    /// Virtual readings answered, and the code's by clock: `Date()`, `SuspendingClock.now`,
+    /// `ContinuousClock.now` and libdispatch's (`DispatchTime.now()`).
     unsigned long long reads;
-    unsigned long long realtime_reads;
-    unsigned long long monotonic_reads;
-    unsigned long long boottime_reads;
-    unsigned long long dispatch_reads;
+    unsigned long long code_reads[4];
     /// A busy wait: a job that reads a clock in a loop while virtual time stands still reads at
-    /// `spin_now_ns`; past the limit its reading moves with real time, and `spins` counts it.
+    /// `spin_now_ns`; past the limit its reading moves with real time, and `spins` counts it
+    /// (`spin_clock`: which of `code_reads`).
     long long spin_now_ns;
     unsigned long long spin_reads;
     int spin_clock;

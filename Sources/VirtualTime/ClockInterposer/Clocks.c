@@ -1,0 +1,288 @@
+// The system clocks of a run on virtual time (Linux), and the chain to the next definitions.
+//
+// `ContinuousClock.now`, `SuspendingClock.now` and every `Task.sleep` deadline come from
+// `swift_get_time` in libswift_Concurrency.so, which is PROTECTED (not interposable) but calls
+// `clock_gettime` through the PLT; Foundation's `Date()` calls `clock_gettime(CLOCK_REALTIME)`
+// through the PLT from libFoundationEssentials.so (Swift 6.3.1: continuous is CLOCK_BOOTTIME,
+// suspending CLOCK_MONOTONIC). The definition below, linked into the test executable, takes
+// those calls. It answers with virtual time only for those callers (and libdispatch's), on a
+// thread that drives a run or is one of its members; everything else goes on to the next
+// definition: ThreadSanitizer's interceptor when it is linked, else libc's.
+#define _GNU_SOURCE
+#include "CClockInterposer.h"
+#include "InterposerShared.h"
+
+#if defined(__linux__)
+#include <dlfcn.h>
+#if defined(__GLIBC__)
+#include <execinfo.h>
+#endif
+#include <link.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+typedef int (*clock_gettime_fn)(clockid_t, struct timespec *);
+typedef void (*dispatch_after_f_fn)(uint64_t when, void *queue, void *context, void (*work)(void *));
+static _Atomic(clock_gettime_fn) next_clock_gettime;
+static _Atomic(dispatch_after_f_fn) next_dispatch_after_f;
+void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(void *));
+void *marbles_ip_main_queue;
+
+// The executable segments of the libraries whose calls matter, found once at load (a library
+// loaded later with dlopen keeps real reads; the probe at the first run then finds them real).
+// Swift Testing's reads (an issue's timestamp) are not the code's; FoundationNetworking's timers
+// pace real I/O.
+enum { lib_concurrency, lib_foundation, lib_dispatch, lib_testing, lib_networking, lib_count, max_ranges = 8 };
+static const char *const lib_names[] = {
+    "/libswift_Concurrency.so", "/libFoundationEssentials.so", "/libdispatch.so", "/libTesting.so", "/libFoundationNetworking.so",
+    "/libFoundation.so"};
+static struct {
+    struct {
+        uintptr_t start, end;
+    } ranges[max_ranges];
+    int count;
+} libs[lib_count];
+static pthread_once_t ranges_once = PTHREAD_ONCE_INIT;
+
+static int note_library(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size, (void)data;
+    size_t length = info->dlpi_name != NULL ? strlen(info->dlpi_name) : 0;
+    for (int name = 0; name < 6; name++) {
+        size_t suffix = strlen(lib_names[name]);
+        if (length < suffix || strcmp(info->dlpi_name + length - suffix, lib_names[name]) != 0) continue;
+        int lib = name == 5 ? lib_foundation : name;
+        for (int i = 0; i < info->dlpi_phnum && libs[lib].count < max_ranges; i++) {
+            const ElfW(Phdr) *header = &info->dlpi_phdr[i];
+            if (header->p_type != PT_LOAD || (header->p_flags & PF_X) == 0) continue;
+            uintptr_t start = info->dlpi_addr + header->p_vaddr;
+            libs[lib].ranges[libs[lib].count].start = start;
+            libs[lib].ranges[libs[lib].count++].end = start + header->p_memsz;
+        }
+    }
+    return 0;
+}
+
+static void find_ranges(void) { dl_iterate_phdr(note_library, NULL); }
+
+static bool in(int lib, uintptr_t address) {
+    for (int i = 0; i < libs[lib].count; i++) {
+        if (address >= libs[lib].ranges[i].start && address < libs[lib].ranges[i].end) return true;
+    }
+    return false;
+}
+
+// Whether `lib`'s code is among the `depth` frames above the caller.
+static bool called_from(int lib, int depth) {
+#if defined(__GLIBC__)
+    void *frames[12];
+    int found = libs[lib].count == 0 ? 0 : backtrace(frames, depth < 12 ? depth : 12);
+    for (int i = 1; i < found; i++) {
+        if (in(lib, (uintptr_t)frames[i])) return true;
+    }
+#endif
+    (void)lib, (void)depth;
+    return false;
+}
+
+bool marbles_ip_from_foundation(uintptr_t caller) { return in(lib_foundation, caller); }
+bool marbles_ip_from_runtime(uintptr_t caller) { return in(lib_concurrency, caller) || in(lib_dispatch, caller); }
+bool marbles_ip_called_from_networking(void) { return called_from(lib_networking, 6); }
+
+// The definition ours stands in front of: a sanitizer's interceptor is a weak definition in the
+// same executable, which ours replaced at link time, so chain to it and it keeps seeing the
+// calls; else the next library's.
+static void *find_next(const char *name, const char *interceptor, void *ours) {
+    void *candidate = dlsym(RTLD_DEFAULT, interceptor);
+    if (candidate == NULL || candidate == ours) candidate = dlsym(RTLD_NEXT, name);
+    return candidate == ours ? NULL : candidate;
+}
+
+// Found now if not yet: another library's constructor may call in before ours ran.
+void *marbles_ip_next_in(void *_Atomic *slot, const char *name, const char *interceptor, void *ours) {
+    void *next = atomic_load_explicit(slot, memory_order_acquire);
+    if (next == NULL) {
+        next = find_next(name, interceptor, ours);
+        atomic_store_explicit(slot, next, memory_order_release);
+    }
+    return next;
+}
+
+void marbles_ip_submit_untracked(void *queue, void *context, void (*work)(void *));
+
+__attribute__((constructor)) static void resolve_next(void) {
+    NEXT(next_clock_gettime, clock_gettime_fn, "clock_gettime", clock_gettime);
+    NEXT(next_dispatch_after_f, dispatch_after_f_fn, "dispatch_after_f", dispatch_after_f);
+    pthread_once(&ranges_once, find_ranges);
+    marbles_ip_main_queue = marbles_main_queue();
+    marbles_register_submit(marbles_ip_submit_untracked);
+    marbles_clock_interposer_register(marbles_clock_gettime_next);
+}
+
+int marbles_ip_real_clock_gettime(clockid_t id, struct timespec *tp) {
+    clock_gettime_fn next = atomic_load_explicit(&next_clock_gettime, memory_order_acquire);
+    // Before the constructor ran (another library's constructor): the kernel's.
+    return next != NULL ? next(id, tp) : (int)syscall(SYS_clock_gettime, id, tp);
+}
+
+static long long real_ns(clockid_t id) {
+    struct timespec ts = {0, 0};
+    marbles_ip_real_clock_gettime(id, &ts);
+    return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+// Which of a run's bases a clock reads (-1: none).
+static int base_index(clockid_t id) { return id == CLOCK_REALTIME ? 0 : id == CLOCK_MONOTONIC ? 1 : id == CLOCK_BOOTTIME ? 2 : -1; }
+
+// Which of the code's reads a read from `caller` is (`marbles_run.code_reads`: 0 realtime,
+// 1 monotonic, 2 boottime, 3 libdispatch's), -1 when it is none: the Swift runtime's reads,
+// Foundation's dates and libdispatch's monotonic ones (`DispatchTime.now()`, a timer's deadline).
+static int code_read(clockid_t id, uintptr_t caller) {
+    int base = base_index(id);
+    if (base < 0) return -1;
+    if (base > 0 && in(lib_dispatch, caller)) return 3;
+    return in(lib_concurrency, caller) || (base == 0 && in(lib_foundation, caller)) ? base : -1;
+}
+
+// Whether Swift Testing made this read (an issue's or an event's timestamp). Only for
+// CLOCK_MONOTONIC, which Swift Testing reads through the runtime (`Task.sleep` reads the
+// continuous clock: unwinding at every sleep made a `Task.sleep` loop 3.4x slower), and only in
+// the first reads of an instant: a busy wait pays for no unwinding.
+static bool read_by_test_framework(const marbles_run *run, clockid_t id) {
+    return id == CLOCK_MONOTONIC && run->spin_reads <= 64 && called_from(lib_testing, 12);
+}
+
+// Past this many reads of one clock at one virtual instant, a job is taken to wait for the clock
+// to move (a busy wait), which it never does while the job runs: the reading then moves with
+// real time, so the loop ends, and the run reports it.
+enum { spin_limit = 1000000 };
+
+static long long virtual_reading(marbles_run *run, clockid_t id, int source) {
+    long long virtual_now = marbles_run_now(run);
+    long long reading = run->bases[base_index(id)] + virtual_now;
+    if (run->spin_now_ns != virtual_now) {
+        run->spin_now_ns = virtual_now;
+        run->spin_reads = 0;
+        run->spin_clock = -1;
+        return reading;
+    }
+    if (run->spin_clock == source) return run->spin_virtual_ns + (real_ns(id) - run->spin_real_ns);
+    if (++run->spin_reads < spin_limit || run->spin_clock != -1) return reading;
+    run->spin_clock = source;
+    run->spin_real_ns = real_ns(id);
+    run->spin_virtual_ns = reading;
+    run->spin_at_ns = virtual_now;
+    run->spins += 1;
+    return reading;
+}
+
+static int answer(struct timespec *tp, long long now) {
+    *tp = (struct timespec){(time_t)(now / 1000000000), (long)(now % 1000000000)};
+    return 0;
+}
+
+int clock_gettime(clockid_t id, struct timespec *tp) {
+    uintptr_t caller = (uintptr_t)__builtin_return_address(0);
+    marbles_run *run = marbles_route_virtual();
+    if (run != NULL) {
+        int source = code_read(id, caller);
+        if (source < 0) return marbles_ip_real_clock_gettime(id, tp);
+        if (!run->bases_set) marbles_run_set_bases(run);
+        long long now = virtual_reading(run, id, source);
+        run->reads += 1;
+        if (!read_by_test_framework(run, id)) run->code_reads[source] += 1;
+        return answer(tp, now);
+    }
+    run = marbles_route_run();
+    // Real clocks that could be virtual (MARBLES_PORTABLE=1): the code's reads are counted.
+    if (run != NULL && run->count_real_reads) {
+        int source = code_read(id, caller);
+        if (source >= 0 && !read_by_test_framework(run, id)) run->code_reads[source] += 1;
+    }
+    // A member reads the instant being settled, Foundation's uptime included (`Thread.sleep`
+    // measures what is left of its sleep with it).
+    marbles_members *member = run == NULL && marbles_running_members != NULL ? marbles_member() : NULL;
+    int base = base_index(id);
+    if (member != NULL && base >= 0 && (code_read(id, caller) >= 0 || in(lib_foundation, caller))) {
+        return answer(tp, marbles_member_reading(member, base));
+    }
+    return marbles_ip_real_clock_gettime(id, tp);
+}
+
+// `Task.sleep` in a task with no executor preference on a default actor goes to the default
+// executor, which hands the sleeper to Dispatch here: `dispatch_after_f(deadline, timer queue,
+// job, run job)` from libswift_Concurrency, the deadline computed from the (virtual) clock: ns on
+// CLOCK_MONOTONIC for `SuspendingClock`, the same with the top bit set for `ContinuousClock`.
+// Anyone else's is member work (Submissions.c).
+bool marbles_ip_after_f_tracked(uint64_t when, void *queue, void *context, void (*work)(void *), uintptr_t caller);
+
+void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(void *)) {
+    uintptr_t caller = (uintptr_t)__builtin_return_address(0);
+    bool runtime = in(lib_concurrency, caller);
+    if (!runtime && marbles_ip_after_f_tracked(when, queue, context, work, caller)) return;
+    marbles_run *run = marbles_route_virtual();
+    if (run != NULL && run->owner != NULL && context != NULL && runtime) {
+        if (!run->bases_set) marbles_run_set_bases(run);
+        const uint64_t continuous_flag = 1ULL << 63;
+        bool continuous = (when & continuous_flag) != 0;
+        long long remaining = (long long)(when & ~continuous_flag) - run->bases[continuous ? 2 : 1] - marbles_run_now(run);
+        return MARBLES_SWIFT(sleep)(run->owner, context, remaining, continuous ? marbles_clock_continuous : marbles_clock_suspending);
+    }
+    dispatch_after_f_fn next = NEXT(next_dispatch_after_f, dispatch_after_f_fn, "dispatch_after_f", dispatch_after_f);
+    if (next != NULL) next(when, queue, context, work);
+}
+
+marbles_members *marbles_ip_members_for(uintptr_t caller) {
+    marbles_members *members = marbles_members_here();
+    return members != NULL && !marbles_ip_from_runtime(caller) ? members : NULL;
+}
+
+marbles_members *marbles_ip_timers_here(void) {
+    marbles_members *driven = marbles_route_members();
+    return driven != NULL && marbles_driving_virtually(driven) ? driven : marbles_member();
+}
+
+// The time left to `when` on the clock it encodes (libdispatch: uptime, or with bit 63 the
+// monotonic clock that counts sleep; wall-clock deadlines stay real), read on the run's clocks:
+// the driver's now, or the instant being settled for a member.
+bool marbles_ip_virtual_remaining(marbles_members *members, uint64_t when, long long *remaining) {
+    if (members == NULL || when == UINT64_MAX || (when >> 62) == 1 || (when >> 62) == 3) return false;
+    int which = (when >> 62) == 0 ? 1 : 2;
+    long long now;
+    if (marbles_driving_virtually(members)) {
+        marbles_run *run = marbles_route_virtual();
+        if (!run->bases_set) marbles_run_set_bases(run);
+        now = run->bases[which] + marbles_run_now(run);
+    } else if (marbles_member() == members) {
+        now = marbles_member_reading(members, which);
+    } else {
+        return false;
+    }
+    *remaining = (long long)(when & ~(1ULL << 63)) - now;
+    return true;
+}
+
+bool marbles_ip_virtual_date_ns(long long *now) {
+    marbles_run *run = marbles_route_virtual();
+    if (run == NULL) return false;
+    if (!run->bases_set) marbles_run_set_bases(run);
+    *now = run->bases[0] + marbles_run_now(run);
+    return true;
+}
+
+bool marbles_clock_interposer_linked(void) {
+    pthread_once(&ranges_once, find_ranges);
+    return marbles_clock_interposer_registered() && atomic_load_explicit(&next_clock_gettime, memory_order_acquire) != NULL &&
+           libs[lib_concurrency].count > 0;
+}
+
+const char *marbles_clock_gettime_next(void) {
+    void *next = (void *)atomic_load_explicit(&next_clock_gettime, memory_order_acquire);
+    Dl_info info;
+    if (next == NULL || dladdr(next, &info) == 0) return "";
+    return info.dli_sname != NULL ? info.dli_sname : (info.dli_fname != NULL ? info.dli_fname : "");
+}
+#else
+bool marbles_clock_interposer_linked(void) { return false; }
+const char *marbles_clock_gettime_next(void) { return ""; }
+#endif

@@ -1,0 +1,246 @@
+// Work a run hands to other threads (Linux): `DispatchQueue`'s `async`, `asyncAfter` and `sync`
+// (libswiftDispatch calls the block forms), their `_f` forms, group blocks and notifications, and
+// Foundation's `Thread` (`pthread_create` from libFoundation). Submitted on a driving thread or by
+// a member, each is member work (Members.c), which the run waits for at the current virtual
+// instant. A timer whose clocks can be virtual is a virtual wake-up instead, and the main queue's
+// work, in a test on the main actor, runs in the scheduler's loop. The Swift runtime's own calls
+// (its global executor) and libdispatch's calls to itself pass through.
+#define _GNU_SOURCE
+#include "InterposerShared.h"
+
+#if defined(__linux__)
+#include <errno.h>
+#include <semaphore.h>
+#include <stdlib.h>
+
+typedef void (*async_fn)(void *queue, void *block);
+typedef void (*async_f_fn)(void *queue, void *context, void (*work)(void *));
+typedef void (*after_fn)(uint64_t when, void *queue, void *block);
+typedef void (*after_f_fn)(uint64_t when, void *queue, void *context, void (*work)(void *));
+typedef void (*group_fn)(void *group, void *queue, void *block);
+typedef void (*group_f_fn)(void *group, void *queue, void *context, void (*work)(void *));
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static _Atomic(async_fn) next_async, next_sync;
+static _Atomic(async_f_fn) next_async_f, next_sync_f;
+static _Atomic(after_fn) next_after;
+static _Atomic(after_f_fn) next_after_f;
+static _Atomic(group_fn) next_group_async, next_group_notify;
+static _Atomic(group_f_fn) next_group_async_f, next_group_notify_f;
+static _Atomic(pthread_create_fn) next_pthread_create;
+void dispatch_async(void *queue, void *block);
+void dispatch_async_f(void *queue, void *context, void (*work)(void *));
+void dispatch_sync(void *queue, void *block);
+void dispatch_sync_f(void *queue, void *context, void (*work)(void *));
+void dispatch_after(uint64_t when, void *queue, void *block);
+void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(void *));
+void dispatch_group_async(void *group, void *queue, void *block);
+void dispatch_group_notify(void *group, void *queue, void *block);
+void dispatch_group_enter(void *group);
+void dispatch_group_leave(void *group);
+void dispatch_retain(void *object);
+void dispatch_release(void *object);
+
+void marbles_ip_submit_untracked(void *queue, void *context, void (*work)(void *)) {
+    async_f_fn next = NEXT(next_async_f, async_f_fn, "dispatch_async_f", dispatch_async_f);
+    if (next != NULL) next(queue, context, work);
+}
+
+static void hand(marbles_members *members, void *queue, long long remaining, void *context, void (*work)(void *)) {
+    marbles_members_hand(members, marbles_members_now(members), remaining, queue, context, work, false);
+}
+
+// Work for `queue`: the main queue's runs in the driver's loop (submitted on the driving thread,
+// or held for it from a member while the test runs on the main actor: the thread that drains the
+// main queue is the one waiting for this work); anything else is member work on its queue.
+static void submit(marbles_members *members, void *queue, marbles_work_kind kind, void *context, void (*work)(void *)) {
+    if (queue == marbles_ip_main_queue && marbles_driving(members)) return hand(members, queue, 0, context, work);
+    bool held = queue == marbles_ip_main_queue && marbles_route_members() != members && marbles_members_hold_main(members, context, work, false);
+    if (!held) marbles_members_submit(members, queue, kind, context, work);
+}
+
+void dispatch_async(void *queue, void *block) {
+    marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
+    void *copy = members != NULL ? marbles_copy_block(block) : NULL;
+    if (copy != NULL) return submit(members, queue, marbles_work_block, copy, marbles_invoke_block);
+    async_fn next = NEXT(next_async, async_fn, "dispatch_async", dispatch_async);
+    if (next != NULL) next(queue, block);
+}
+
+void dispatch_async_f(void *queue, void *context, void (*work)(void *)) {
+    marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
+    if (members != NULL) return submit(members, queue, marbles_work_function, context, work);
+    marbles_ip_submit_untracked(queue, context, work);
+}
+
+// `DispatchQueue.main.sync` from a member while the test runs on the main actor: the main
+// queue's thread is the driver, waiting for this very work, so the driver runs it at once (in
+// its loop) and the caller goes on when it has run.
+typedef struct {
+    void *context;
+    void (*work)(void *);
+    sem_t done;
+} sync_call;
+
+static void run_sync_call(void *raw) {
+    sync_call *call = raw;
+    call->work(call->context);
+    sem_post(&call->done);
+}
+
+static bool sync_in_main_loop(void *queue, void *context, void (*work)(void *), uintptr_t caller) {
+    marbles_members *members = queue == marbles_ip_main_queue ? marbles_ip_members_for(caller) : NULL;
+    if (members == NULL || marbles_route_members() == members) return false;
+    sync_call call = {context, work};
+    sem_init(&call.done, 0, 0);
+    bool held = marbles_members_hold_main(members, &call, run_sync_call, true);
+    while (held && sem_wait(&call.done) != 0 && errno == EINTR) {}
+    sem_destroy(&call.done);
+    return held;
+}
+
+void dispatch_sync(void *queue, void *block) {
+    if (sync_in_main_loop(queue, block, marbles_call_block, (uintptr_t)__builtin_return_address(0))) return;
+    async_fn next = NEXT(next_sync, async_fn, "dispatch_sync", dispatch_sync);
+    if (next != NULL) next(queue, block);
+}
+
+void dispatch_sync_f(void *queue, void *context, void (*work)(void *)) {
+    if (sync_in_main_loop(queue, context, work, (uintptr_t)__builtin_return_address(0))) return;
+    async_f_fn next = NEXT(next_sync_f, async_f_fn, "dispatch_sync_f", dispatch_sync_f);
+    if (next != NULL) next(queue, context, work);
+}
+
+// A timer's queue lives until its work has run there, as with libdispatch's own timers (code
+// passes a queue it lets go of at once: `DispatchQueue(label:).asyncAfter`).
+typedef struct {
+    void *queue;
+    void *context;
+    void (*work)(void *);
+} kept_queue;
+
+static void run_and_let_go(void *raw) {
+    kept_queue it = *(kept_queue *)raw;
+    free(raw);
+    it.work(it.context);
+    dispatch_release(it.queue);
+}
+
+// A timer from the run: a virtual wake-up where its clock can be virtual; else real time, but
+// waited for as member work. The main queue's on the driving thread with real clocks
+// (MARBLES_PORTABLE=1) goes untracked, as on Apple platforms (tracked, it could only stall the
+// run: the driver is the thread the main queue waits for), and the run names it.
+static void after(marbles_members *members, uint64_t when, void *queue, void *context, void (*work)(void *)) {
+    long long remaining;
+    if (marbles_ip_virtual_remaining(members, when, &remaining)) {
+        if (queue == marbles_ip_main_queue) return hand(members, queue, remaining, context, work);
+        kept_queue *it = malloc(sizeof(kept_queue));
+        if (it == NULL) abort();
+        *it = (kept_queue){queue, context, work};
+        dispatch_retain(queue);
+        return hand(members, queue, remaining, it, run_and_let_go);
+    }
+    after_f_fn next = NEXT(next_after_f, after_f_fn, "dispatch_after_f", dispatch_after_f);
+    if (queue == marbles_ip_main_queue && marbles_route_members() == members) {
+        marbles_members_note_escape_on(members, "a Dispatch timer", queue);
+        return next(when, queue, context, work);
+    }
+    next(when, queue, marbles_members_wrap(members, marbles_work_timer, "a timer", context, work), marbles_members_run_wrapped);
+}
+
+void dispatch_after(uint64_t when, void *queue, void *block) {
+    marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
+    void *copy = members != NULL ? marbles_copy_block(block) : NULL;
+    if (copy != NULL) return after(members, when, queue, copy, marbles_invoke_block);
+    after_fn next = NEXT(next_after, after_fn, "dispatch_after", dispatch_after);
+    if (next != NULL) next(when, queue, block);
+}
+
+// The `_f` form from the code under test (Clocks.c's `dispatch_after_f` asks).
+bool marbles_ip_after_f_tracked(uint64_t when, void *queue, void *context, void (*work)(void *), uintptr_t caller) {
+    marbles_members *members = marbles_ip_members_for(caller);
+    if (members != NULL) after(members, when, queue, context, work);
+    return members != NULL;
+}
+
+typedef struct {
+    marbles_members *members;
+    long long sequence;
+    void *(*start)(void *);
+    void *argument;
+} tracked_thread;
+
+static void *run_tracked_thread(void *raw) {
+    tracked_thread t = *(tracked_thread *)raw;
+    free(raw);
+    marbles_member_context saved = marbles_members_enter(t.members, t.sequence);
+    void *result = t.start(t.argument);
+    marbles_members_leave(saved);
+    marbles_members_end(t.members, t.sequence);
+    return result;
+}
+
+int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument) {
+    pthread_create_fn next = NEXT(next_pthread_create, pthread_create_fn, "pthread_create", pthread_create);
+    marbles_members *members = marbles_members_here();
+    // Only Foundation's `Thread`: libdispatch and the runtime start threads of their own.
+    if (members == NULL || !marbles_ip_from_foundation((uintptr_t)__builtin_return_address(0))) return next(thread, attributes, start, argument);
+    tracked_thread *t = malloc(sizeof(tracked_thread));
+    if (t == NULL) abort();
+    *t = (tracked_thread){members, marbles_members_begin(members, marbles_work_thread, "a Thread"), start, argument};
+    int status = next(thread, attributes, run_tracked_thread, t);
+    if (status != 0) {
+        marbles_members_end(members, t->sequence);
+        free(t);
+    }
+    return status;
+}
+
+// `DispatchQueue.async(group:)` and `DispatchGroup.notify(queue:)`: member work in the group. A
+// notification is out from the moment it is registered until it has run, waiting on its group;
+// a block leaves through `dispatch_group_leave` (Waits.c), so that a member waiting on the group
+// works again before the block counts as done.
+typedef struct {
+    void *block;
+    void *group;
+} group_block;
+
+static void run_group_block(void *raw) {
+    group_block *it = raw;
+    marbles_invoke_block(it->block);
+    dispatch_group_leave(it->group);
+    dispatch_release(it->group);
+    free(it);
+}
+
+static bool group_tracked(void *group, void *queue, void *block, group_f_fn next, bool notify, uintptr_t caller) {
+    // The main queue's notification stays as it was: the loop does not run group work.
+    marbles_members *members = next != NULL && queue != marbles_ip_main_queue ? marbles_ip_members_for(caller) : NULL;
+    void *copy = members != NULL ? marbles_copy_block(block) : NULL;
+    if (copy == NULL) return false;
+    if (notify) {
+        next(group, queue, marbles_members_wrap_notification(members, group, copy, marbles_invoke_block), marbles_members_run_wrapped);
+        return true;
+    }
+    group_block *it = malloc(sizeof(group_block));
+    if (it == NULL) abort();
+    *it = (group_block){copy, group};
+    dispatch_retain(group);
+    dispatch_group_enter(group);
+    marbles_members_submit(members, queue, marbles_work_block, it, run_group_block);
+    return true;
+}
+
+void dispatch_group_async(void *group, void *queue, void *block) {
+    group_f_fn tracked = NEXT(next_group_async_f, group_f_fn, "dispatch_group_async_f", NULL);
+    if (group_tracked(group, queue, block, tracked, false, (uintptr_t)__builtin_return_address(0))) return;
+    group_fn next = NEXT(next_group_async, group_fn, "dispatch_group_async", dispatch_group_async);
+    if (next != NULL) next(group, queue, block);
+}
+
+void dispatch_group_notify(void *group, void *queue, void *block) {
+    group_f_fn tracked = NEXT(next_group_notify_f, group_f_fn, "dispatch_group_notify_f", NULL);
+    if (group_tracked(group, queue, block, tracked, true, (uintptr_t)__builtin_return_address(0))) return;
+    group_fn next = NEXT(next_group_notify, group_fn, "dispatch_group_notify", dispatch_group_notify);
+    if (next != NULL) next(group, queue, block);
+}
+#endif
