@@ -192,21 +192,23 @@ extension ForeignWork {
 }
 
 extension VirtualRuntime {
-    /// Puts the wake-ups the run's members asked for (timers they set, their waits' deadlines)
-    /// on virtual time, in the order they asked: each is due where the member computed it.
-    func scheduleMemberRequests(_ tracker: OpaquePointer) {
-        let capacity = 32
-        let buffer = UnsafeMutablePointer<marbles_wake_request>.allocate(capacity: capacity)
-        defer { buffer.deallocate() }
+    /// Takes what the run's members left for the driver: the wake-ups they asked for (timers
+    /// they set, their waits' deadlines) go on virtual time in the order asked, each due where
+    /// the member computed it; the main-queue blocks held for the loop are returned.
+    func takeHandoffs(_ tracker: OpaquePointer) -> [marbles_handoff] {
+        var held: [marbles_handoff] = []
         while true {
-            let count = marbles_members_take_requests(tracker, buffer, capacity)
-            for index in 0..<count {
-                let request = buffer[index]
+            let taken = ForeignWork.records(capacity: 32, of: marbles_handoff.self) { marbles_members_take(tracker, $0, $1) }
+            for handoff in taken {
+                guard !handoff.held else {
+                    held.append(handoff)
+                    continue
+                }
                 scheduleDispatchWork(
-                    on: request.queue, isMain: request.is_main, after: .nanoseconds(request.due_ns) - virtualNow,
-                    context: request.context, work: request.work)
+                    on: handoff.wake.queue, isMain: handoff.wake.is_main, after: .nanoseconds(handoff.wake.due_ns) - virtualNow,
+                    context: handoff.wake.context, work: handoff.wake.work)
             }
-            if count < capacity { return }
+            if taken.count < 32 { return held }
         }
     }
 }

@@ -83,19 +83,6 @@ package final class VirtualClocks {
         storage.pointee.driver = nil
     }
 
-    /// Main-queue blocks that tracked work on other threads submitted, held for the loop, in
-    /// arrival order.
-    func takeHeldMainWork() -> [marbles_held_work] {
-        guard let tracker = storage.pointee.members else { return [] }
-        var taken: [marbles_held_work] = []
-        var buffer = [marbles_held_work](repeating: marbles_held_work(sequence: 0, context: nil, work: { _ in }), count: 16)
-        while true {
-            let count = buffer.withUnsafeMutableBufferPointer { marbles_members_take_held(tracker, $0.baseAddress!, $0.count) }
-            taken += buffer.prefix(count)
-            if count < buffer.count { return taken }
-        }
-    }
-
     /// Whether the route's clock reads go to this run's clocks while the scheduler drives (they
     /// are virtual), else real. The first call decides which; the bases are taken at the first
     /// virtual reading.

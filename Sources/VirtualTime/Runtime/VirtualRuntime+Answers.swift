@@ -32,15 +32,14 @@ extension VirtualRuntime {
     /// they run here, on the main actor, at this instant, before the jobs back from other
     /// threads, ordered by the work that submitted them (arrival order within one), so which
     /// thread was faster does not show.
-    func runHeldMainWork() {
-        let held = clocks.takeHeldMainWork()
+    func runHeldMainWork(_ held: [marbles_handoff]) {
         guard !held.isEmpty else { return }
         for block in ForeignWork.inSubmissionOrder(held, sequence: \.sequence) {
             if executor.drivesOnMainActor {
-                block.work(block.context)
+                block.wake.work(block.wake.context)
             } else if let main = marbles_main_queue() {
                 executor.noteMainActorEscape()
-                marbles_members_submit_untracked(main, block.context, block.work)
+                marbles_members_submit_untracked(main, block.wake.context, block.wake.work)
             }
         }
     }

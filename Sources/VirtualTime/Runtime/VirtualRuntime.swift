@@ -304,16 +304,17 @@ package final class VirtualRuntime {
 
     /// Waits for the work out (bounded), notes what was overdue, and queues what came back.
     private func settleForeignWork(_ watch: Watchdog.Record) {
+        var held: [marbles_handoff] = []
         if let tracker = clocks.tracker {
             ForeignWork.setNow(tracker, virtual.nowNanoseconds)
             watch.waiting.store(true, ordering: .relaxed)
             let overdue = ForeignWork.settle(tracker, timeout: foreignWorkTimeout, jobsHeld: executor.returnedCountAddress)
             if !overdue.isEmpty { rare.overdue += overdue }
             watch.waiting.store(false, ordering: .relaxed)
-            scheduleMemberRequests(tracker)
+            held = takeHandoffs(tracker)
         }
         executor.takeReturned()
-        runHeldMainWork()
+        runHeldMainWork(held)
     }
 
     // MARK: Sleeps

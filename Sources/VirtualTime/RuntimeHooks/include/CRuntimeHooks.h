@@ -152,14 +152,7 @@ typedef struct {
     long long at_ns;
 } marbles_escape;
 
-/// A main-queue block a member submitted, held for the driver's loop.
-typedef struct {
-    long long sequence;
-    void *_Nullable context;
-    void (*_Nonnull work)(void *_Nullable);
-} marbles_held_work;
-
-/// A virtual wake-up a member asked for: `work(context)` at virtual `due_ns` on `queue`.
+/// `work(context)` for the driver at virtual `due_ns` on `queue` (NULL: on the driving thread).
 typedef struct {
     long long due_ns;
     void *_Nullable queue;
@@ -167,6 +160,14 @@ typedef struct {
     void *_Nullable context;
     void (*_Nonnull work)(void *_Nullable);
 } marbles_wake_request;
+
+/// What members left for the driver, in arrival order: a virtual wake-up (a timer a member set,
+/// a wait's deadline), or (`held`) a main-queue block from member work `sequence` for the loop.
+typedef struct {
+    marbles_wake_request wake;
+    long long sequence;
+    bool held;
+} marbles_handoff;
 
 typedef enum marbles_wait_kind {
     marbles_wait_sleep,
@@ -196,8 +197,7 @@ marbles_settle_result marbles_members_settle(marbles_members *_Nonnull members, 
 long marbles_members_abandon(marbles_members *_Nonnull members, marbles_overdue *_Nullable buffer, long capacity);
 /// Take what members left for the driver (escapes: at most 4 kept); each returns how many.
 long marbles_members_take_escapes(marbles_members *_Nonnull members, marbles_escape *_Nonnull buffer, long capacity);
-long marbles_members_take_held(marbles_members *_Nonnull members, marbles_held_work *_Nonnull buffer, long capacity);
-long marbles_members_take_requests(marbles_members *_Nonnull members, marbles_wake_request *_Nonnull buffer, long capacity);
+long marbles_members_take(marbles_members *_Nonnull members, marbles_handoff *_Nonnull buffer, long capacity);
 /// Whether real I/O ended since the last call (its answer may still be on its way).
 bool marbles_members_take_io_ended(marbles_members *_Nonnull members);
 /// How many members are blocked in known waits (-1: not settled), and which (up to `capacity`).
