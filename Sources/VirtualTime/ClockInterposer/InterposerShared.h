@@ -13,6 +13,13 @@ extern void *marbles_ip_main_queue;
 /// A slot's next definition of an interposed function, found now if not yet.
 void *marbles_ip_next_in(void *_Atomic *slot, const char *name, const char *interceptor, void *ours);
 #define NEXT(slot, type, name, ours) ((type)marbles_ip_next_in((void *_Atomic *)&(slot), name, "__interceptor_" name, (void *)(ours)))
+/// Declares interposed function `name` as its library does, its type `name_fn` and the slot of
+/// its next definition, which `NEXT_OF(name)` finds.
+#define INTERPOSED(result, name, ...)            \
+    result name(__VA_ARGS__);                    \
+    typedef result (*name##_fn)(__VA_ARGS__);    \
+    static _Atomic(name##_fn) next_##name
+#define NEXT_OF(name) NEXT(next_##name, name##_fn, #name, name)
 /// The members a submission from `caller` joins: none for the Swift runtime's and libdispatch's own.
 marbles_members *marbles_ip_members_for(uintptr_t caller);
 /// The members the calling thread works for with virtual timers: those of the run it drives, or

@@ -123,29 +123,16 @@ static marbles_registry timers = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, release_ti
 static made *made_list;
 static int made_count;
 
-typedef void *(*timer_create_fn)(cf_type, double, double, unsigned long, long, callout_fn, timer_context *);
-typedef void (*add_timer_fn)(cf_type, void *, cf_type);
-typedef void (*timer_fn)(void *);
-typedef void (*set_date_fn)(void *, double);
-typedef void (*perform_fn)(cf_type, cf_type, void *);
-static _Atomic(timer_create_fn) next_timer_create;
-static _Atomic(add_timer_fn) next_add_timer, next_remove_timer;
-static _Atomic(timer_fn) next_invalidate;
-static _Atomic(set_date_fn) next_set_date;
-static _Atomic(perform_fn) next_perform;
-
-void *CFRunLoopTimerCreate(cf_type allocator, double fire_date, double interval, unsigned long flags, long order, callout_fn callout, timer_context *context);
-void CFRunLoopAddTimer(cf_type run_loop, void *timer, cf_type mode);
-void CFRunLoopRemoveTimer(cf_type run_loop, void *timer, cf_type mode);
-void CFRunLoopTimerInvalidate(void *timer);
-void CFRunLoopTimerSetNextFireDate(void *timer, double fire_date);
-void CFRunLoopPerformBlock(cf_type run_loop, cf_type modes, void *block);
-#define INVALIDATE NEXT(next_invalidate, timer_fn, "CFRunLoopTimerInvalidate", CFRunLoopTimerInvalidate)
-#define SET_DATE NEXT(next_set_date, set_date_fn, "CFRunLoopTimerSetNextFireDate", CFRunLoopTimerSetNextFireDate)
+INTERPOSED(void *, CFRunLoopTimerCreate, cf_type allocator, double fire_date, double interval, unsigned long flags, long order, callout_fn callout,
+    timer_context *context);
+INTERPOSED(void, CFRunLoopAddTimer, cf_type run_loop, void *timer, cf_type mode);
+INTERPOSED(void, CFRunLoopRemoveTimer, cf_type run_loop, void *timer, cf_type mode);
+INTERPOSED(void, CFRunLoopTimerInvalidate, void *timer);
+INTERPOSED(void, CFRunLoopTimerSetNextFireDate, void *timer, double fire_date);
+INTERPOSED(void, CFRunLoopPerformBlock, cf_type run_loop, cf_type modes, void *block);
 
 void *CFRunLoopTimerCreate(cf_type allocator, double fire_date, double interval, unsigned long flags, long order, callout_fn callout, timer_context *context) {
-    timer_create_fn next = NEXT(next_timer_create, timer_create_fn, "CFRunLoopTimerCreate", CFRunLoopTimerCreate);
-    void *timer = next(allocator, fire_date, interval, flags, order, callout, context);
+    void *timer = NEXT_OF(CFRunLoopTimerCreate)(allocator, fire_date, interval, flags, order, callout, context);
     if (timer == NULL || callout == NULL || marbles_route_virtual() == NULL) return timer;
     made *it = malloc(sizeof(made));
     if (it == NULL) abort();
@@ -219,7 +206,7 @@ static void woke(void *raw) {
         if (interval > 0) {
             double next = fire_date + interval;
             if (next <= now + date_slack) next += interval * (1 + (long long)((now + date_slack - next) / interval));
-            SET_DATE(timer, next);
+            NEXT_OF(CFRunLoopTimerSetNextFireDate)(timer, next);
             arm(&locked, it, now);
         } else {
             ended = true;
@@ -228,7 +215,7 @@ static void woke(void *raw) {
     }
     marbles_registry_drop(&locked, &it->base);
     marbles_registry_unlock(&locked);
-    if (ended) INVALIDATE(timer);
+    if (ended) NEXT_OF(CFRunLoopTimerInvalidate)(timer);
     if (live) cf.release(timer);
 }
 
@@ -267,7 +254,7 @@ static void note_left(marbles_members *members, const char *what, const char *pl
 }
 
 void CFRunLoopAddTimer(cf_type run_loop, void *timer, cf_type mode) {
-    add_timer_fn next = NEXT(next_add_timer, add_timer_fn, "CFRunLoopAddTimer", CFRunLoopAddTimer);
+    CFRunLoopAddTimer_fn next = NEXT_OF(CFRunLoopAddTimer);
     marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
     if (members == NULL || !have_cf()) return next(run_loop, timer, mode);
     if (!marbles_driving_virtually(members)) {
@@ -312,18 +299,17 @@ static bool unshadow(void *timer) {
 }
 
 void CFRunLoopRemoveTimer(cf_type run_loop, void *timer, cf_type mode) {
-    add_timer_fn next = NEXT(next_remove_timer, add_timer_fn, "CFRunLoopRemoveTimer", CFRunLoopRemoveTimer);
-    if (!unshadow(timer)) next(run_loop, timer, mode);
+    if (!unshadow(timer)) NEXT_OF(CFRunLoopRemoveTimer)(run_loop, timer, mode);
 }
 
 void CFRunLoopTimerInvalidate(void *timer) {
     // Invalid first: a wake-up already under way sees it.
-    INVALIDATE(timer);
+    NEXT_OF(CFRunLoopTimerInvalidate)(timer);
     unshadow(timer);
 }
 
 void CFRunLoopTimerSetNextFireDate(void *timer, double fire_date) {
-    SET_DATE(timer, fire_date);
+    NEXT_OF(CFRunLoopTimerSetNextFireDate)(timer, fire_date);
     marbles_members *here = marbles_registry_empty(&timers) ? NULL : marbles_route_members();
     // Set from another thread, the wake-up already armed finds the new date when it comes.
     if (here == NULL || !marbles_driving_virtually(here)) return;
@@ -340,7 +326,7 @@ void CFRunLoopTimerSetNextFireDate(void *timer, double fire_date) {
 
 // `RunLoop.perform(_:)`: the block runs in the scheduler's loop at the current instant.
 void CFRunLoopPerformBlock(cf_type run_loop, cf_type modes, void *block) {
-    perform_fn next = NEXT(next_perform, perform_fn, "CFRunLoopPerformBlock", CFRunLoopPerformBlock);
+    CFRunLoopPerformBlock_fn next = NEXT_OF(CFRunLoopPerformBlock);
     marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
     if (members == NULL || block == NULL || !have_cf()) return next(run_loop, modes, block);
     char place[160];

@@ -13,35 +13,25 @@
 #include <semaphore.h>
 #include <stdlib.h>
 
-typedef void (*async_fn)(void *queue, void *block);
-typedef void (*async_f_fn)(void *queue, void *context, void (*work)(void *));
-typedef void (*after_fn)(uint64_t when, void *queue, void *block);
-typedef void (*after_f_fn)(uint64_t when, void *queue, void *context, void (*work)(void *));
-typedef void (*group_fn)(void *group, void *queue, void *block);
+INTERPOSED(void, dispatch_async, void *queue, void *block);
+INTERPOSED(void, dispatch_async_f, void *queue, void *context, void (*work)(void *));
+INTERPOSED(void, dispatch_sync, void *queue, void *block);
+INTERPOSED(void, dispatch_sync_f, void *queue, void *context, void (*work)(void *));
+INTERPOSED(void, dispatch_after, uint64_t when, void *queue, void *block);
+INTERPOSED(void, dispatch_after_f, uint64_t when, void *queue, void *context, void (*work)(void *));
+INTERPOSED(void, dispatch_group_async, void *group, void *queue, void *block);
+INTERPOSED(void, dispatch_group_notify, void *group, void *queue, void *block);
+INTERPOSED(int, pthread_create, pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument);
+// The `_f` forms the block forms go through when they are ours (not interposed).
 typedef void (*group_f_fn)(void *group, void *queue, void *context, void (*work)(void *));
-typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-static _Atomic(async_fn) next_async, next_sync;
-static _Atomic(async_f_fn) next_async_f, next_sync_f;
-static _Atomic(after_fn) next_after;
-static _Atomic(after_f_fn) next_after_f;
-static _Atomic(group_fn) next_group_async, next_group_notify;
 static _Atomic(group_f_fn) next_group_async_f, next_group_notify_f;
-static _Atomic(pthread_create_fn) next_pthread_create;
-void dispatch_async(void *queue, void *block);
-void dispatch_async_f(void *queue, void *context, void (*work)(void *));
-void dispatch_sync(void *queue, void *block);
-void dispatch_sync_f(void *queue, void *context, void (*work)(void *));
-void dispatch_after(uint64_t when, void *queue, void *block);
-void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(void *));
-void dispatch_group_async(void *group, void *queue, void *block);
-void dispatch_group_notify(void *group, void *queue, void *block);
 void dispatch_group_enter(void *group);
 void dispatch_group_leave(void *group);
 void dispatch_retain(void *object);
 void dispatch_release(void *object);
 
 void marbles_ip_submit_untracked(void *queue, void *context, void (*work)(void *)) {
-    async_f_fn next = NEXT(next_async_f, async_f_fn, "dispatch_async_f", dispatch_async_f);
+    dispatch_async_f_fn next = NEXT_OF(dispatch_async_f);
     if (next != NULL) next(queue, context, work);
 }
 
@@ -62,7 +52,7 @@ void dispatch_async(void *queue, void *block) {
     marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
     void *copy = members != NULL ? marbles_copy_block(block) : NULL;
     if (copy != NULL) return submit(members, queue, marbles_work_block, copy, marbles_invoke_block);
-    async_fn next = NEXT(next_async, async_fn, "dispatch_async", dispatch_async);
+    dispatch_async_fn next = NEXT_OF(dispatch_async);
     if (next != NULL) next(queue, block);
 }
 
@@ -100,13 +90,13 @@ static bool sync_in_main_loop(void *queue, void *context, void (*work)(void *), 
 
 void dispatch_sync(void *queue, void *block) {
     if (sync_in_main_loop(queue, block, marbles_call_block, (uintptr_t)__builtin_return_address(0))) return;
-    async_fn next = NEXT(next_sync, async_fn, "dispatch_sync", dispatch_sync);
+    dispatch_sync_fn next = NEXT_OF(dispatch_sync);
     if (next != NULL) next(queue, block);
 }
 
 void dispatch_sync_f(void *queue, void *context, void (*work)(void *)) {
     if (sync_in_main_loop(queue, context, work, (uintptr_t)__builtin_return_address(0))) return;
-    async_f_fn next = NEXT(next_sync_f, async_f_fn, "dispatch_sync_f", dispatch_sync_f);
+    dispatch_sync_f_fn next = NEXT_OF(dispatch_sync_f);
     if (next != NULL) next(queue, context, work);
 }
 
@@ -139,7 +129,7 @@ static void after(marbles_members *members, uint64_t when, void *queue, void *co
         dispatch_retain(queue);
         return hand(members, queue, remaining, it, run_and_let_go);
     }
-    after_f_fn next = NEXT(next_after_f, after_f_fn, "dispatch_after_f", dispatch_after_f);
+    dispatch_after_f_fn next = NEXT_OF(dispatch_after_f);
     if (queue == marbles_ip_main_queue && marbles_route_members() == members) {
         marbles_members_note_escape_on(members, "a Dispatch timer", queue);
         return next(when, queue, context, work);
@@ -151,7 +141,7 @@ void dispatch_after(uint64_t when, void *queue, void *block) {
     marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
     void *copy = members != NULL ? marbles_copy_block(block) : NULL;
     if (copy != NULL) return after(members, when, queue, copy, marbles_invoke_block);
-    after_fn next = NEXT(next_after, after_fn, "dispatch_after", dispatch_after);
+    dispatch_after_fn next = NEXT_OF(dispatch_after);
     if (next != NULL) next(when, queue, block);
 }
 
@@ -180,7 +170,7 @@ static void *run_tracked_thread(void *raw) {
 }
 
 int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument) {
-    pthread_create_fn next = NEXT(next_pthread_create, pthread_create_fn, "pthread_create", pthread_create);
+    pthread_create_fn next = NEXT_OF(pthread_create);
     marbles_members *members = marbles_members_here();
     // Only Foundation's `Thread`: libdispatch and the runtime start threads of their own.
     if (members == NULL || !marbles_ip_from_foundation((uintptr_t)__builtin_return_address(0))) return next(thread, attributes, start, argument);
@@ -233,14 +223,14 @@ static bool group_tracked(void *group, void *queue, void *block, group_f_fn next
 void dispatch_group_async(void *group, void *queue, void *block) {
     group_f_fn tracked = NEXT(next_group_async_f, group_f_fn, "dispatch_group_async_f", NULL);
     if (group_tracked(group, queue, block, tracked, false, (uintptr_t)__builtin_return_address(0))) return;
-    group_fn next = NEXT(next_group_async, group_fn, "dispatch_group_async", dispatch_group_async);
+    dispatch_group_async_fn next = NEXT_OF(dispatch_group_async);
     if (next != NULL) next(group, queue, block);
 }
 
 void dispatch_group_notify(void *group, void *queue, void *block) {
     group_f_fn tracked = NEXT(next_group_notify_f, group_f_fn, "dispatch_group_notify_f", NULL);
     if (group_tracked(group, queue, block, tracked, true, (uintptr_t)__builtin_return_address(0))) return;
-    group_fn next = NEXT(next_group_notify, group_fn, "dispatch_group_notify", dispatch_group_notify);
+    dispatch_group_notify_fn next = NEXT_OF(dispatch_group_notify);
     if (next != NULL) next(group, queue, block);
 }
 #endif

@@ -43,29 +43,16 @@ static void dispose(marbles_shadow *shadow) {
 
 static marbles_registry sources = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, dispatch_release, dispose};
 
-typedef void *(*source_create_fn)(const void *type, uintptr_t handle, uintptr_t mask, void *queue);
-typedef void (*set_timer_fn)(void *source, uint64_t start, uint64_t interval, uint64_t leeway);
-typedef void (*set_handler_fn)(void *source, void *handler);
-typedef void (*object_fn)(void *object);
-typedef uintptr_t (*get_data_fn)(void *source);
-typedef void (*set_context_fn)(void *object, void *context);
-static _Atomic(source_create_fn) next_source_create;
-static _Atomic(set_timer_fn) next_set_timer;
-static _Atomic(set_handler_fn) next_set_handler, next_set_handler_f;
-static _Atomic(object_fn) next_resume, next_suspend, next_activate, next_cancel;
-static _Atomic(get_data_fn) next_get_data;
-static _Atomic(set_context_fn) next_set_context;
-
-void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask, void *queue);
-void dispatch_source_set_timer(void *source, uint64_t start, uint64_t interval, uint64_t leeway);
-void dispatch_source_set_event_handler(void *source, void *handler);
-void dispatch_source_set_event_handler_f(void *source, void (*handler)(void *));
-void dispatch_resume(void *object);
-void dispatch_suspend(void *object);
-void dispatch_activate(void *object);
-void dispatch_source_cancel(void *source);
-uintptr_t dispatch_source_get_data(void *source);
-void dispatch_set_context(void *object, void *context);
+INTERPOSED(void *, dispatch_source_create, const void *type, uintptr_t handle, uintptr_t mask, void *queue);
+INTERPOSED(void, dispatch_source_set_timer, void *source, uint64_t start, uint64_t interval, uint64_t leeway);
+INTERPOSED(void, dispatch_source_set_event_handler, void *source, void *handler);
+INTERPOSED(void, dispatch_source_set_event_handler_f, void *source, void (*handler)(void *));
+INTERPOSED(void, dispatch_set_context, void *object, void *context);
+INTERPOSED(void, dispatch_resume, void *object);
+INTERPOSED(void, dispatch_suspend, void *object);
+INTERPOSED(void, dispatch_activate, void *object);
+INTERPOSED(void, dispatch_source_cancel, void *source);
+INTERPOSED(uintptr_t, dispatch_source_get_data, void *source);
 
 static void deliver(void *raw);
 static void woke(void *raw);
@@ -121,7 +108,7 @@ static pthread_once_t timer_type_once = PTHREAD_ONCE_INIT;
 static void find_timer_type(void) { timer_type = dlsym(RTLD_DEFAULT, "_dispatch_source_type_timer"); }
 
 void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask, void *queue) {
-    void *made = NEXT(next_source_create, source_create_fn, "dispatch_source_create", dispatch_source_create)(type, handle, mask, queue);
+    void *made = NEXT_OF(dispatch_source_create)(type, handle, mask, queue);
     if (made == NULL) return made;
     // URLSession's sources (libcurl's timer, a request's timeout, its sockets' reads and writes)
     // stay real: they pace real I/O. While one of a run's is armed, a request is on the wire,
@@ -148,7 +135,7 @@ void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask,
 }
 
 void dispatch_source_set_timer(void *object, uint64_t start, uint64_t interval, uint64_t leeway) {
-    set_timer_fn next = NEXT(next_set_timer, set_timer_fn, "dispatch_source_set_timer", dispatch_source_set_timer);
+    dispatch_source_set_timer_fn next = NEXT_OF(dispatch_source_set_timer);
     if (marbles_registry_empty(&sources)) return next(object, start, interval, leeway);
     marbles_members *here = marbles_ip_timers_here();
     long long remaining = 0;
@@ -200,12 +187,12 @@ static void set_handler(void *object, void *block, void (*function)(void *)) {
 
 void dispatch_source_set_event_handler(void *object, void *handler) {
     set_handler(object, handler, NULL);
-    NEXT(next_set_handler, set_handler_fn, "dispatch_source_set_event_handler", dispatch_source_set_event_handler)(object, handler);
+    NEXT_OF(dispatch_source_set_event_handler)(object, handler);
 }
 
 void dispatch_source_set_event_handler_f(void *object, void (*handler)(void *)) {
     set_handler(object, NULL, handler);
-    NEXT(next_set_handler_f, set_handler_fn, "dispatch_source_set_event_handler_f", dispatch_source_set_event_handler_f)(object, (void *)handler);
+    NEXT_OF(dispatch_source_set_event_handler_f)(object, handler);
 }
 
 void dispatch_set_context(void *object, void *context) {
@@ -216,7 +203,7 @@ void dispatch_set_context(void *object, void *context) {
         if (it != NULL) it->handler_context = context;
         marbles_registry_unlock(&locked);
     }
-    NEXT(next_set_context, set_context_fn, "dispatch_set_context", dispatch_set_context)(object, context);
+    NEXT_OF(dispatch_set_context)(object, context);
 }
 
 // One suspension more (`by` 1: suspend) or less (-1: resume, activate); a resume delivers what
@@ -239,21 +226,21 @@ static void suspend(void *object, long by, bool activating) {
 
 void dispatch_resume(void *object) {
     suspend(object, -1, false);
-    NEXT(next_resume, object_fn, "dispatch_resume", dispatch_resume)(object);
+    NEXT_OF(dispatch_resume)(object);
 }
 
 void dispatch_activate(void *object) {
     suspend(object, -1, true);
-    NEXT(next_activate, object_fn, "dispatch_activate", dispatch_activate)(object);
+    NEXT_OF(dispatch_activate)(object);
 }
 
 void dispatch_suspend(void *object) {
     suspend(object, 1, false);
-    NEXT(next_suspend, object_fn, "dispatch_suspend", dispatch_suspend)(object);
+    NEXT_OF(dispatch_suspend)(object);
 }
 
 void dispatch_source_cancel(void *object) {
-    object_fn next = NEXT(next_cancel, object_fn, "dispatch_source_cancel", dispatch_source_cancel);
+    dispatch_source_cancel_fn next = NEXT_OF(dispatch_source_cancel);
     marbles_io_end(object);
     if (marbles_registry_empty(&sources)) return next(object);
     marbles_locked locked;
@@ -272,7 +259,7 @@ void dispatch_source_cancel(void *object) {
 }
 
 uintptr_t dispatch_source_get_data(void *object) {
-    get_data_fn next = NEXT(next_get_data, get_data_fn, "dispatch_source_get_data", dispatch_source_get_data);
+    dispatch_source_get_data_fn next = NEXT_OF(dispatch_source_get_data);
     if (marbles_registry_empty(&sources)) return next(object);
     marbles_locked locked;
     marbles_registry_lock(&locked, &sources, 0);
