@@ -22,11 +22,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-typedef int (*clock_gettime_fn)(clockid_t, struct timespec *);
-typedef void (*dispatch_after_f_fn)(uint64_t when, void *queue, void *context, void (*work)(void *));
-static _Atomic(clock_gettime_fn) next_clock_gettime;
-static _Atomic(dispatch_after_f_fn) next_dispatch_after_f;
-void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(void *));
+INTERPOSED(int, clock_gettime, clockid_t id, struct timespec *tp);
+INTERPOSED(void, dispatch_after_f, uint64_t when, void *queue, void *context, void (*work)(void *));
 void *marbles_ip_main_queue;
 
 // The executable segments of the libraries whose calls matter, found once at load (a library
@@ -111,8 +108,8 @@ void *marbles_ip_next_in(void *_Atomic *slot, const char *name, const char *inte
 void marbles_ip_submit_untracked(void *queue, void *context, void (*work)(void *));
 
 __attribute__((constructor)) static void resolve_next(void) {
-    NEXT(next_clock_gettime, clock_gettime_fn, "clock_gettime", clock_gettime);
-    NEXT(next_dispatch_after_f, dispatch_after_f_fn, "dispatch_after_f", dispatch_after_f);
+    NEXT_OF(clock_gettime);
+    NEXT_OF(dispatch_after_f);
     pthread_once(&ranges_once, find_ranges);
     marbles_ip_main_queue = marbles_main_queue();
     marbles_register_submit(marbles_ip_submit_untracked);
@@ -228,7 +225,7 @@ void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(vo
         long long remaining = (long long)(when & ~continuous_flag) - run->bases[continuous ? 2 : 1] - marbles_run_now(run);
         return MARBLES_SWIFT(sleep)(run->owner, context, remaining, continuous ? marbles_clock_continuous : marbles_clock_suspending);
     }
-    dispatch_after_f_fn next = NEXT(next_dispatch_after_f, dispatch_after_f_fn, "dispatch_after_f", dispatch_after_f);
+    dispatch_after_f_fn next = NEXT_OF(dispatch_after_f);
     if (next != NULL) next(when, queue, context, work);
 }
 

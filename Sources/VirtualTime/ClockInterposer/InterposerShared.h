@@ -3,10 +3,7 @@
 #define MARBLES_INTERPOSER_SHARED_H
 #if defined(__linux__)
 #include "../RuntimeHooks/Run.h"
-#include <pthread.h>
-#include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 /// libdispatch's main queue.
 extern void *marbles_ip_main_queue;
@@ -28,8 +25,6 @@ marbles_members *marbles_ip_timers_here(void);
 /// The virtual time left to a Dispatch deadline for `members` (from `marbles_ip_timers_here`);
 /// false for a wall-clock deadline or where it cannot be virtual.
 bool marbles_ip_virtual_remaining(marbles_members *members, uint64_t when, long long *remaining);
-/// Takes `node` off the singly linked list at `head`, whose nodes begin with their `next` pointer.
-void marbles_ip_unlink(void **head, void *node);
 /// `Date()` on a driving thread whose clocks are virtual, in ns since 1970; false elsewhere.
 bool marbles_ip_virtual_date_ns(long long *now);
 /// The next `clock_gettime` (real time).

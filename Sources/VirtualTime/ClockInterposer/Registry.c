@@ -10,6 +10,14 @@ typedef struct {
     unsigned long generation;
 } wake;
 
+static void unlink_node(void **head, void *node) {
+    for (void **link = head; *link != NULL; link = (void **)*link) {
+        if (*link == node) {
+            *link = *(void **)node;
+            return;
+        }
+    }
+}
 void marbles_registry_lock(marbles_locked *locked, marbles_registry *registry, long long now) {
     *locked = (marbles_locked){.registry = registry, .now = now};
     marbles_lock(&registry->lock, marbles_rank_list);
@@ -20,7 +28,7 @@ void marbles_registry_unlock(marbles_locked *locked) {
     marbles_unlock(&registry->lock, marbles_rank_list);
     for (int i = 0; i < locked->hands; i++) {
         __typeof__(locked->hand[0]) *it = &locked->hand[i];
-        marbles_members_hand(it->members, locked->now, it->remaining, it->queue, it->context, it->work, false);
+        marbles_members_hand(it->members, locked->now, it->remaining, it->queue, it->context, it->work);
     }
     for (int i = 0; i < locked->released; i++) registry->release_object(locked->release[i]);
     for (int i = 0; i < locked->dead; i++) {
@@ -54,7 +62,7 @@ void marbles_registry_drop(marbles_locked *locked, marbles_shadow *shadow) {
 
 void marbles_registry_remove(marbles_locked *locked, marbles_shadow *shadow) {
     marbles_registry *registry = locked->registry;
-    marbles_ip_unlink((void **)&registry->list, shadow);
+    unlink_node((void **)&registry->list, shadow);
     atomic_fetch_sub_explicit(&registry->count, 1, memory_order_release);
     shadow->generation += 1;
     if (locked->released == 2) abort();
@@ -83,12 +91,4 @@ marbles_shadow *marbles_registry_woken(void *raw, unsigned long *generation) {
     return due.shadow;
 }
 
-void marbles_ip_unlink(void **head, void *node) {
-    for (void **link = head; *link != NULL; link = (void **)*link) {
-        if (*link == node) {
-            *link = *(void **)node;
-            return;
-        }
-    }
-}
 #endif

@@ -336,6 +336,6 @@ void CFRunLoopPerformBlock(cf_type run_loop, cf_type modes, void *block) {
         note_left(members, "a block performed on a run loop", left != NULL ? left : "");
         return next(run_loop, modes, block);
     }
-    marbles_members_hand(members, marbles_members_now(members), 0, NULL, copy, marbles_invoke_block, false);
+    marbles_members_hand(members, marbles_members_now(members), 0, NULL, copy, marbles_invoke_block);
 }
 #endif

@@ -36,7 +36,7 @@ void marbles_ip_submit_untracked(void *queue, void *context, void (*work)(void *
 }
 
 static void hand(marbles_members *members, void *queue, long long remaining, void *context, void (*work)(void *)) {
-    marbles_members_hand(members, marbles_members_now(members), remaining, queue, context, work, false);
+    marbles_members_hand(members, marbles_members_now(members), remaining, queue, context, work);
 }
 
 // Work for `queue`: the main queue's runs in the driver's loop (submitted on the driving thread,

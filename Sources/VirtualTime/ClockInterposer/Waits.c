@@ -34,9 +34,6 @@ INTERPOSED(int, usleep, useconds_t microseconds);
 INTERPOSED(unsigned, sleep, unsigned seconds);
 INTERPOSED(int, gettimeofday, struct timeval *tv, void *tz);
 
-// How often a member in a timed wait looks whether its virtual deadline came (real time).
-enum { slice_ns = 1000000 };
-
 // The members' own condition waits go straight to the next definitions.
 __attribute__((constructor)) static void register_conditions(void) {
     marbles_register_real_conditions(
@@ -58,12 +55,7 @@ static long long ns_of(const struct timespec *ts) { return (long long)ts->tv_sec
 // A member's sleep of `ns`: a known wait whose deadline wakes it; false elsewhere, and for the
 // Swift runtime's and libdispatch's own sleeps (a worker's back-off).
 static bool slept_virtually(long long ns, uintptr_t caller) {
-    if (marbles_member() == NULL || marbles_ip_from_runtime(caller)) return false;
-    long long id = marbles_wait_begin(marbles_wait_sleep, NULL, ns < 0 ? 0 : ns, NULL);
-    if (id <= 0) return false;
-    marbles_wait_sleep_until_woken(id);
-    marbles_wait_end(id, false);
-    return true;
+    return !marbles_ip_from_runtime(caller) && marbles_wait(marbles_wait_sleep, NULL, ns < 0 ? 0 : ns, NULL, NULL, NULL, NULL);
 }
 
 #define CALLER ((uintptr_t)__builtin_return_address(0))
@@ -105,29 +97,27 @@ static bool semaphore_taken(const void *semaphore) { return NEXT_OF(dispatch_sem
 
 static bool group_empty(const void *group) { return NEXT_OF(dispatch_group_wait)((void *)group, 0) == 0; }
 
-// A member's wait on a semaphore or group: known when made in its run, its deadline virtual;
-// else real, holding virtual time still, its deadline (read on the run's clock) as far away in
-// real time.
+// A member's wait on a semaphore or group (Run.h's `marbles_wait`), its deadline read on the run's clock.
+typedef struct {
+    void *object;
+    intptr_t (*next)(void *, uint64_t);
+    intptr_t result;
+} object_attempt;
+
+static bool attempt_object(void *raw, long long slice_ns) {
+    object_attempt *it = raw;
+    it->result = it->next(it->object, slice_ns < 0 ? UINT64_MAX : (uint64_t)(real_ns(CLOCK_MONOTONIC) + slice_ns));
+    return it->result == 0;
+}
+
 static intptr_t object_wait(marbles_wait_kind kind, void *object, uint64_t timeout, intptr_t (*next)(void *, uint64_t), bool (*try_now)(const void *)) {
     marbles_members *member = timeout != 0 ? marbles_member() : NULL;
     long long remaining = -1;
     if (member == NULL || (timeout != UINT64_MAX && !marbles_ip_virtual_remaining(member, timeout, &remaining))) return next(object, timeout);
-    long long id = marbles_wait_begin(kind, object, remaining, try_now);
-    if (id == -1) return 0;
-    intptr_t result;
-    marbles_member_reading_real(true);
-    if (id == 0) {
-        marbles_member_waits_for_real(kind == marbles_wait_group ? "a DispatchGroup made outside the run" : "a DispatchSemaphore made outside the run");
-        result = next(object, remaining < 0 ? UINT64_MAX : (uint64_t)(real_ns(CLOCK_MONOTONIC) + remaining));
-        marbles_member_waits_for_real(NULL);
-    } else {
-        do {
-            result = next(object, remaining < 0 ? UINT64_MAX : (uint64_t)(real_ns(CLOCK_MONOTONIC) + slice_ns));
-        } while (result != 0 && !marbles_wait_timed_out(id));
-    }
-    marbles_member_reading_real(false);
-    if (id > 0) marbles_wait_end(id, result == 0);
-    return result;
+    object_attempt attempt = {object, next, 0};
+    const char *unknown = kind == marbles_wait_group ? "a DispatchGroup made outside the run" : "a DispatchSemaphore made outside the run";
+    marbles_wait(kind, object, remaining, try_now, unknown, attempt_object, &attempt);
+    return attempt.result;
 }
 
 intptr_t dispatch_semaphore_wait(void *semaphore, uint64_t timeout) {
@@ -184,14 +174,27 @@ int pthread_cond_destroy(pthread_cond_t *condition) {
     return NEXT_OF(pthread_cond_destroy)(condition);
 }
 
+typedef struct {
+    pthread_cond_t *condition;
+    pthread_mutex_t *mutex;
+    clockid_t clock;
+    int status;
+} condition_attempt;
+
+static bool attempt_condition(void *raw, long long slice_ns) {
+    condition_attempt *it = raw;
+    struct timespec until = timespec_of(real_ns(it->clock) + slice_ns);
+    it->status = slice_ns < 0 ? NEXT_OF(pthread_cond_wait)(it->condition, it->mutex) : NEXT_OF(pthread_cond_timedwait)(it->condition, it->mutex, &until);
+    return it->status == 0;
+}
+
+static const char *const unknown_condition = "a condition made outside the run";
+
 int pthread_cond_wait(pthread_cond_t *condition, pthread_mutex_t *mutex) {
-    bool member = marbles_member() != NULL;
-    long long id = member ? marbles_wait_begin(marbles_wait_condition, condition, -1, NULL) : 0;
-    if (member && id == 0) marbles_member_waits_for_real("a condition made outside the run");
-    int status = NEXT_OF(pthread_cond_wait)(condition, mutex);
-    if (id > 0) marbles_wait_end(id, true);
-    if (member && id == 0) marbles_member_waits_for_real(NULL);
-    return status;
+    if (marbles_member() == NULL) return NEXT_OF(pthread_cond_wait)(condition, mutex);
+    condition_attempt attempt = {condition, mutex, CLOCK_REALTIME, 0};
+    marbles_wait(marbles_wait_condition, condition, -1, NULL, unknown_condition, attempt_condition, &attempt);
+    return attempt.status;
 }
 
 int pthread_cond_timedwait(pthread_cond_t *condition, pthread_mutex_t *mutex, const struct timespec *deadline) {
@@ -206,24 +209,9 @@ int pthread_cond_timedwait(pthread_cond_t *condition, pthread_mutex_t *mutex, co
     long long remaining = ns_of(deadline) - marbles_member_reading(member, clock == CLOCK_MONOTONIC ? 1 : 0);
     // A wall-clock deadline comes from a `Date` (a `Double`, exact to about 0.1 µs): to the microsecond.
     if (clock == CLOCK_REALTIME) remaining = (remaining + 500) / 1000 * 1000;
-    remaining = remaining < 0 ? 0 : remaining;
-    long long id = marbles_wait_begin(marbles_wait_condition, condition, remaining, NULL);
-    marbles_member_reading_real(true);
-    int status;
-    if (id <= 0) {
-        struct timespec real = timespec_of(real_ns(clock) + remaining);
-        marbles_member_waits_for_real("a condition made outside the run");
-        status = NEXT_OF(pthread_cond_timedwait)(condition, mutex, &real);
-        marbles_member_waits_for_real(NULL);
-    } else {
-        do {
-            struct timespec slice = timespec_of(real_ns(clock) + slice_ns);
-            status = NEXT_OF(pthread_cond_timedwait)(condition, mutex, &slice);
-        } while (status == ETIMEDOUT && !marbles_wait_timed_out(id));
-    }
-    marbles_member_reading_real(false);
-    if (id > 0) marbles_wait_end(id, status == 0);
-    return status;
+    condition_attempt attempt = {condition, mutex, clock, ETIMEDOUT};
+    marbles_wait(marbles_wait_condition, condition, remaining < 0 ? 0 : remaining, NULL, unknown_condition, attempt_condition, &attempt);
+    return attempt.status;
 }
 
 static int signal_condition(pthread_cond_t *condition, long count) {

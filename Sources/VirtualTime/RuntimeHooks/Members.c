@@ -244,7 +244,6 @@ long long marbles_member_reading(marbles_members *members, int which) {
     return members->bases[which] + atomic_load_explicit(&members->now_ns, memory_order_relaxed);
 }
 
-void marbles_member_reading_real(bool on) { reading_real = on; }
 
 // MARK: Work out
 
@@ -300,22 +299,30 @@ void marbles_members_leave(marbles_member_context saved) {
 
 long long marbles_members_current_sequence(void) { return marbles_running_members != NULL ? running_sequence : -1; }
 
+static void end_wait(wait_record *it, bool satisfied);
+
 typedef struct {
     marbles_members *members;
-    long long sequence, wait;  // `wait`: a notification's wait for its group (0: none)
+    long long sequence;
+    wait_record *wait;  // a notification's wait for its group
     void *context;
     void (*work)(void *);
 } wrapped;
 
 void *marbles_members_wrap(marbles_members *members, marbles_work_kind kind, const char *label, void *context, void (*work)(void *)) {
     wrapped *it = allocate(sizeof(wrapped));
-    *it = (wrapped){members, marbles_members_begin(members, kind, label), 0, context, work};
+    *it = (wrapped){members, marbles_members_begin(members, kind, label), NULL, context, work};
     return it;
 }
 
 void marbles_members_run_wrapped(void *raw) {
     wrapped *it = raw;
-    if (it->wait != 0) marbles_wait_end(it->wait, true);
+    if (it->wait != NULL) {
+        LOCK();
+        end_wait(it->wait, true);
+        UNLOCK();
+        free(it->wait);
+    }
     marbles_member_context saved = marbles_members_enter(it->members, it->sequence);
     it->work(it->context);
     marbles_members_leave(saved);
@@ -371,12 +378,11 @@ static void push(marbles_members *members, handoff *it) {
     atomic_fetch_add_explicit(&members->pending, 1, memory_order_release);
 }
 
-void marbles_members_hand(
-    marbles_members *members, long long now_ns, long long remaining_ns, void *queue, void *context, void (*work)(void *), bool locked) {
+void marbles_members_hand(marbles_members *members, long long now_ns, long long remaining_ns, void *queue, void *context, void (*work)(void *)) {
     remaining_ns = remaining_ns < 0 ? 0 : remaining_ns;
     bool is_main = queue != NULL && queue == marbles_main_queue();
     void *owner = atomic_load_explicit(&members->owner, memory_order_relaxed);
-    if (!locked && marbles_driving(members)) return MARBLES_SWIFT(timer)(owner, queue, is_main, remaining_ns, context, work);
+    if (marbles_driving(members)) return MARBLES_SWIFT(timer)(owner, queue, is_main, remaining_ns, context, work);
     handoff *it = allocate(sizeof(handoff));
     it->wake = (marbles_wake_request){now_ns + remaining_ns, queue, is_main, context, work};
     LOCK();
@@ -697,8 +703,8 @@ static void release_waits(marbles_members *members) {
     }
 }
 
-// Under the lock: lists a wait of `members`' work and counts it blocked.
-static long long list_wait(marbles_members *members, wait_record *it, marbles_wait_kind kind, const void *object, long long remaining_ns) {
+// Under the lock: lists `it`, a wait of `members`' work, and counts it blocked.
+static void list_wait(marbles_members *members, wait_record *it, marbles_wait_kind kind, const void *object, long long remaining_ns) {
     long long now = atomic_load_explicit(&members->now_ns, memory_order_relaxed);
     it->members = members;
     it->object = object;
@@ -706,84 +712,25 @@ static long long list_wait(marbles_members *members, wait_record *it, marbles_wa
     it->next = waits;
     waits = it;
     members->blocked += 1;
-    return it->info.id;
 }
 
-long long marbles_wait_begin(marbles_wait_kind kind, const void *object, long long remaining_ns, bool (*try_acquire)(const void *)) {
-    marbles_members *members = marbles_member();
-    if (members == NULL) return 0;
-    wait_record *it = allocate(sizeof(wait_record));
-    it->sleeping = kind == marbles_wait_sleep;
-    if (it->sleeping) sem_init(&it->wake, 0, 0);
-    handoff *deadline = remaining_ns >= 0 ? allocate(sizeof(handoff)) : NULL;
-    LOCK();
-    known_object *made = it->sleeping ? NULL : find_known(object);
-    long long id = !it->sleeping && (made == NULL || made->members != members) ? 0 : try_acquire != NULL && try_acquire(object) ? -1 : 1;
-    if (id == 1) {
-        id = list_wait(members, it, kind, object, remaining_ns);
-        // The deadline's hand-off first: the driver reads `pending` without the lock, and must
-        // never see a blocked member and its wake-up both missing.
-        if (deadline != NULL) {
-            deadline->wake = (marbles_wake_request){it->info.deadline_ns, NULL, false, (void *)(intptr_t)id, deadline_came};
-            push(members, deadline);
-        }
-        atomic_fetch_sub_explicit(&members->pending, 1, memory_order_release);
-        for (item *work = members->items; work != NULL; work = work->next) {
-            if (work->sequence != running_sequence) continue;
-            it->info.member_kind = work->row.kind;
-            snprintf(it->info.member, sizeof it->info.member, "%s", work->row.label);
-        }
-        real.broadcast(&changed);
-    }
-    UNLOCK();
-    if (id <= 0) {
-        free(it);
-        free(deadline);
-    }
-    return id;
-}
-
-bool marbles_wait_timed_out(long long id) {
-    LOCK();
-    wait_record *it = find_wait(id);
-    bool timed_out = it == NULL || it->timed_out;
-    UNLOCK();
-    return timed_out;
-}
-
-void marbles_wait_sleep_until_woken(long long id) {
-    LOCK();
-    wait_record *it = find_wait(id);
-    UNLOCK();
-    // The record stays until this thread ends the wait.
-    while (it != NULL && sem_wait(&it->wake) != 0 && errno == EINTR) {}
-}
-
-bool marbles_wait_end(long long id, bool satisfied) {
-    LOCK();
-    wait_record *it = NULL;
+// Under the lock: takes `it` off the list. Satisfied by a signal meant for another member
+// waiter (not woken itself), it counts as working, and that one waits on.
+static void end_wait(wait_record *it, bool satisfied) {
     for (wait_record **link = &waits; *link != NULL; link = &(*link)->next) {
-        if ((*link)->info.id != id) continue;
-        it = *link;
+        if (*link != it) continue;
         *link = it->next;
         break;
     }
-    bool timed_out = it != NULL && it->timed_out;
-    if (it != NULL && satisfied && !it->woken && !it->timed_out) {
-        // Satisfied by a signal meant for another member waiter: that one waits on.
-        wait_record *other = waits;
-        while (other != NULL && !(other->object == it->object && other->woken)) other = other->next;
-        unblock(it);
-        if (other != NULL && other->members != NULL) {
-            other->woken = false;
-            other->members->blocked += 1;
-            atomic_fetch_sub_explicit(&other->members->pending, 1, memory_order_release);
-        }
+    if (!satisfied || it->woken || it->timed_out) return;
+    wait_record *other = waits;
+    while (other != NULL && !(other->object == it->object && other->woken)) other = other->next;
+    unblock(it);
+    if (other != NULL && other->members != NULL) {
+        other->woken = false;
+        other->members->blocked += 1;
+        atomic_fetch_sub_explicit(&other->members->pending, 1, memory_order_release);
     }
-    UNLOCK();
-    if (it != NULL && it->sleeping) sem_destroy(&it->wake);
-    free(it);
-    return timed_out;
 }
 
 void marbles_wait_wake_locked(const void *object, long count) {
@@ -803,16 +750,17 @@ void marbles_wait_wake_locked(const void *object, long count) {
 void *marbles_members_wrap_notification(marbles_members *members, const void *group, void *context, void (*work)(void *)) {
     wrapped *it = marbles_members_wrap(members, marbles_work_block, "a group's notification", context, work);
     if (!members->virtual_clocks) return it;
-    wait_record *wait = allocate(sizeof(wait_record));
+    it->wait = allocate(sizeof(wait_record));
     LOCK();
-    it->wait = list_wait(members, wait, marbles_wait_group, group, -1);
+    list_wait(members, it->wait, marbles_wait_group, group, -1);
     atomic_fetch_sub_explicit(&members->pending, 1, memory_order_release);
-    snprintf(wait->info.member, sizeof wait->info.member, "a group's notification");
+    snprintf(it->wait->info.member, sizeof it->wait->info.member, "a group's notification");
     UNLOCK();
     return it;
 }
 
-void marbles_member_waits_for_real(const char *what) {
+// The calling member waits for real on what the run cannot know (`what`), or no longer (NULL).
+static void waits_for_real(const char *what) {
     marbles_members *members = marbles_running_members;
     if (members == NULL) return;
     LOCK();
@@ -862,4 +810,68 @@ void marbles_io_end(const void *handle) {
 bool marbles_members_take_io_ended(marbles_members *members) {
     return atomic_load_explicit(&members->io_ended, memory_order_acquire) &&
            atomic_exchange_explicit(&members->io_ended, false, memory_order_acq_rel);
+}
+
+// MARK: A member's wait
+
+enum { slice_ns = 1000000 };  // how often a timed wait looks whether its virtual deadline came
+
+static bool timed_out(wait_record *it) {
+    LOCK();
+    bool timed_out = it->timed_out;
+    UNLOCK();
+    return timed_out;
+}
+
+bool marbles_wait(
+    marbles_wait_kind kind, const void *object, long long remaining_ns, bool (*try_acquire)(const void *), const char *unknown,
+    bool (*attempt)(void *, long long), void *argument) {
+    marbles_members *members = marbles_member();
+    if (members == NULL) return false;
+    wait_record record = {.sleeping = kind == marbles_wait_sleep};
+    if (record.sleeping) sem_init(&record.wake, 0, 0);
+    handoff *deadline = remaining_ns >= 0 ? allocate(sizeof(handoff)) : NULL;
+    LOCK();
+    known_object *made = record.sleeping ? NULL : find_known(object);
+    bool known = record.sleeping || (made != NULL && made->members == members);
+    bool acquired = known && try_acquire != NULL && try_acquire(object);
+    if (known && !acquired) {
+        list_wait(members, &record, kind, object, remaining_ns);
+        // The deadline's hand-off first: the driver reads `pending` without the lock, and must
+        // never see a blocked member and its wake-up both missing.
+        if (deadline != NULL) {
+            deadline->wake = (marbles_wake_request){record.info.deadline_ns, NULL, false, (void *)(intptr_t)record.info.id, deadline_came};
+            push(members, deadline);
+            deadline = NULL;
+        }
+        atomic_fetch_sub_explicit(&members->pending, 1, memory_order_release);
+        for (item *work = members->items; work != NULL; work = work->next) {
+            if (work->sequence != running_sequence) continue;
+            record.info.member_kind = work->row.kind;
+            snprintf(record.info.member, sizeof record.info.member, "%s", work->row.label);
+        }
+        real.broadcast(&changed);
+    }
+    UNLOCK();
+    free(deadline);
+    bool satisfied = acquired;
+    if (known && record.sleeping) {
+        while (sem_wait(&record.wake) != 0 && errno == EINTR) {}
+    } else if (!acquired) {
+        // libdispatch and glibc read the clock inside their own waits: real while this one is.
+        reading_real = true;
+        if (!known) waits_for_real(unknown);
+        do {
+            satisfied = attempt(argument, known && remaining_ns >= 0 ? slice_ns : remaining_ns);
+        } while (known && !satisfied && !timed_out(&record));
+        if (!known) waits_for_real(NULL);
+        reading_real = false;
+    }
+    if (known && !acquired) {
+        LOCK();
+        end_wait(&record, satisfied && !record.sleeping);
+        UNLOCK();
+    }
+    if (record.sleeping) sem_destroy(&record.wake);
+    return satisfied || record.sleeping;
 }

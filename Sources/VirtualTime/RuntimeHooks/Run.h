@@ -63,62 +63,48 @@ static inline long long marbles_run_now(const marbles_run *run) {
 
 // MARK: Members
 
-/// Where work submitted on this thread is tracked: the route's run's members (made now if not
-/// yet), or those of the member work running here; NULL: nowhere.
+/// Where work submitted on this thread joins: the route's run's members (made now if not yet),
+/// or those of the member work running here; NULL: nowhere.
 marbles_members *marbles_members_here(void);
-/// The members of the member work running on this thread (the interposer reads it inline on
-/// the clock's path: outside runs a read costs one thread-local load).
+/// The members of the member work running on this thread (read inline on the clock's path).
 extern MARBLES_THREAD_LOCAL marbles_members *marbles_running_members;
-/// The calling thread's members when it is a member of a run whose clocks are virtual and is
-/// not waiting for real on the interposer's behalf; NULL otherwise.
+/// The calling thread's members when it is a member of a run with virtual clocks and not waiting
+/// for real on the interposer's behalf; NULL otherwise.
 marbles_members *marbles_member(void);
-/// Whether the calling thread drives `members`' run, whose runtime lives, and whose clocks are
-/// virtual too (timers then go on virtual time).
+/// Whether the calling thread drives `members`' run while its runtime lives (with virtual clocks).
 bool marbles_driving(marbles_members *members);
-static inline bool marbles_driving_virtually(marbles_members *members) {
-    return marbles_route_virtual() != NULL && marbles_driving(members);
-}
-/// Virtual now where the calling thread stands: the driver's now on the driving thread, the
-/// instant being settled on a member. Read it before taking a lock (it may call into Swift).
+static inline bool marbles_driving_virtually(marbles_members *members) { return marbles_route_virtual() != NULL && marbles_driving(members); }
+/// Virtual now where the calling thread stands: the driver's on the driving thread, the instant
+/// being settled on a member. Read it before taking a lock (it may call into Swift).
 long long marbles_members_now(marbles_members *members);
 /// A member's reading of clock `which` (0 realtime, 1 monotonic, 2 boottime).
 long long marbles_member_reading(marbles_members *members, int which);
-/// While the interposer waits for real for a member, its clock reads are real.
-void marbles_member_reading_real(bool on);
 
-/// Tracks one piece of work run elsewhere: begin (counted out from now) and end.
+/// One piece of member work run elsewhere: begin (out from now), enter and leave the thread that
+/// runs it, end. `wrap` makes a context for `run_wrapped`, which does all of it.
 long long marbles_members_begin(marbles_members *members, marbles_work_kind kind, const char *label);
 void marbles_members_end(marbles_members *members, long long sequence);
-/// While member work `sequence` runs on this thread; returns what to restore.
 typedef struct {
     marbles_members *members;
     long long sequence;
 } marbles_member_context;
 marbles_member_context marbles_members_enter(marbles_members *members, long long sequence);
 void marbles_members_leave(marbles_member_context saved);
-/// Wraps `work(context)` as member work, counted out from now; run it with `marbles_members_run_wrapped`.
-void *marbles_members_wrap(
-    marbles_members *members, marbles_work_kind kind, const char *label, void *context,
-    void (* work)(void *));
+void *marbles_members_wrap(marbles_members *members, marbles_work_kind kind, const char *label, void *context, void (*work)(void *));
 void marbles_members_run_wrapped(void *wrapped);
 /// A group's notification as member work that waits on `group` until it empties.
-void *marbles_members_wrap_notification(
-    marbles_members *members, const void *group, void *context, void (* work)(void *));
-/// Keeps the members object (not its run) alive for a holder that outlives the run, and lets it go.
+void *marbles_members_wrap_notification(marbles_members *members, const void *group, void *context, void (*work)(void *));
+/// Keeps the members object alive for a holder that outlives the run, and lets it go.
 void marbles_members_hold(marbles_members *members);
 void marbles_members_unhold(marbles_members *members);
 
-/// Hands `work(context)` to the driver, due `remaining_ns` after `now_ns` (from
-/// `marbles_members_now`) on `queue` (NULL: run on the driving thread). On the driving thread it
-/// goes to Swift at once; from a member, or with a lock held (`locked`), it is queued for the
-/// driver's next settle. The driver's loop drains the queue before time moves.
-void marbles_members_hand(
-    marbles_members *members, long long now_ns, long long remaining_ns, void *queue, void *context,
-    void (* work)(void *), bool locked);
+/// Hands `work(context)` to the driver, due `remaining_ns` after `now_ns` (`marbles_members_now`)
+/// on `queue` (NULL: on the driving thread): to Swift at once on the driving thread, else queued
+/// for the driver's next settle, which comes before time moves. Call it with no lock held.
+void marbles_members_hand(marbles_members *members, long long now_ns, long long remaining_ns, void *queue, void *context, void (*work)(void *));
 /// A main-queue block from a member, held for the driver's loop when its test runs on the main
 /// actor (true); `sync`: the submitter waits for it (`DispatchQueue.main.sync`).
-bool marbles_members_hold_main(
-    marbles_members *members, void *context, void (* work)(void *), bool sync);
+bool marbles_members_hold_main(marbles_members *members, void *context, void (*work)(void *), bool sync);
 /// A job a member enqueued for the global executor: handed to its driver while attached (true).
 bool marbles_members_return_job(void *job);
 /// The main-actor stand-in of the member work running on this thread, in a test on the main actor.
@@ -131,9 +117,9 @@ void marbles_members_note_escape_on(marbles_members *members, const char *what, 
 
 /// The real condition functions the members' own waits use (the interposer's next ones).
 typedef struct {
-    int (* wait)(pthread_cond_t *, pthread_mutex_t *);
-    int (* timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
-    int (* broadcast)(pthread_cond_t *);
+    int (*wait)(pthread_cond_t *, pthread_mutex_t *);
+    int (*timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+    int (*broadcast)(pthread_cond_t *);
 } marbles_real_conditions;
 void marbles_register_real_conditions(marbles_real_conditions conditions);
 /// Notes a semaphore, group or condition made by a driving thread or a member (known to its
@@ -149,18 +135,17 @@ bool marbles_waits_possible(void);
 void marbles_waits_lock(void);
 void marbles_waits_unlock(void);
 void marbles_wait_wake_locked(const void *object, long count);
-/// Begins a known wait on `object` (`try_acquire`, under the members lock first: true, no wait;
-/// `remaining_ns` < 0: no deadline). Returns its id: 0 when the thread is no member or the
-/// object was not made in its run (wait for real), -1 when `try_acquire` succeeded.
-long long marbles_wait_begin(
-    marbles_wait_kind kind, const void *object, long long remaining_ns, bool (* try_acquire)(const void *));
-bool marbles_wait_timed_out(long long id);
-/// A sleep: blocks until its deadline comes (or the run is gone).
-void marbles_wait_sleep_until_woken(long long id);
-/// Ends wait `id` (`satisfied`: the real wait succeeded); returns whether its deadline had come.
-bool marbles_wait_end(long long id, bool satisfied);
-/// The calling member waits for real on what the run cannot know (`what`, static), or no longer (NULL).
-void marbles_member_waits_for_real(const char *what);
+/// A member's wait on `object` (NULL and `marbles_wait_sleep`: a sleep), `remaining_ns` of
+/// virtual time at most (< 0: no deadline). Known when the object was made in the member's run:
+/// `try_acquire` (under the members lock: true, satisfied at once) then `attempt` in real slices
+/// until it is satisfied or the virtual deadline comes, the member counted blocked meanwhile;
+/// unknown (made elsewhere): one real `attempt` for the whole time, which holds virtual time still
+/// and names `unknown` in the bound's report. `attempt(argument, slice_ns)` waits for real for at
+/// most `slice_ns` (< 0: no limit) and returns whether it was satisfied. Returns whether the wait
+/// was satisfied; false at once (nothing called) when the thread is no member.
+bool marbles_wait(
+    marbles_wait_kind kind, const void *object, long long remaining_ns, bool (*try_acquire)(const void *), const char *unknown,
+    bool (*attempt)(void *argument, long long slice_ns), void *argument);
 /// Real I/O of the calling thread's run (keyed by `handle`) begins and ends: while out, virtual
 /// time stands still. `queue`: where its events are handled; I/O begun later on it is the run's too.
 void marbles_io_begin(const void *handle, const void *queue, const char *label);
@@ -174,8 +159,8 @@ void marbles_release_block(void *block);
 void marbles_call_block(void *block);
 void marbles_invoke_block(void *block);
 /// The interposer's untracked `dispatch_async_f`, which member work is submitted through.
-void marbles_register_submit(void (* submit)(void *, void *, void (*)(void *)));
+void marbles_register_submit(void (*submit)(void *, void *, void (*)(void *)));
 /// Called once by the interposer's constructor; `next_name` tells what its `clock_gettime` chains to.
-void marbles_clock_interposer_register(const char *(* next_name)(void));
+void marbles_clock_interposer_register(const char *(*next_name)(void));
 
 #endif

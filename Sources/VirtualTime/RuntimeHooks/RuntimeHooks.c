@@ -44,31 +44,18 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 // runs it at the instant being settled, while it lives.
 static __attribute__((swiftcall)) void marbles_global_hook(Job *job, global_original original) {
     void *driver = marbles_route_driver();
-    if (driver != NULL) {
-        MARBLES_SWIFT(global)(driver, job);
-    } else if (marbles_members_return_job(job)) {
-        return;
-    } else if (previous_global != NULL) {
-        previous_global(job, original);
-    } else {
-        original(job);
-    }
+    if (driver != NULL) return MARBLES_SWIFT(global)(driver, job);
+    if (marbles_members_return_job(job)) return;
+    previous_global != NULL ? previous_global(job, original) : original(job);
 }
 
 // Main-actor jobs: run by the driver when it is the main thread (the test runs on the main
 // actor); otherwise the main queue runs them, and the driver hears of it.
 static __attribute__((swiftcall)) void marbles_main_hook(Job *job, global_original original) {
     void *driver = marbles_route_driver();
-    if (driver != NULL && marbles_is_main_thread()) {
-        MARBLES_SWIFT(main)(driver, job);
-        return;
-    }
+    if (driver != NULL && marbles_is_main_thread()) return MARBLES_SWIFT(main)(driver, job);
     if (driver != NULL) MARBLES_SWIFT(main_escape)(driver);
-    if (previous_main != NULL) {
-        previous_main(job, original);
-    } else {
-        original(job);
-    }
+    previous_main != NULL ? previous_main(job, original) : original(job);
 }
 
 // What `MainActor`'s executor is, as the runtime asks for it at every hop and isolation check: on
@@ -94,12 +81,9 @@ static __attribute__((swiftcall)) void marbles_delay_hook(unsigned long long del
     void *driver = marbles_route_driver();
     if (driver != NULL) {
         long long ns = delay > (unsigned long long)INT64_MAX ? INT64_MAX : (long long)delay;
-        MARBLES_SWIFT(delayed)(driver, job, ns, false, marbles_clock_continuous);
-    } else if (previous_delay != NULL) {
-        previous_delay(delay, job, original);
-    } else {
-        original(delay, job);
+        return MARBLES_SWIFT(delayed)(driver, job, ns, false, marbles_clock_continuous);
     }
+    previous_delay != NULL ? previous_delay(delay, job, original) : original(delay, job);
 }
 
 static __attribute__((swiftcall)) void marbles_deadline_hook(
@@ -112,44 +96,28 @@ static __attribute__((swiftcall)) void marbles_deadline_hook(
         __int128 remaining = ((__int128)sec - now_sec) * 1000000000 + ((__int128)nsec - now_nsec);
         if (remaining > INT64_MAX) remaining = INT64_MAX;
         if (remaining < INT64_MIN) remaining = INT64_MIN;
-        MARBLES_SWIFT(delayed)(driver, job, (long long)remaining, true, (marbles_clock_kind)clock);
-    } else if (previous_deadline != NULL) {
-        previous_deadline(sec, nsec, tsec, tnsec, clock, job, original);
-    } else {
-        original(sec, nsec, tsec, tnsec, clock, job);
+        return MARBLES_SWIFT(delayed)(driver, job, (long long)remaining, true, (marbles_clock_kind)clock);
     }
+    previous_deadline != NULL ? previous_deadline(sec, nsec, tsec, tnsec, clock, job, original) : original(sec, nsec, tsec, tnsec, clock, job);
 }
 
+// Swaps our hook into the runtime's variable `name`, keeping the one before (bit: `installed`).
+#define HOOK(name, previous, ours, bit)                                \
+    do {                                                               \
+        void **slot = dlsym(RTLD_DEFAULT, name);                       \
+        if (slot == NULL) break;                                       \
+        *(void **)&previous = *slot;                                   \
+        *slot = (void *)ours;                                          \
+        installed |= bit;                                              \
+    } while (0)
+
 static void install(void) {
-    global_hook *global_slot = (global_hook *)dlsym(RTLD_DEFAULT, "swift_task_enqueueGlobal_hook");
-    if (global_slot == NULL) return;
-    previous_global = *global_slot;
-    *global_slot = marbles_global_hook;
-    installed |= 1;
-    global_hook *main_slot = (global_hook *)dlsym(RTLD_DEFAULT, "swift_task_enqueueMainExecutor_hook");
-    if (main_slot != NULL) {
-        previous_main = *main_slot;
-        *main_slot = marbles_main_hook;
-        installed |= 2;
-    }
-    get_main_hook *get_main_slot = (get_main_hook *)dlsym(RTLD_DEFAULT, "swift_task_getMainExecutor_hook");
-    if (get_main_slot != NULL) {
-        previous_get_main = *get_main_slot;
-        *get_main_slot = marbles_get_main_hook;
-        installed |= 16;
-    }
-    delay_hook *delay_slot = (delay_hook *)dlsym(RTLD_DEFAULT, "swift_task_enqueueGlobalWithDelay_hook");
-    if (delay_slot != NULL) {
-        previous_delay = *delay_slot;
-        *delay_slot = marbles_delay_hook;
-        installed |= 4;
-    }
-    deadline_hook *deadline_slot = (deadline_hook *)dlsym(RTLD_DEFAULT, "swift_task_enqueueGlobalWithDeadline_hook");
-    if (deadline_slot != NULL) {
-        previous_deadline = *deadline_slot;
-        *deadline_slot = marbles_deadline_hook;
-        installed |= 8;
-    }
+    HOOK("swift_task_enqueueGlobal_hook", previous_global, marbles_global_hook, 1);
+    if (installed == 0) return;
+    HOOK("swift_task_enqueueMainExecutor_hook", previous_main, marbles_main_hook, 2);
+    HOOK("swift_task_getMainExecutor_hook", previous_get_main, marbles_get_main_hook, 16);
+    HOOK("swift_task_enqueueGlobalWithDelay_hook", previous_delay, marbles_delay_hook, 4);
+    HOOK("swift_task_enqueueGlobalWithDeadline_hook", previous_deadline, marbles_deadline_hook, 8);
 }
 
 bool marbles_install(marbles_ops ops) {
