@@ -69,22 +69,16 @@ typedef struct wait_record {
     sem_t wake;  // a sleep's: posted when its deadline comes
 } wait_record;
 
-// Objects made inside a run (semaphores, groups, conditions; queues its I/O uses): a wait on one
-// of them is known (only the run's work can end it, as Go's bubble knows its channels); a wait
-// on anything else holds virtual time still.
+// Objects of a run: made inside it (semaphores, groups, conditions; queues its I/O uses), a wait
+// on one of them is known (only the run's work can end it, as Go's bubble knows its channels),
+// and a wait on anything else holds virtual time still; or (`sequence`, the work's) real I/O in
+// flight, by handle.
 typedef struct known_object {
     struct known_object *next;
     const void *object;
     marbles_members *members;
-} known_object;
-
-// Real I/O in flight, by handle.
-typedef struct io_record {
-    struct io_record *next;
-    const void *handle;
-    marbles_members *members;
     long long sequence;
-} io_record;
+} known_object;
 
 // One lock and condition for every run: work ends rarely, and a run is made for every test
 // scheduler, which should not pay for a mutex and a condition of its own.
@@ -95,7 +89,6 @@ static pthread_cond_t changed;
 static pthread_once_t changed_once = PTHREAD_ONCE_INIT;
 static wait_record *waits;
 static known_object *known;
-static io_record *ios;
 static long long next_wait_id;
 // Runs with virtual clocks alive (while none is, signals pass by without the lock), and I/O
 // records (every cancel of a Dispatch source asks).
@@ -607,16 +600,21 @@ void marbles_invoke_block(void *block) {
 
 void marbles_register_real_conditions(marbles_real_conditions conditions) { real = conditions; }
 
-// Under the lock.
-static known_object *find_known(const void *object) {
-    known_object *it = known;
-    while (it != NULL && it->object != object) it = it->next;
-    return it;
+// Under the lock: an object made in a run (`sequence` 0), or real I/O by its handle; taken off
+// the list with `take`.
+static known_object *find_known(const void *object, long long sequence, bool take) {
+    for (known_object **link = &known; *link != NULL; link = &(*link)->next) {
+        known_object *it = *link;
+        if (it->object != object || (it->sequence != 0) != (sequence != 0)) continue;
+        if (take) *link = it->next;
+        return it;
+    }
+    return NULL;
 }
 
-static void add_known(const void *object, marbles_members *members) {
+static void add_known(const void *object, marbles_members *members, long long sequence) {
     known_object *it = allocate(sizeof(known_object));
-    *it = (known_object){known, object, members};
+    *it = (known_object){known, object, members, sequence};
     known = it;
 }
 
@@ -625,20 +623,14 @@ void marbles_note_object(const void *object) {
     marbles_members *members = marbles_members_here();
     if (members == NULL || !members->virtual_clocks) return;
     LOCK();
-    add_known(object, members);
+    add_known(object, members, 0);
     UNLOCK();
 }
 
 void marbles_forget_object(const void *object) {
     if (!marbles_waits_possible()) return;
     LOCK();
-    for (known_object **link = &known; *link != NULL; link = &(*link)->next) {
-        known_object *it = *link;
-        if (it->object != object) continue;
-        *link = it->next;
-        free(it);
-        break;
-    }
+    free(find_known(object, 0, true));
     UNLOCK();
 }
 
@@ -775,16 +767,14 @@ static void waits_for_real(const char *what) {
 void marbles_io_begin(const void *handle, const void *queue, const char *label) {
     marbles_members *members = marbles_members_here();
     LOCK();
-    known_object *made = queue != NULL ? find_known(queue) : NULL;
+    known_object *made = queue != NULL ? find_known(queue, 0, false) : NULL;
     if (members == NULL && made != NULL) members = made->members;
-    if (members != NULL && queue != NULL && (made == NULL || made->members != members)) add_known(queue, members);
+    if (members != NULL && queue != NULL && (made == NULL || made->members != members)) add_known(queue, members, 0);
     UNLOCK();
     if (members == NULL) return;
-    io_record *it = allocate(sizeof(io_record));
-    *it = (io_record){NULL, handle, members, marbles_members_begin(members, marbles_work_io, label)};
+    long long sequence = marbles_members_begin(members, marbles_work_io, label);
     LOCK();
-    it->next = ios;
-    ios = it;
+    add_known(handle, members, sequence);
     atomic_fetch_add_explicit(&io_count, 1, memory_order_release);
     UNLOCK();
 }
@@ -792,14 +782,8 @@ void marbles_io_begin(const void *handle, const void *queue, const char *label) 
 void marbles_io_end(const void *handle) {
     if (atomic_load_explicit(&io_count, memory_order_acquire) == 0) return;
     LOCK();
-    io_record *found = NULL;
-    for (io_record **link = &ios; *link != NULL; link = &(*link)->next) {
-        if ((*link)->handle != handle) continue;
-        found = *link;
-        *link = found->next;
-        atomic_fetch_sub_explicit(&io_count, 1, memory_order_release);
-        break;
-    }
+    known_object *found = find_known(handle, 1, true);
+    if (found != NULL) atomic_fetch_sub_explicit(&io_count, 1, memory_order_release);
     UNLOCK();
     if (found == NULL) return;
     atomic_store_explicit(&found->members->io_ended, true, memory_order_release);
@@ -832,7 +816,7 @@ bool marbles_wait(
     if (record.sleeping) sem_init(&record.wake, 0, 0);
     handoff *deadline = remaining_ns >= 0 ? allocate(sizeof(handoff)) : NULL;
     LOCK();
-    known_object *made = record.sleeping ? NULL : find_known(object);
+    known_object *made = record.sleeping ? NULL : find_known(object, 0, false);
     bool known = record.sleeping || (made != NULL && made->members == members);
     bool acquired = known && try_acquire != NULL && try_acquire(object);
     if (known && !acquired) {
