@@ -124,10 +124,10 @@ let dispatchTimer:
         UnsafeMutableRawPointer, UnsafeMutableRawPointer?, Bool, Int64, UnsafeMutableRawPointer?,
         @convention(c) (UnsafeMutableRawPointer?) -> Void
     ) -> Void = { owner, queue, isMain, remaining, context, work in
-    Unmanaged<VirtualRuntime>.fromOpaque(owner)._withUnsafeGuaranteedRef {
-        $0.scheduleDispatchWork(on: queue, isMain: isMain, after: .nanoseconds(remaining), context: context, work: work)
+        Unmanaged<VirtualRuntime>.fromOpaque(owner)._withUnsafeGuaranteedRef {
+            $0.scheduleDispatchWork(on: queue, isMain: isMain, after: .nanoseconds(remaining), context: context, work: work)
+        }
     }
-}
 
 extension VirtualRuntime {
     /// A Dispatch timer's work (or the main queue's, `after` zero), due `after` from now on

@@ -116,7 +116,8 @@ package final class VirtualClocks {
         probe.bases_set = true
         probe.spin_now_ns = -1
         return withUnsafeMutablePointer(to: &probe) { pointer in
-            let previous = marbles_route_set(marbles_route(driver: nil, run: pointer, virtual_clocks: true, standin: marbles_executor_ref()))
+            let previous = marbles_route_set(
+                marbles_route(driver: nil, run: pointer, virtual_clocks: true, standin: marbles_executor_ref()))
             defer { marbles_route_set(previous) }
             _ = ContinuousClock.now
             let continuous = pointer.pointee.reads == 1
