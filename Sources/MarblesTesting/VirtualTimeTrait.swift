@@ -44,7 +44,7 @@ public func withVirtualTime<Result: Sendable>(
 ) async throws -> Result {
     let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
     // A fresh scheduler per call: tests in parallel each get their own virtual time.
-    switch TestScheduler(frame: frame, stepLimit: stepLimit, startDate: startDate).runBody(at: location, body) {
+    switch await TestScheduler(frame: frame, stepLimit: stepLimit, startDate: startDate).runBodyOnItsOwnThread(at: location, body) {
     case .finished(let result): return try result.get()
     // The closure is escaping: what is left of it may end later, on real time, harmlessly.
     case .unfinished(let error, _): throw error
@@ -84,7 +84,7 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
         let location = MarbleFailure.Location(fileID: source.fileID, filePath: source.filePath, line: source.line, column: source.column)
         let scheduler = TestScheduler(frame: frame, stepLimit: stepLimit, startDate: startDate)
         try await withoutActuallyEscaping(function) { function in
-            switch scheduler.runBody(at: location, { _ in try await function() }) {
+            switch await scheduler.runBodyOnItsOwnThread(at: location, { _ in try await function() }) {
             case .finished(let result): try result.get()
             case .unfinished(let error, let task):
                 scheduler.reporter.report(MarbleFailure(message: error.description, location: location))

@@ -44,24 +44,75 @@ extension TestScheduler {
     package func runBody<Value: Sendable>(
         at location: MarbleFailure.Location, _ body: @escaping @Sendable (TestScheduler) async throws -> Value
     ) -> BodyEnd<Value> {
+        let outcome = BodyOutcome<Value>()
+        if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) {
+            return driveBody(at: location, bodyTask(body, outcome), outcome)
+        }
+        return driveBody(at: location, nil, outcome) { startBody(body, outcome) }
+    }
+
+    /// ``runBody(at:_:)`` with the driving on a thread of its own: the caller's thread (a thread
+    /// of Swift's cooperative pool, as a rule) is free meanwhile, so tests beside this one, and
+    /// jobs the runtime must run on the pool, go on as if it were not there. The body's task is
+    /// made here, so it inherits the caller's task-local values (the test framework's: which test
+    /// an issue belongs to). On the main thread, and where tasks cannot prefer an executor, the
+    /// caller drives, as ``runBody(at:_:)`` does.
+    package func runBodyOnItsOwnThread<Value: Sendable>(
+        at location: MarbleFailure.Location, _ body: @escaping @Sendable (TestScheduler) async throws -> Value
+    ) async -> BodyEnd<Value> {
+        guard #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *), !MainActorStandIn.isOnMainActor else {
+            return runBody(at: location, body)
+        }
+        let outcome = BodyOutcome<Value>()
+        // Made on the thread that made the scheduler (its executor's owner until the driving
+        // thread adopts it): the task's first job waits in the executor's queue.
+        let task = bodyTask(body, outcome)
+        let handOff = DrivingThreadOnly(value: (self, task, outcome))
+        let end = await withCheckedContinuation { (done: CheckedContinuation<DrivingThreadOnly<BodyEnd<Value>>, Never>) in
+            DrivingThread.start {
+                let (scheduler, task, outcome) = handOff.value
+                done.resume(returning: DrivingThreadOnly(value: scheduler.driveBody(at: location, task, outcome)))
+            }
+        }
+        return end.value
+    }
+
+    /// The body's task, on this scheduler's executor (its preference, so that its jobs come back
+    /// to it from any thread), with the scheduler as `TestScheduler.current`.
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    private func bodyTask<Value: Sendable>(
+        _ body: @escaping @Sendable (TestScheduler) async throws -> Value, _ outcome: BodyOutcome<Value>
+    ) -> Task<Void, Never> {
+        Task(executorPreference: executor, operation: bodyOperation(body, outcome))
+    }
+
+    private func bodyOperation<Value: Sendable>(
+        _ body: @escaping @Sendable (TestScheduler) async throws -> Value, _ outcome: BodyOutcome<Value>
+    ) -> @Sendable () async -> Void {
+        let scheduler = DrivingThreadOnly(value: self)
+        return {
+            // Known by the hash of its `UnsafeCurrentTask`, as the runtime sees it at a sleep.
+            withUnsafeCurrentTask { scheduler.value.runtime.bodyTask = $0?.hashValue }
+            do {
+                let value = try await Self.$currentBox.withValue(scheduler) { try await body(scheduler.value) }
+                outcome.result = .success(value)
+            } catch {
+                outcome.result = .failure(error)
+            }
+            scheduler.value.runtime.bodyTask = nil
+        }
+    }
+
+    /// Drives the body's task (`task`, or the one `start` makes inside the run) on the calling
+    /// thread until it returns and nothing is left to run; a body that did not return is
+    /// cancelled, and what is left of it goes to the usual executors.
+    private func driveBody<Value: Sendable>(
+        at location: MarbleFailure.Location, _ made: Task<Void, Never>?, _ outcome: BodyOutcome<Value>,
+        start: () -> Task<Void, Never> = { preconditionFailure("a body task was made") }
+    ) -> BodyEnd<Value> {
         runtime.mainActorInLoop = true
         watchAwaitedTasks()
-        let scheduler = DrivingThreadOnly(value: self)
-        let outcome = BodyOutcome<Value>()
-        let task = run(at: location) {
-            let task = startBody {
-                // Known by the hash of its `UnsafeCurrentTask`, as the runtime sees it at a sleep.
-                withUnsafeCurrentTask { scheduler.value.runtime.bodyTask = $0?.hashValue }
-                do {
-                    let value = try await Self.$currentBox.withValue(scheduler) { try await body(scheduler.value) }
-                    outcome.result = .success(value)
-                } catch {
-                    outcome.result = .failure(error)
-                }
-                scheduler.value.runtime.bodyTask = nil
-            }
-            return task
-        }
+        let task = run(at: location) { made ?? start() }
         runtime.bodyTask = nil
         if let result = outcome.result { return .finished(result) }
         let stoppedAt = frameText(now, frame: frame)
@@ -85,13 +136,12 @@ extension TestScheduler {
                     """), task: task)
     }
 
-    /// Starts the body's task on this scheduler's executor (as its preference where the OS has
-    /// task executors, so that the task's jobs come back to it from any thread).
-    private func startBody(_ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
-        if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) {
-            return Task(executorPreference: executor, operation: body)
-        }
-        return Task(operation: body)
+    /// Starts the body's task where tasks cannot prefer an executor: made inside the run, it
+    /// reaches this scheduler's executor through the runtime's global-enqueue hook.
+    private func startBody<Value: Sendable>(
+        _ body: @escaping @Sendable (TestScheduler) async throws -> Value, _ outcome: BodyOutcome<Value>
+    ) -> Task<Void, Never> {
+        Task(operation: bodyOperation(body, outcome))
     }
 
     /// Lets everything due at the current instant run, without moving virtual time, then

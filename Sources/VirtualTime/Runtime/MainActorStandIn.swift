@@ -71,7 +71,7 @@ package final class MainActorStandIn: SerialExecutor, @unchecked Sendable {
 
     /// Whether the caller runs on the main actor: on the main thread, or inside the main queue
     /// (where Swift Testing runs `@MainActor` tests on Linux, on a thread that drains it).
-    static var isOnMainActor: Bool {
+    package static var isOnMainActor: Bool {
         _ = markMainQueue
         return marbles_is_main_thread() || DispatchQueue.getSpecific(key: mainQueueKey) != nil
     }
