@@ -41,6 +41,7 @@ MIXED_FILTER := MixedParallelSuite|MainActorReturnsTests
 test: deps
 	$(SWIFT) build $(TRAITS) --build-tests
 	$(SWIFT) test $(TRAITS) --skip-build --parallel --filter "$(MIXED_FILTER)"
+	SWIFT=$(SWIFT) TRAITS="$(TRAITS)" bash scripts/parallel-neighbours.sh
 	$(SWIFT) test $(TRAITS) --skip-build
 
 # The examples package (Examples/): code as apps write it (a @MainActor @Observable model with

@@ -40,6 +40,17 @@ tail -1 "$work/test.log"
 # The async test body on virtual time (.virtualTime), its 100 cases again one after another.
 "$SWIFT" test --skip-build --no-parallel --filter "VirtualTimeBodyTests" >"$work/serial.log" 2>&1 || { grep -E "✘|error" "$work/serial.log" | head -20; exit 1; }
 echo "an app's async test with .virtualTime: 100 cases side by side and 100 in a row pass"
+# A body that waits forever and ignores its cancellation ends its test process within seconds,
+# failed, its message in the output, under a 30 s budget as a CI time limit gives.
+set +e
+CONSUMER_HUNG_DEMO=1 timeout 30 "$SWIFT" test --skip-build --filter hungBody >"$work/hung.log" 2>&1
+status=$?
+set -e
+if [ $status -eq 0 ] || [ $status -eq 124 ] || ! grep -q "this test process ends here, with exit code 1" "$work/hung.log" ||
+    ! grep -q "the test body was still suspended" "$work/hung.log"; then
+    echo "a hung test body did not end its process with its message (exit $status):"; cat "$work/hung.log"; exit 1
+fi
+echo "a test body that waits forever ends its test process, failed, with its message"
 # The portability note and its switch: a test whose model stamps with Date() passes on Linux with
 # a warning that names Date(), and fails under MARBLES_PORTABLE=1, as it would on a Mac.
 CONSUMER_PORTABILITY_DEMO=1 "$SWIFT" test --skip-build --filter stampsWithDate >"$work/demo.log" 2>&1 || { cat "$work/demo.log"; exit 1; }

@@ -1,6 +1,13 @@
 public import Foundation
+import MarbleCore
 public import Marbles
 public import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Runs `body` on virtual time: as a task on a new `TestScheduler`'s executor, driven
 /// until it returns and nothing is left to run. Virtual time moves only when nothing is ready,
@@ -89,10 +96,10 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
             case .unfinished(let error, let task):
                 scheduler.reporter.report(MarbleFailure(message: error.description, location: location))
                 // Swift Testing's closure must not outlive this call: wait for the cancelled body,
-                // now on real time, as Swift Testing's own time limit waits for a cancelled test.
-                // A body that ignores cancellation (a continuation nothing resumes) keeps the test
-                // waiting here, its failure already recorded.
-                await task.value
+                // now on real time. One that ignores its cancellation (a continuation nothing
+                // resumes) could only keep the test, and the whole run, waiting until a CI time
+                // limit kills it and its log: the process ends instead, with the failure said.
+                if await !HungBody.ends(task) { HungBody.endProcess(test.name, at: location, error) }
             }
         }
     }
@@ -130,4 +137,72 @@ public struct NoPortabilityWarningTrait: TestTrait, SuiteTrait, TestScoping {
 extension Trait where Self == NoPortabilityWarningTrait {
     /// Turns off the portability warning for this test or suite (``NoPortabilityWarningTrait``).
     public static var noPortabilityWarning: Self { NoPortabilityWarningTrait() }
+}
+
+/// A test body on virtual time that was cancelled and does not end (``VirtualTimeTrait``).
+enum HungBody {
+    /// How long a cancelled body gets to end, in real time.
+    static let grace: Duration = .milliseconds(500)
+
+    /// `MARBLES_HUNG_BODY=wait` keeps a test whose body ignores its cancellation waiting for it
+    /// (for a debugger), instead of ending the process.
+    static let waits = ProcessInfo.processInfo.environment["MARBLES_HUNG_BODY"]?.lowercased() == "wait"
+
+    /// Whether `task` ended within ``grace`` (always, in the end, when ``waits``).
+    static func ends(_ task: Task<Void, Never>) async -> Bool {
+        if waits {
+            await task.value
+            return true
+        }
+        let race = Race()
+        return await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+            race.set(done)
+            Task.detached {
+                await task.value
+                race.finish(true)
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(grace.components.attoseconds / 1_000_000_000))) {
+                race.finish(false)
+            }
+        }
+    }
+
+    /// Says why on standard error, then ends the process with exit code 1.
+    static func endProcess(_ test: String, at location: MarbleFailure.Location, _ error: VirtualTimeBodyError) -> Never {
+        let text = """
+            \(location.filePath):\(location.line):\(location.column): error: \(test): \(error.description)
+              The body ignored its cancellation for \(grace) of real time, and a test cannot end while its body runs: \
+            this test process ends here, with exit code 1, rather than wait until a time limit kills it and its log. \
+            (MARBLES_HUNG_BODY=wait waits for the body instead.)
+
+            """
+        fflush(nil)
+        _ = Array(text.utf8).withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        _exit(1)
+    }
+
+    /// The first of two answers.
+    private final class Race: @unchecked Sendable {
+        private let lock = Lock()
+        private var continuation: CheckedContinuation<Bool, Never>?
+        private var answer: Bool?
+
+        func set(_ continuation: CheckedContinuation<Bool, Never>) {
+            let given = lock.withLock { () -> Bool? in
+                if answer == nil { self.continuation = continuation }
+                return answer
+            }
+            if let given { continuation.resume(returning: given) }
+        }
+
+        func finish(_ value: Bool) {
+            let waiting = lock.withLock { () -> CheckedContinuation<Bool, Never>? in
+                guard answer == nil else { return nil }
+                answer = value
+                defer { continuation = nil }
+                return continuation
+            }
+            waiting?.resume(returning: value)
+        }
+    }
 }

@@ -98,10 +98,33 @@ final class SlowLoopbackServer: @unchecked Sendable {
         pthread_detach(thread)
     }
 
+    /// Accepts connections, each answered on a thread of its own (requests side by side each
+    /// take `delay`).
     private func serve() {
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
+            let answer = Unmanaged.passRetained(Answer(connection: connection, delay: delay)).toOpaque()
+            var thread = pthread_t()
+            pthread_create(
+                &thread, nil,
+                { raw in
+                    Unmanaged<Answer>.fromOpaque(raw!).takeRetainedValue().send()
+                    return nil
+                }, answer)
+            pthread_detach(thread)
+        }
+    }
+
+    private final class Answer {
+        let connection: Int32
+        let delay: useconds_t
+        init(connection: Int32, delay: useconds_t) {
+            self.connection = connection
+            self.delay = delay
+        }
+
+        func send() {
             var buffer = [UInt8](repeating: 0, count: 4096)
             _ = read(connection, &buffer, buffer.count)
             usleep(delay)

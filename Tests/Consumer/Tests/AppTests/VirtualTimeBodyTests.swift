@@ -1,3 +1,4 @@
+import Foundation
 import MarblesTesting
 import Testing
 
@@ -41,5 +42,17 @@ struct VirtualTimeBodyTests {
         let scheduler = try #require(TestScheduler.current)
         try await Task.sleep(for: .seconds(600))
         #expect(scheduler.now == .seconds(600))
+    }
+}
+
+/// Not part of the app's suite: `make consumer-check` runs it with CONSUMER_HUNG_DEMO=1 under a
+/// 30 s budget. Its body waits for a continuation nothing resumes and ignores its cancellation:
+/// the test process ends within seconds, failed, and its output says why.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["CONSUMER_HUNG_DEMO"] == "1"))
+struct HungBodyDemo {
+    nonisolated(unsafe) static var kept: [CheckedContinuation<Void, Never>] = []
+
+    @Test(.virtualTime) func hungBody() async {
+        await withCheckedContinuation { Self.kept.append($0) }
     }
 }
