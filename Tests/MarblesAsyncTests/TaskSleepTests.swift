@@ -213,8 +213,30 @@ struct SleepDeadlineTests {
         let sleep = SleepDeadline(
             remaining: .microseconds(69_990), instants: instants, jobStart: arrival - .milliseconds(40), arrival: arrival,
             now: .zero, clock: ContinuousClock.self)
+        // The job's own interval (from its start) holds whole milliseconds from 70 to 109.
         #expect(sleep.ambiguity?.other == .milliseconds(70))
-        #expect(sleep.ambiguity?.range == Duration.microseconds(69_990) ... .microseconds(110_000))
+        #expect(sleep.ambiguity?.range == Duration.microseconds(69_990) ... .microseconds(109_990))
+    }
+
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    @Test("a whole number of milliseconds read in the sleep's own job is its duration, from this instant")
+    func wholeMillisecondsInTheOwnJob() {
+        // Issue 68: the README's `Task.sleep(for: .milliseconds(299))` at 100 ms, under real clocks.
+        // The instant before began 1.2 ms of real time earlier: over it, 300 ms from 0 ms would
+        // be the roundest reading; the sleep's own job (2 µs old) holds 299 ms only.
+        let arrival = ContinuousClock.now
+        let instants = [
+            SleepDeadline.Instant(time: .zero, real: arrival - .microseconds(1_200)),
+            SleepDeadline.Instant(time: .milliseconds(100), real: arrival - .microseconds(5)),
+        ]
+        let sleep = SleepDeadline(
+            remaining: .nanoseconds(298_998_318), instants: instants, jobStart: arrival - .nanoseconds(2_093), arrival: arrival,
+            now: .milliseconds(100), clock: ContinuousClock.self)
+        #expect(sleep.duration == .milliseconds(299))
+        #expect(sleep.delay == .milliseconds(299))
+        #expect(sleep.ambiguity == nil)
+        #expect(SleepDeadline.wholeMilliseconds(from: 1_500_000 - 2_000, to: 1_500_000 + 20_000) == nil)
+        #expect(SleepDeadline.wholeMilliseconds(from: 999_000, to: 2_002_000)! == (1_000_000, 2_000_000))
     }
 
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)

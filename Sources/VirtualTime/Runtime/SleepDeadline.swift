@@ -9,17 +9,23 @@ import MarbleCore
 /// the real `now` a moment before, and the duration the code asked for has to be read back:
 /// ``init(remaining:instants:jobStart:arrival:now:clock:)``.
 ///
-/// Reading back: `remaining = D - now` at arrival is a lower bound. The read happened while the
-/// sleeping job ran, or during one of the last few virtual instants (a read handed to another
-/// task: swift-async-algorithms' `debounce` reads the clock where a value arrives and sleeps in
-/// its timer task), so the duration is at most `remaining` plus the real time since the earlier
-/// of the job's start and those instants' start. The duration taken is the roundest number in
-/// that interval (the most trailing decimal zeros in nanoseconds, the smaller of two equally
-/// round ones). The reading is *ambiguous* when the interval holds another value a programmer
-/// would write: a multiple of a tenth of the chosen value's step (for 100 ms, any multiple of
-/// 10 ms, such as 70 ms). The test then fails naming both, and the sleep takes the roundest so
-/// the run goes on: a wrong duration is never recorded quietly. A deadline that had passed when
-/// the sleep arrived (`remaining <= 0`) is due at once, as it is in the app.
+/// Reading back: `remaining = D - now` at arrival is a lower bound. Most sleeps read the clock
+/// in the job that sleeps (`Task.sleep(for:)` reads `now` and hands over `now + duration` at
+/// once), so the duration is at most `remaining` plus the real time since that job began: when
+/// that narrow interval holds a whole number of milliseconds, the duration is that number, read
+/// at this instant (durations people write are whole milliseconds; a job runs microseconds
+/// before it sleeps). It is *ambiguous* when the interval holds two (the job ran more than a
+/// millisecond of real time before it slept). Otherwise the read may have happened during one of
+/// the last few virtual instants (a read handed to another task: swift-async-algorithms'
+/// `debounce` reads the clock where a value arrives and sleeps in its timer task), so the
+/// duration is at most `remaining` plus the real time since the earlier of the job's start and
+/// those instants' start. The duration taken is then the roundest number in that interval (the
+/// most trailing decimal zeros in nanoseconds, the smaller of two equally round ones), ambiguous
+/// when the interval holds another value a programmer would write: a multiple of a tenth of the
+/// chosen value's step (for 100 ms, any multiple of 10 ms, such as 70 ms). An ambiguous test
+/// fails naming both, and the sleep takes the roundest so the run goes on: a wrong duration is
+/// never recorded quietly. A deadline that had passed when the sleep arrived (`remaining <= 0`)
+/// is due at once, as it is in the app.
 package struct SleepDeadline {
     /// A virtual instant the scheduler ran, and the real time it began at.
     package struct Instant: Equatable {
@@ -68,6 +74,19 @@ package struct SleepDeadline {
             (delay, duration, ambiguity) = (.zero, .zero, nil)
             return
         }
+        // Read in the sleep's own job (`Task.sleep(for:)` reads `now` and sleeps at once): a
+        // whole number of milliseconds there is what the code wrote, read at this instant.
+        if let jobStart {
+            let own = low.addingReportingOverflow(max(jobStart.duration(to: arrival).clampedNanoseconds, 0))
+            if !own.overflow, let whole = Self.wholeMilliseconds(from: low, to: own.partialValue) {
+                duration = .nanoseconds(whole.value)
+                delay = duration
+                ambiguity = whole.other.map {
+                    Ambiguity(range: .nanoseconds(low) ... .nanoseconds(own.partialValue), other: .nanoseconds($0))
+                }
+                return
+            }
+        }
         let instants = instants.isEmpty ? [Instant(time: now, real: arrival)] : instants
         let earliest = min(jobStart ?? instants[0].real, instants[0].real)
         let span = max(earliest.duration(to: arrival).clampedNanoseconds, 0)
@@ -80,6 +99,18 @@ package struct SleepDeadline {
         let read = arrival - .nanoseconds(value - low)
         let readAt = instants.last { $0.real <= read } ?? instants[0]
         delay = max(readAt.time + duration - now, .zero)
+    }
+
+    /// The roundest whole number of milliseconds in `low...high` (ns, both positive), and another
+    /// one there, if any; `nil` when there is none.
+    package static func wholeMilliseconds(from low: Int64, to high: Int64) -> (value: Int64, other: Int64?)? {
+        let millisecond: Int64 = 1_000_000
+        let first = (low + millisecond - 1) / millisecond
+        let last = high / millisecond
+        guard first <= last else { return nil }
+        let (value, _) = reading(from: first, to: last)
+        let other = value != first ? first : value < last ? value + 1 : nil
+        return (value * millisecond, other.map { $0 * millisecond })
     }
 
     /// The roundest integer in `low...high` (both positive), and another value a programmer
