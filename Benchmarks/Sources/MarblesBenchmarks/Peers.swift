@@ -4,6 +4,7 @@ import MarbleCore
 import MarbleRender
 import Marbles
 import MarblesCombine
+import MarblesTesting
 
 // MARK: Rendering one diagram
 
@@ -153,6 +154,39 @@ nonisolated func asyncDriverBenchmarks() {
             }
         ])
     let tests = options.quick ? 200 : 1_000
+    // Issue 68: the trait's body is driven on a thread of its own (one a body), so that the
+    // test's cooperative thread is free; this is what that costs a test, against the same body
+    // driven in `run` on the calling thread.
+    compare(
+        "a test body that sleeps 300 ms", unit: .microseconds(per: tests),
+        [
+            Contender("in scheduler.run { expect(emitting:) } (the calling thread drives)") {
+                for _ in 0..<tests {
+                    let scheduler = TestScheduler(reporter: MarbleFailure.Collector())
+                    let expectation = scheduler.run {
+                        scheduler.expect(emitting: Int.self) { emit in
+                            try await Task.sleep(for: .milliseconds(300))
+                            emit(1)
+                        }
+                    }
+                    precondition(expectation.recorded.count == 2)
+                }
+            },
+            Contender("withVirtualTime (what .virtualTime runs: a thread of its own drives)") {
+                let done = DispatchSemaphore(value: 0)
+                Task {
+                    for _ in 0..<tests {
+                        let slept = try await withVirtualTime { _ in
+                            try await Task.sleep(for: .milliseconds(300))
+                            return 1
+                        }
+                        precondition(slept == 1)
+                    }
+                    done.signal()
+                }
+                done.wait()
+            },
+        ])
     compare(
         "one short marble test", unit: .microseconds(per: tests),
         [
