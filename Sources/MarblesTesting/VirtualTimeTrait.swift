@@ -33,7 +33,10 @@ public import Testing
 ///
 /// - Parameters:
 ///   - frame: the virtual time of one `-` in diagrams.
-///   - startDate: what `Date()` reads when the body starts (`nil`: the real date then).
+///   - startDate: what `Date()` reads when the body starts: by default
+///     ``VirtualTimeTrait/fixedStartDate`` (2000-01-01 00:00:00 UTC, as Go's `synctest` starts
+///     every bubble), so date logic does not pass or fail by the day the test runs; `nil`: the
+///     real date then.
 ///   - stepLimit: how many steps the run may take; a body still going then (a loop that keeps
 ///     sleeping) fails, naming the tasks still sleeping.
 ///   - fileID: where the run is reported (the caller's, by default); with `filePath`, `line`
@@ -45,7 +48,7 @@ public import Testing
 /// - Returns: what `body` returns.
 /// - Throws: what `body` throws, or `VirtualTimeBodyError` when it never returned.
 public func withVirtualTime<Result: Sendable>(
-    frame: Duration = .milliseconds(1), startDate: Date? = nil, stepLimit: Int = 1_000_000,
+    frame: Duration = .milliseconds(1), startDate: Date? = VirtualTimeTrait.fixedStartDate, stepLimit: Int = 1_000_000,
     fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
     _ body: @escaping @Sendable (TestScheduler) async throws -> Result
 ) async throws -> Result {
@@ -75,8 +78,13 @@ public func withVirtualTime<Result: Sendable>(
 public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
     /// The virtual time of one `-` in diagrams.
     public var frame: Duration
-    /// What `Date()` reads when the test starts (`nil`: the real date then).
+    /// What `Date()` reads when the test starts (`nil`: the real date then); by default ``fixedStartDate``.
     public var startDate: Date?
+    /// Where `Date()` starts in a test on virtual time unless the test says otherwise:
+    /// 2000-01-01 00:00:00 UTC, the instant Go's `synctest` starts every bubble at. One fixed
+    /// instant keeps date logic (month ends, time zones, daylight saving) from passing or failing
+    /// by the day the test runs; pass `startDate:` for another, or `nil` for the real date.
+    public static let fixedStartDate = Date(timeIntervalSince1970: 946_684_800)
     /// How many steps a test may take before it fails as one that never ends.
     public var stepLimit: Int
 
@@ -106,12 +114,17 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
 }
 
 extension Trait where Self == VirtualTimeTrait {
-    /// Runs the test's async body on virtual time, 1 ms frames, `Date()` starting at the real
-    /// date (``VirtualTimeTrait``).
-    public static var virtualTime: Self { VirtualTimeTrait(frame: .milliseconds(1), startDate: nil, stepLimit: 1_000_000) }
+    /// Runs the test's async body on virtual time, 1 ms frames, `Date()` starting at
+    /// ``VirtualTimeTrait/fixedStartDate`` (``VirtualTimeTrait``).
+    public static var virtualTime: Self {
+        VirtualTimeTrait(frame: .milliseconds(1), startDate: VirtualTimeTrait.fixedStartDate, stepLimit: 1_000_000)
+    }
 
-    /// Runs the test's async body on virtual time with this frame, start date and step limit.
-    public static func virtualTime(frame: Duration = .milliseconds(1), startDate: Date? = nil, stepLimit: Int = 1_000_000) -> Self {
+    /// Runs the test's async body on virtual time with this frame, start date (`nil`: the real
+    /// date) and step limit.
+    public static func virtualTime(
+        frame: Duration = .milliseconds(1), startDate: Date? = VirtualTimeTrait.fixedStartDate, stepLimit: Int = 1_000_000
+    ) -> Self {
         VirtualTimeTrait(frame: frame, startDate: startDate, stepLimit: stepLimit)
     }
 }

@@ -4,6 +4,10 @@ import MarbleCore
 import MarblesTesting
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 // Issue 60: async test bodies on virtual time, as Swift developers write them, with nothing
 // injected: the `.virtualTime` trait and `withVirtualTime`.
 
@@ -74,6 +78,27 @@ struct VirtualTimeTraitTests {
         #expect(Date() == Date(timeIntervalSince1970: 1_000_000))
         try await Task.sleep(for: .seconds(5))
         #expect(Date() == Date(timeIntervalSince1970: 1_000_005))
+    }
+
+    // Issue 68: one fixed instant by default, as Go's synctest, so date logic does not pass or
+    // fail by the day the test runs; `startDate: nil` asks for the real date.
+    @Test(.virtualTime) func dateStartsAtTheFixedInstantByDefault() async throws {
+        #expect(Date() == VirtualTimeTrait.fixedStartDate)
+        #expect(VirtualTimeTrait.fixedStartDate == ISO8601DateFormatter().date(from: "2000-01-01T00:00:00Z"))
+        try await Task.sleep(for: .seconds(1))
+        #expect(Date() == VirtualTimeTrait.fixedStartDate.addingTimeInterval(1))
+    }
+
+    @Test(.virtualTime(startDate: nil)) func aNilStartDateIsTheRealDate() async throws {
+        // The test's own `clock_gettime` stays real: only the runtime's and Foundation's are virtual.
+        var real = timespec()
+        clock_gettime(CLOCK_REALTIME, &real)
+        #expect(abs(Date().timeIntervalSince1970 - Double(real.tv_sec)) < 60)
+    }
+
+    @Test func withVirtualTimeStartsAtTheFixedInstantToo() async throws {
+        let date = try await withVirtualTime { _ in Date() }
+        #expect(date == VirtualTimeTrait.fixedStartDate)
     }
 
     /// `#expect` between awaits beside marble expectations on the same scheduler.
