@@ -39,6 +39,8 @@ public import Testing
 ///     real date then.
 ///   - stepLimit: how many steps the run may take; a body still going then (a loop that keeps
 ///     sleeping) fails, naming the tasks still sleeping.
+///   - maxFrames: where virtual time stops on purpose, in frames (`nil`: when nothing is left):
+///     tasks the body started that keep sleeping then end the run there without a failure.
 ///   - fileID: where the run is reported (the caller's, by default); with `filePath`, `line`
 ///     and `column`.
 ///   - filePath: the caller's file path.
@@ -49,19 +51,21 @@ public import Testing
 /// - Throws: what `body` throws, or `VirtualTimeBodyError` when it never returned.
 public func withVirtualTime<Result: Sendable>(
     frame: Duration = .milliseconds(1), startDate: Date? = VirtualTimeTrait.fixedStartDate, stepLimit: Int = 1_000_000,
-    fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
+    maxFrames: Int? = nil, fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column,
     _ body: @escaping @Sendable (TestScheduler) async throws -> Result
 ) async throws -> Result {
     let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
     // A fresh scheduler per call: tests in parallel each get their own virtual time.
-    switch await TestScheduler(frame: frame, stepLimit: stepLimit, startDate: startDate).runBodyOnItsOwnThread(at: location, body) {
+    let scheduler = TestScheduler(frame: frame, stepLimit: stepLimit, startDate: startDate)
+    scheduler.maxFrames = maxFrames
+    switch await scheduler.runBodyOnItsOwnThread(at: location, body) {
     case .finished(let result): return try result.get()
     // The closure is escaping: what is left of it may end later, on real time, harmlessly.
     case .unfinished(let error, _): throw error
     }
 }
 
-/// A test trait that runs the test's body on virtual time (``withVirtualTime(frame:startDate:stepLimit:fileID:filePath:line:column:_:)``):
+/// A test trait that runs the test's body on virtual time (``withVirtualTime(frame:startDate:stepLimit:maxFrames:fileID:filePath:line:column:_:)``):
 ///
 /// ```swift
 /// @Test(.virtualTime) func showsResultsAfterAPause() async throws {
@@ -87,6 +91,8 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
     public static let fixedStartDate = Date(timeIntervalSince1970: 946_684_800)
     /// How many steps a test may take before it fails as one that never ends.
     public var stepLimit: Int
+    /// Where virtual time stops on purpose, in frames (`nil`: when nothing is left to run).
+    public var maxFrames: Int? = nil
 
     /// Each test of a suite gets its own virtual time.
     public var isRecursive: Bool { true }
@@ -98,6 +104,7 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
         let source = test.sourceLocation
         let location = MarbleFailure.Location(fileID: source.fileID, filePath: source.filePath, line: source.line, column: source.column)
         let scheduler = TestScheduler(frame: frame, stepLimit: stepLimit, startDate: startDate)
+        scheduler.maxFrames = maxFrames
         try await withoutActuallyEscaping(function) { function in
             switch await scheduler.runBodyOnItsOwnThread(at: location, { _ in try await function() }) {
             case .finished(let result): try result.get()
@@ -121,11 +128,13 @@ extension Trait where Self == VirtualTimeTrait {
     }
 
     /// Runs the test's async body on virtual time with this frame, start date (`nil`: the real
-    /// date) and step limit.
+    /// date), step limit and frame to stop at (`maxFrames`, `nil`: when nothing is left to run;
+    /// tasks the body started that keep sleeping then end the run there without a failure).
     public static func virtualTime(
-        frame: Duration = .milliseconds(1), startDate: Date? = VirtualTimeTrait.fixedStartDate, stepLimit: Int = 1_000_000
+        frame: Duration = .milliseconds(1), startDate: Date? = VirtualTimeTrait.fixedStartDate, stepLimit: Int = 1_000_000,
+        maxFrames: Int? = nil
     ) -> Self {
-        VirtualTimeTrait(frame: frame, startDate: startDate, stepLimit: stepLimit)
+        VirtualTimeTrait(frame: frame, startDate: startDate, stepLimit: stepLimit, maxFrames: maxFrames)
     }
 }
 

@@ -35,7 +35,7 @@ private func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async ->
     }
 }
 
-private final class Shared<Value: Sendable>: @unchecked Sendable {
+final class Shared<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: Value
     init(_ value: Value) { stored = value }

@@ -192,7 +192,47 @@ struct VirtualTimeTraitTests {
         let messages = reporter.failures.map(\.message)
         #expect(messages.count == 1)
         #expect(messages.first?.hasPrefix("the test scheduler ran 10000 steps") == true)
-        #expect(messages.first?.contains("sleeping when it stopped:\n  an unnamed task, until") == true)
+        // Issue 68: the body's own loop is named as such, and the fix is the knob of the body's run.
+        #expect(messages.first?.contains("sleeping when it stopped:\n  the test body, until") == true)
+        #expect(messages.first?.contains("pass maxFrames: N to .virtualTime(…) or withVirtualTime(…)") == true)
+        #expect(messages.first?.contains("set scheduler.maxFrames") == false)
+    }
+
+    /// A ticker the body started that never stops: the run ends at `maxFrames`, without a failure.
+    @Test(.virtualTime(maxFrames: 1_000)) func aTickerThatNeverStopsEndsTheRunAtMaxFrames() async throws {
+        let ticks = Shared<Int>(0)
+        Task {
+            while true {
+                try await Task.sleep(for: .milliseconds(100))
+                ticks.update { $0 += 1 }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(550))
+        #expect(ticks.value == 5)
+    }
+
+    /// The same knob set inside the body moves the end of the run under way (it was ignored).
+    @Test(.virtualTime) func maxFramesSetInTheBodyEndsTheRunThere() async throws {
+        let scheduler = try #require(TestScheduler.current)
+        scheduler.maxFrames = 1_000
+        Task {
+            while true { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        try await Task.sleep(for: .milliseconds(550))
+        #expect(scheduler.now == .milliseconds(550))
+    }
+
+    @Test func aBodyStillWaitingAtMaxFramesIsToldSo() async throws {
+        let reporter = MarbleFailure.Collector()
+        let scheduler = TestScheduler(reporter: reporter)
+        scheduler.maxFrames = 100
+        let end = scheduler.runBody(at: MarbleFailure.Location()) { _ in try await Task.sleep(for: .seconds(1)) }
+        guard case .unfinished(let error, _) = end else {
+            Issue.record("the body should not have finished")
+            return
+        }
+        #expect(error.description == "the test body had not returned at frame 100, where maxFrames (100) ended the run; it was cancelled")
+        #expect(reporter.failures.isEmpty)
     }
 
     @Test func withVirtualTimeThrowsForABodyThatNeverReturns() async throws {

@@ -111,6 +111,7 @@ extension TestScheduler {
         start: () -> Task<Void, Never> = { preconditionFailure("a body task was made") }
     ) -> BodyEnd<Value> {
         runtime.mainActorInLoop = true
+        state.runsBody = true
         watchAwaitedTasks()
         let task = run(at: location) { made ?? start() }
         runtime.bodyTask = nil
@@ -119,6 +120,13 @@ extension TestScheduler {
         task.cancel()
         runtime.settle()
         runtime.detach()
+        if let maxFrames, runawayReason == nil, now >= frame * maxFrames {
+            return .unfinished(
+                VirtualTimeBodyError(
+                    description:
+                        "the test body had not returned at \(stoppedAt), where maxFrames (\(maxFrames)) ended the run; it was cancelled"),
+                task: task)
+        }
         if runawayReason != nil {
             return .unfinished(
                 VirtualTimeBodyError(

@@ -116,6 +116,8 @@ extension TestScheduler {
             rare.pendingRunaway = nil
             state.runawayReason = pending
         } else {
+            state.flushStart = now
+            defer { state.flushStart = nil }
             state.runawayReason = drive(until: maxFrames.map { now + frame * $0 })
         }
     }
@@ -161,7 +163,9 @@ extension TestScheduler {
         if !sleepers.isEmpty {
             lines.append("sleeping when it stopped:")
             for sleeper in sleepers.prefix(5) {
-                let who = sleeper.name.map { "the task \"\($0)\"" } ?? "an unnamed task"
+                let who =
+                    sleeper.task != nil && sleeper.task == runtime.bodyTask
+                    ? "the test body" : sleeper.name.map { "the task \"\($0)\"" } ?? "an unnamed task"
                 lines.append("  \(who), until \(frameText(sleeper.deadline, frame: frame))")
             }
             if sleepers.count > 5 { lines.append("  … and \(sleepers.count - 5) more") }
@@ -183,12 +187,16 @@ extension TestScheduler {
             !sleepers.isEmpty && open.isEmpty
             ? "Every expectation had ended, so what keeps sleeping belongs to the code under test"
             : "A task the code under test owns goes on after that"
+        // A test body on virtual time is the run: its knob is the trait's or withVirtualTime's.
+        let stop =
+            state.runsBody
+            ? "pass maxFrames: N to .virtualTime(…) or withVirtualTime(…) (or set TestScheduler.current?.maxFrames = N in the body)"
+            : "set scheduler.maxFrames = N before the run"
         lines.append(
             """
             \(owner): cancel it inside the run (model.stop() or task.cancel(), at a frame with \
-            scheduler.schedule(after: …) { model.stop() }). Or stop virtual time on purpose: set \
-            scheduler.maxFrames = N before the run (N: the last frame the test looks at), and the run ends there \
-            without a failure.
+            scheduler.schedule(after: …) { model.stop() }). Or stop virtual time on purpose: \(stop) (N: the last \
+            frame the test looks at), and the run ends there without a failure.
             """)
         return lines.joined(separator: "\n")
     }

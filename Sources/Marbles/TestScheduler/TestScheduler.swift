@@ -42,10 +42,15 @@ public final class TestScheduler: Scheduler {
     /// The virtual time of one frame (`-`).
     public let frame: Duration
     /// When set, a flush runs only up to this many frames past the time of the flush; work
-    /// due later stays queued. `nil` runs until no work is left (or the step limit).
+    /// due later stays queued. `nil` runs until no work is left (or the step limit). Set in a
+    /// test body on virtual time (`TestScheduler.current?.maxFrames`), it moves the end of the
+    /// run under way.
     public var maxFrames: Int? {
         get { state.maxFrames }
-        set { state.maxFrames = newValue }
+        set {
+            state.maxFrames = newValue
+            if let start = state.flushStart { runtime.moveDriveLimit(to: newValue.map { start + frame * $0 }) }
+        }
     }
     /// How long a run waits, in real time, for work the code under test handed to another thread
     /// (a block on a `DispatchQueue`, a `Thread`, an actor's job on its own executor) before it
@@ -243,8 +248,12 @@ extension TestScheduler {
         var reportedOutsideRun = false
         /// Whether the code under test's system clock reads were noted.
         var reportedClockReads = false
-        /// ``TestScheduler/maxFrames`` (read by every flush).
+        /// ``TestScheduler/maxFrames`` (read by every flush), and the time the flush under way
+        /// began at (`nil`: none), which it counts from.
         var maxFrames: Int?
+        var flushStart: Duration?
+        /// Whether a test body on virtual time is this scheduler's run (`withVirtualTime`, the trait).
+        var runsBody = false
         /// Whether virtual time is being driven (a flush or an advance): a hot observable made
         /// now, by a test body on virtual time, is set up at once.
         @usableFromInline var driving = false

@@ -95,6 +95,8 @@ package final class VirtualRuntime {
         /// reaches them, and checked they were one access each for the whole loop.
         var foreignWorkTimeout: Duration = .seconds(10)
         var answerWait: Duration = .milliseconds(250)
+        /// Where the drive under way ends (ns; `.max`: none), which a body may move.
+        var driveLimit: Int64 = .max
     }
 
     /// The sleep table's rarer parts: read-back sleeps, exploring, held wake-ups, the step-limit
@@ -133,8 +135,8 @@ package final class VirtualRuntime {
         package var name: String?
         /// When its sleep ends, in virtual time.
         package var deadline: Duration
-        /// Which task (the same task sleeping again is one entry).
-        var task: Int?
+        /// Which task (the same task sleeping again is one entry; compare ``bodyTask``).
+        package var task: Int?
     }
     // One stored property, read on every step, never in overlapping accesses.
     // measured: see TestScheduler.state (the harness's, the executor's and this, together).
@@ -219,7 +221,9 @@ package final class VirtualRuntime {
         let stepLimit = budget.pointee.limit
         // Built only when the limit is hit: a test's fixed cost should not pay for formatting it.
         var limitText: String { "the test scheduler ran \(stepLimit) steps and work was still due" }
-        let limitNanos = limit.map(VirtualTimeScheduler.nanos) ?? .max
+        let outerLimit = state.driveLimit
+        state.driveLimit = limit.map(VirtualTimeScheduler.nanos) ?? .max
+        defer { state.driveLimit = outerLimit }
         let home = clocks.run
         while true {
             if executor.hasWaitingJobs {
@@ -243,7 +247,7 @@ package final class VirtualRuntime {
             if !state.idleWaiters.isEmpty, resumeIdleWaiters() { continue }
             if let tracker = clocks.tracker, marbles_members_take_io_ended(tracker), waitForIOAnswer(tracker) { continue }
             noteNextInstant()
-            guard virtual.step(throughNanoseconds: limitNanos) else {
+            guard virtual.step(throughNanoseconds: state.driveLimit) else {
                 // Every member blocked in a known wait and nothing due: nothing can ever wake them.
                 if virtual.nextDueTime == nil, let tracker = clocks.tracker {
                     let blocked = marbles_members_blocked(tracker, nil, 0)
@@ -266,9 +270,13 @@ package final class VirtualRuntime {
             watch.virtualNow.store(virtual.nowNanoseconds, ordering: .relaxed)
             if let publishedNow = state.publishedNow { publishedNow.store(virtual.nowNanoseconds, ordering: .relaxed) }
         }
-        if let limit { try? virtual.advance(to: limit) }
+        if state.driveLimit != .max { try? virtual.advance(to: .nanoseconds(state.driveLimit)) }
         return nil
     }
+
+    /// Moves the end of the drive under way (a test body on virtual time set `maxFrames`); `nil`:
+    /// no end but the work's.
+    package func moveDriveLimit(to limit: Duration?) { state.driveLimit = limit.map(VirtualTimeScheduler.nanos) ?? .max }
 
     /// Whether a task the run awaits (an async expectation's, a test body's) is still suspended:
     /// set by the scheduler. When nothing else is left, the run then waits a little for an
