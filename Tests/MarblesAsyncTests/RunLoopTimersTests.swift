@@ -176,6 +176,22 @@ import Testing
             #expect(messages.first?.contains("in the default or the common modes") == true, "\(messages)")
         }
 
+        // Issue 68: under real clocks (MARBLES_PORTABLE=1) a timer added on the test's own thread
+        // was reported as "added on another thread".
+        @Test("a timer added on the test's thread while the clocks are real says so, not another thread")
+        func realClocksNameThemselves() {
+            let reporter = MarbleFailure.Collector()
+            let scheduler = TestScheduler(frame: .milliseconds(100), reporter: reporter)
+            scheduler.runtime.clocks.enabled = false
+            scheduler.run {
+                let timer = Timer.scheduledTimer(withTimeInterval: 1, repeats: false) { _ in }
+                timer.invalidate()
+            }
+            let messages = reporter.failures.map(\.message).joined(separator: "\n")
+            #expect(messages.contains("added while the run's clocks are real (MARBLES_PORTABLE=1, as on Apple platforms),"), "\(messages)")
+            #expect(!messages.contains("added on another thread"), "\(messages)")
+        }
+
         @Test("RunLoop.main from a test that is not on the main actor names itself")
         func mainRunLoopOffTheMainActor() async {
             let messages = await Task.detached {

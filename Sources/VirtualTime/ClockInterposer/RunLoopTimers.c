@@ -246,6 +246,12 @@ static const char *why_left(cf_type run_loop, cf_type modes, char *place, size_t
     return NULL;
 }
 
+// Why work for a run loop off a driving thread with virtual clocks is not shadowed.
+static const char *elsewhere(marbles_members *members) {
+    return marbles_driving(members) ? "added while the run's clocks are real (MARBLES_PORTABLE=1, as on Apple platforms),"
+                                    : "added on another thread,";
+}
+
 // Notes a run loop's work that stays with its run loop inside a run.
 static void note_left(marbles_members *members, const char *what, const char *place) {
     char text[160];
@@ -258,7 +264,7 @@ void CFRunLoopAddTimer(cf_type run_loop, void *timer, cf_type mode) {
     marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
     if (members == NULL || !have_cf()) return next(run_loop, timer, mode);
     if (!marbles_driving_virtually(members)) {
-        note_left(members, "a run-loop timer", "added on another thread,");
+        note_left(members, "a run-loop timer", elsewhere(members));
         return next(run_loop, timer, mode);
     }
     timer_context context = {0};
@@ -330,7 +336,7 @@ void CFRunLoopPerformBlock(cf_type run_loop, cf_type modes, void *block) {
     marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
     if (members == NULL || block == NULL || !have_cf()) return next(run_loop, modes, block);
     char place[160];
-    const char *left = marbles_driving_virtually(members) ? why_left(run_loop, modes, place, sizeof place) : "added on another thread,";
+    const char *left = marbles_driving_virtually(members) ? why_left(run_loop, modes, place, sizeof place) : elsewhere(members);
     void *copy = left == NULL ? marbles_copy_block(block) : NULL;
     if (copy == NULL) {
         note_left(members, "a block performed on a run loop", left != NULL ? left : "");
