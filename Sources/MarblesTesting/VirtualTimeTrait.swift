@@ -65,6 +65,32 @@ public func withVirtualTime<Result: Sendable>(
     }
 }
 
+extension TestScheduler {
+    /// Lets everything due at the current instant run, without moving virtual time, then
+    /// returns: the jobs that are ready and those they make ready, timers due now, and work
+    /// handed to other threads (Go's `synctest.Wait`, Kotlin's `runCurrent`). Call it from a test
+    /// body on virtual time (`withVirtualTime`, the `.virtualTime` trait), on the body's own task.
+    /// Called anywhere else it runs nothing, and the test fails at the call, saying why.
+    public static func runCurrent(
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) async {
+        guard let misuse = await runCurrentIfDriving() else { return }
+        let why =
+            switch misuse {
+            case .outsideBody:
+                "outside a test body on virtual time: call it inside @Test(.virtualTime) or withVirtualTime { } "
+                    + "(in scheduler.run { }, scheduler.advance(by: .zero) runs what is due now)"
+            case .offTheDrivingThread:
+                "from a task that does not run on the body's scheduler (a detached task, or one on another "
+                    + "executor): call it from the test body's own task"
+            }
+        TestFrameworkReporter().report(
+            MarbleFailure(
+                message: "TestScheduler.runCurrent() ran nothing: it was called \(why)",
+                location: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)))
+    }
+}
+
 /// A test trait that runs the test's body on virtual time (``withVirtualTime(frame:startDate:stepLimit:maxFrames:fileID:filePath:line:column:_:)``):
 ///
 /// ```swift

@@ -135,9 +135,26 @@ struct VirtualTimeTraitTests {
         #expect(log.entries.last == "later")
     }
 
-    @Test func runCurrentOutsideVirtualTimeReturnsAtOnce() async {
-        await TestScheduler.runCurrent()
+    // Issue 68: it did nothing, silently; the test now fails at the call, saying why.
+    @Test func runCurrentOutsideVirtualTimeFailsSayingWhy() async {
+        await withKnownIssue {
+            await TestScheduler.runCurrent()
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.hasPrefix("TestScheduler.runCurrent() ran nothing: it was called outside a test body") }
+        }
         #expect(TestScheduler.current == nil)
+    }
+
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    @Test(.virtualTime) func runCurrentFromATaskOnAnotherExecutorFailsSayingWhy() async throws {
+        // The body awaits a task on the global pool: under a loaded parallel run it may answer
+        // after the usual 250 ms.
+        try #require(TestScheduler.current).runtime.answerWait = .seconds(30)
+        await withKnownIssue {
+            await Task(executorPreference: globalConcurrentExecutor) { await TestScheduler.runCurrent() }.value
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("from a task that does not run on the body's scheduler") }
+        }
     }
 
     @Test func withVirtualTimeReturnsWhatTheBodyReturns() async throws {

@@ -152,16 +152,25 @@ extension TestScheduler {
         Task(operation: bodyOperation(body, outcome))
     }
 
+    /// Why ``runCurrentIfDriving()`` ran nothing.
+    package enum RunCurrentMisuse: Sendable {
+        /// No test body on virtual time is running in this task.
+        case outsideBody
+        /// The body's scheduler is not driven by this thread (a detached task, another executor).
+        case offTheDrivingThread
+    }
+
     /// Lets everything due at the current instant run, without moving virtual time, then
     /// returns: the jobs that are ready and those they make ready, timers due now, and work
-    /// handed to other threads (Go's `synctest.Wait`, Kotlin's `runCurrent`). Call it from a test
-    /// body on virtual time (`withVirtualTime`, the `.virtualTime` trait); elsewhere it returns
-    /// at once.
-    public static func runCurrent() async {
-        guard let runtime = currentBox?.value.runtime, runtime.executor.isOwnerThread else { return }
+    /// handed to other threads (Go's `synctest.Wait`, Kotlin's `runCurrent`). MarblesTesting's
+    /// `TestScheduler.runCurrent()` calls it and reports misuse; returns why nothing ran, if so.
+    package static func runCurrentIfDriving() async -> RunCurrentMisuse? {
+        guard let runtime = currentBox?.value.runtime else { return .outsideBody }
+        guard runtime.executor.isOwnerThread else { return .offTheDrivingThread }
         let driving = DrivingThreadOnly(value: runtime)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             driving.value.whenIdle { done.resume() }
         }
+        return nil
     }
 }

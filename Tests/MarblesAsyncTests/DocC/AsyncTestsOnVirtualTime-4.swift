@@ -1,4 +1,4 @@
-// Generated from Sources/MarblesTesting/MarblesTesting.docc/AsyncTestsOnVirtualTime.md (the block at line 88) by scripts/code-blocks.py: edit the
+// Generated from Sources/MarblesTesting/MarblesTesting.docc/AsyncTestsOnVirtualTime.md (the block at line 90) by scripts/code-blocks.py: edit the
 // document, then run `make code-blocks`.
 // swift-format-ignore-file
 import MarblesTesting
