@@ -109,7 +109,16 @@ package struct Marblegen: Sendable {
                 return .failure("\(path): error: \(error)")
             }
         }
-        return .success(files, warnings: renderer.textsWithoutGlyphs(in: list).map(Self.glyphWarning))
+        var warnings = renderer.textsWithoutGlyphs(in: list).map(Self.glyphWarning)
+        // Drawn all the same (the picture shows what the operator computes); `verify` fails on it.
+        if let mismatch = model.mismatchMessage { warnings.append(Self.mismatchWarning(mismatch)) }
+        return .success(files, warnings: warnings)
+    }
+
+    /// A spec whose `expected:` line does not hold, as `render` says it.
+    static func mismatchWarning(_ message: String) -> String {
+        "warning: the expected output does not hold (drawn as the operator computes it; marblegen verify fails on it)\n"
+            + message.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
     }
 
     /// Text that would draw as empty boxes: which, and how to fix it.

@@ -16,4 +16,17 @@ struct GlyphWarningTests {
         #expect(result.errors.contains("warning: no installed font has glyphs for some of '\(hieroglyph)'"))
         #expect(FileManager.default.fileExists(atPath: path.replacingOccurrences(of: ".marble", with: ".svg")))
     }
+
+    // Issue 68: render drew a spec whose `expected:` line is wrong with exit code 0 and no word.
+    @Test("render says on standard error that a spec's expected output does not hold, and still draws it")
+    func wrongExpectationWarns() throws {
+        let path = writeSpec("input: -1-2|\noperator: map(x * 10)\nexpected: -a-c|\nvalues: a = 10, c = 30\n")
+        var generator = Marblegen()
+        generator.formats = [.svg]
+        let result = generator.render([path])
+        #expect(result.exitCode == 0)
+        #expect(result.errors.contains("warning: the expected output does not hold"), "\(result.errors)")
+        #expect(FileManager.default.fileExists(atPath: path.replacingOccurrences(of: ".marble", with: ".svg")))
+        #expect(generator.verify([path]).exitCode == 1)
+    }
 }
