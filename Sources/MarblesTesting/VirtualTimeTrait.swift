@@ -61,7 +61,10 @@ public func withVirtualTime<Result: Sendable>(
     switch await scheduler.runBodyOnItsOwnThread(at: location, body) {
     case .finished(let result): return try result.get()
     // The closure is escaping: what is left of it may end later, on real time, harmlessly.
-    case .unfinished(let error, _): throw error
+    case .unfinished(let error, _):
+        // XCTest reports a thrown error at `<EXPR>:0`: the failure is said at the call site too.
+        if Test.current == nil { scheduler.reporter.report(MarbleFailure(message: error.description, location: location)) }
+        throw error
     }
 }
 

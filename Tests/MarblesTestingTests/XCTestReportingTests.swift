@@ -53,6 +53,24 @@ final class XCTestReportingTests: XCTestCase {
         XCTAssertTrue(captured.first?.description.contains("record mode: rewrote") ?? false)
     }
 
+    // Issue 68: a hung body in withVirtualTime was reported only as the error XCTest caught, at
+    // `<EXPR>:0`; it is also said at the call.
+    func testAHungWithVirtualTimeBodyIsReportedAtTheCallSite() async {
+        capturing = true
+        let line = #line + 2
+        do {
+            try await withVirtualTime { _ in await withCheckedContinuation { HungContinuations.keep($0) } }
+            XCTFail("withVirtualTime returned for a body that never did")
+        } catch {
+            XCTAssertTrue(error is VirtualTimeBodyError)
+        }
+        capturing = false
+        XCTAssertEqual(captured.count, 1)
+        XCTAssertEqual(captured.first?.line, line)
+        XCTAssertTrue(captured.first?.file.hasSuffix("XCTestReportingTests.swift") ?? false)
+        XCTAssertTrue(captured.first?.description.contains("the test body was still suspended at frame 0") ?? false)
+    }
+
     func testExploredRaceGoesToXCTFailAtTheExpectationLine() {
         capturing = true
         let line = #line + 11
@@ -92,4 +110,11 @@ final class XCTestReportingTests: XCTestCase {
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 private final class LastWriter: @unchecked Sendable {
     var value = ""
+}
+
+/// Continuations nothing resumes, kept so that they are not reported as leaked.
+enum HungContinuations {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var kept: [CheckedContinuation<Void, Never>] = []
+    static func keep(_ continuation: CheckedContinuation<Void, Never>) { lock.withLock { kept.append(continuation) } }
 }
