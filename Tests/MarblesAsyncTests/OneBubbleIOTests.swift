@@ -87,14 +87,22 @@ final class SlowLoopbackServer: @unchecked Sendable {
         self.listener = listener
         port = UInt16(bigEndian: address.sin_port)
         listen(listener, 16)
+        Self.startThread { [self] in serve() }
+    }
+
+    /// A plain `pthread_create` (which the interposer leaves alone), detached.
+    private static func startThread(_ body: @escaping () -> Void) {
+        final class Work {
+            let body: () -> Void
+            init(_ body: @escaping () -> Void) { self.body = body }
+        }
         var thread = pthread_t()
-        let retained = Unmanaged.passRetained(self).toOpaque()
         pthread_create(
             &thread, nil,
             { raw in
-                Unmanaged<SlowLoopbackServer>.fromOpaque(raw!).takeRetainedValue().serve()
+                Unmanaged<Work>.fromOpaque(raw!).takeRetainedValue().body()
                 return nil
-            }, retained)
+            }, Unmanaged.passRetained(Work(body)).toOpaque())
         pthread_detach(thread)
     }
 
@@ -104,15 +112,8 @@ final class SlowLoopbackServer: @unchecked Sendable {
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
-            let answer = Unmanaged.passRetained(Answer(connection: connection, delay: delay)).toOpaque()
-            var thread = pthread_t()
-            pthread_create(
-                &thread, nil,
-                { raw in
-                    Unmanaged<Answer>.fromOpaque(raw!).takeRetainedValue().send()
-                    return nil
-                }, answer)
-            pthread_detach(thread)
+            let answer = Answer(connection: connection, delay: delay)
+            Self.startThread { answer.send() }
         }
     }
 
