@@ -92,6 +92,22 @@ extension TestScheduler {
                 message: "TestScheduler.runCurrent() ran nothing: it was called \(why)",
                 location: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)))
     }
+
+    /// ``runCurrent(fileID:filePath:line:column:)`` on this scheduler, the body's
+    /// (`scheduler.runCurrent()` in `withVirtualTime { scheduler in … }`): called on another
+    /// scheduler than the running body's, it runs nothing and the test fails at the call.
+    public func runCurrent(
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
+    ) async {
+        guard let current = TestScheduler.current, current !== self else {
+            return await TestScheduler.runCurrent(fileID: fileID, filePath: filePath, line: line, column: column)
+        }
+        TestFrameworkReporter().report(
+            MarbleFailure(
+                message: "scheduler.runCurrent() ran nothing: this scheduler is not the running body's; call it on "
+                    + "TestScheduler.current, the scheduler withVirtualTime { scheduler in … } passes",
+                location: MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)))
+    }
 }
 
 /// A test trait that runs the test's body on virtual time (``withVirtualTime(frame:startDate:stepLimit:maxFrames:fileID:filePath:line:column:_:)``):

@@ -135,6 +135,28 @@ struct VirtualTimeTraitTests {
         #expect(log.entries.last == "later")
     }
 
+    @Test func runCurrentOnTheBodysSchedulerRunsWhatIsDue() async throws {
+        let order = try await withVirtualTime { scheduler in
+            let log = Log()
+            Task { log.append("started") }
+            await scheduler.runCurrent()
+            log.append("after runCurrent")
+            return log.entries
+        }
+        #expect(order == ["started", "after runCurrent"])
+    }
+
+    @Test(.virtualTime) func runCurrentOnAnotherSchedulerFailsSayingWhy() async {
+        let other = TestScheduler()
+        await withKnownIssue {
+            await other.runCurrent()
+        } matching: { issue in
+            issue.comments.contains {
+                $0.rawValue.hasPrefix("scheduler.runCurrent() ran nothing: this scheduler is not the running body's")
+            }
+        }
+    }
+
     // Issue 68: it did nothing, silently; the test now fails at the call, saying why.
     @Test func runCurrentOutsideVirtualTimeFailsSayingWhy() async {
         await withKnownIssue {
