@@ -228,7 +228,7 @@ enum HungBody {
                 await task.value
                 race.finish(true)
             }
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(grace.components.attoseconds / 1_000_000_000))) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(grace.clampedNanoseconds))) {
                 race.finish(false)
             }
         }

@@ -24,7 +24,7 @@ enum DrivingThread {
     private static let linger: DispatchTimeInterval = .seconds(5)
 
     /// Runs `body` on a driving thread: a waiting one, or a new one (8 MB of stack, as the main
-    /// thread has).
+    /// thread has); on the calling thread when no thread can be started.
     static func start(_ body: @escaping @Sendable () -> Void) {
         if let parked = lock.withLock({ idle.popLast() }) {
             parked.body = body
@@ -44,8 +44,12 @@ enum DrivingThread {
         #else
             var thread = pthread_t()
         #endif
-        let status = pthread_create(&thread, &attributes, run, work)
-        precondition(status == 0, "could not start a thread to drive a test body on virtual time (pthread_create: \(status))")
+        guard pthread_create(&thread, &attributes, run, work) == 0 else {
+            // No thread to be had (the process is at its limit): the caller's thread drives, as
+            // it did before driving threads.
+            Unmanaged<Parked>.fromOpaque(work).release()
+            return body()
+        }
     }
 
     /// A driving thread's life: the body it was made for, then each one handed to it while it
