@@ -210,8 +210,9 @@ int pthread_cond_timedwait(pthread_cond_t *condition, pthread_mutex_t *mutex, co
     // A wall-clock deadline comes from a `Date` (a `Double`, exact to about 0.1 µs): to the microsecond.
     if (clock == CLOCK_REALTIME) remaining = (remaining + 500) / 1000 * 1000;
     condition_attempt attempt = {condition, mutex, clock, ETIMEDOUT};
-    marbles_wait(marbles_wait_condition, condition, remaining < 0 ? 0 : remaining, NULL, unknown_condition, attempt_condition, &attempt);
-    return attempt.status;
+    bool signalled =
+        marbles_wait(marbles_wait_condition, condition, remaining < 0 ? 0 : remaining, NULL, unknown_condition, attempt_condition, &attempt);
+    return signalled ? 0 : attempt.status;
 }
 
 static int signal_condition(pthread_cond_t *condition, long count) {

@@ -800,13 +800,6 @@ bool marbles_members_take_io_ended(marbles_members *members) {
 
 enum { slice_ns = 1000000 };  // how often a timed wait looks whether its virtual deadline came
 
-static bool timed_out(wait_record *it) {
-    LOCK();
-    bool timed_out = it->timed_out;
-    UNLOCK();
-    return timed_out;
-}
-
 bool marbles_wait(
     marbles_wait_kind kind, const void *object, long long remaining_ns, bool (*try_acquire)(const void *), const char *unknown,
     bool (*attempt)(void *, long long), void *argument) {
@@ -845,9 +838,22 @@ bool marbles_wait(
         // libdispatch and glibc read the clock inside their own waits: real while this one is.
         reading_real = true;
         if (!known) waits_for_real(unknown);
-        do {
+        for (;;) {
             satisfied = attempt(argument, known && remaining_ns >= 0 ? slice_ns : remaining_ns);
-        } while (known && !satisfied && !timed_out(&record));
+            if (satisfied || !known) break;
+            LOCK();
+            bool woken = record.woken, timed_out = record.timed_out;
+            UNLOCK();
+            // A condition's signal that came as a slice ended can be spent on that timed-out
+            // slice (glibc): the waiter was woken, so the wait returns as signalled, and the
+            // caller rechecks its predicate, as after any wake-up. (Sliced on, it waited on for
+            // a signal already given: a worker's NSCondition wait lost its signal 1 run in 8.)
+            if (woken && kind == marbles_wait_condition) {
+                satisfied = true;
+                break;
+            }
+            if (timed_out) break;
+        }
         if (!known) waits_for_real(NULL);
         reading_real = false;
     }
