@@ -331,7 +331,10 @@ static void (*dispatch_async_f_next)(void *, void *, void (*)(void *));
 static void *main_queue;
 static pthread_once_t dispatch_once = PTHREAD_ONCE_INIT;
 
+static void *(*get_global_queue)(long, unsigned long);
+
 static void find_dispatch(void) {
+    get_global_queue = (void *(*)(long, unsigned long))dlsym(RTLD_DEFAULT, "dispatch_get_global_queue");
     get_label = (const char *(*)(void *))dlsym(RTLD_DEFAULT, "dispatch_queue_get_label");
     *(void **)&dispatch_async_f_next = dlsym(RTLD_NEXT, "dispatch_async_f");
     if (dispatch_async_f_next == NULL) *(void **)&dispatch_async_f_next = dlsym(RTLD_DEFAULT, "dispatch_async_f");
@@ -344,8 +347,25 @@ static const char *queue_label(void *queue) {
     return label != NULL && label[0] != 0 ? label : "(no label)";
 }
 
+// A global concurrent queue's overcommitting twin (same QoS), on which libdispatch starts a
+// thread for the work at once. On the plain one, member work waits while the pool's threads are
+// taken, and members blocked in known waits take them: libdispatch grows the pool about once a
+// second, so in a parallel run a worker started by a test could wait a second or more while
+// virtual time waited for it. (Serial queues already drain on overcommitting root queues.)
+static void *overcommitting(void *queue) {
+    static const long classes[] = {0x21, 0x19, 0x15, 0x11, 0x09};  // the QoS classes
+    pthread_once(&dispatch_once, find_dispatch);
+    for (size_t i = 0; get_global_queue != NULL && i < sizeof classes / sizeof classes[0]; i++) {
+        if (get_global_queue(classes[i], 0) != queue) continue;
+        void *twin = get_global_queue(classes[i], 2);  // DISPATCH_QUEUE_OVERCOMMIT
+        return twin != NULL ? twin : queue;
+    }
+    return queue;
+}
+
 void marbles_members_submit(marbles_members *members, void *queue, marbles_work_kind kind, void *context, void (*work)(void *)) {
-    submit_next(queue, marbles_members_wrap(members, kind, queue_label(queue), context, work), marbles_members_run_wrapped);
+    const char *label = queue_label(queue);
+    submit_next(overcommitting(queue), marbles_members_wrap(members, kind, label, context, work), marbles_members_run_wrapped);
 }
 
 void marbles_members_submit_untracked(void *queue, void *context, void (*work)(void *)) { submit_next(queue, context, work); }
