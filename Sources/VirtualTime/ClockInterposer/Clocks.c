@@ -1,13 +1,6 @@
-// The system clocks of a run on virtual time (Linux), and the chain to the next definitions.
-//
-// `ContinuousClock.now`, `SuspendingClock.now` and every `Task.sleep` deadline come from
-// `swift_get_time` in libswift_Concurrency.so, which is PROTECTED (not interposable) but calls
-// `clock_gettime` through the PLT; Foundation's `Date()` calls `clock_gettime(CLOCK_REALTIME)`
-// through the PLT from libFoundationEssentials.so (Swift 6.3.1: continuous is CLOCK_BOOTTIME,
-// suspending CLOCK_MONOTONIC). The definition below, linked into the test executable, takes
-// those calls. It answers with virtual time only for those callers (and libdispatch's), on a
-// thread that drives a run or is one of its members; everything else goes on to the next
-// definition: ThreadSanitizer's interceptor when it is linked, else libc's.
+// The system clocks of a run on virtual time (Linux), and the chain to the next definitions (a
+// sanitizer's interceptor, else libc's). Which callers read virtual time: docs/DESIGN.md,
+// "Virtual clocks (Linux)".
 #define _GNU_SOURCE
 #include "CClockInterposer.h"
 #include "InterposerShared.h"
@@ -40,7 +33,6 @@ static struct {
     } ranges[max_ranges];
     int count;
 } libs[lib_count];
-static pthread_once_t ranges_once = PTHREAD_ONCE_INIT;
 
 static int note_library(struct dl_phdr_info *info, size_t size, void *data) {
     (void)size, (void)data;
@@ -59,8 +51,6 @@ static int note_library(struct dl_phdr_info *info, size_t size, void *data) {
     }
     return 0;
 }
-
-static void find_ranges(void) { dl_iterate_phdr(note_library, NULL); }
 
 static bool in(int lib, uintptr_t address) {
     for (int i = 0; i < libs[lib].count; i++) {
@@ -110,7 +100,7 @@ void marbles_ip_submit_untracked(void *queue, void *context, void (*work)(void *
 __attribute__((constructor)) static void resolve_next(void) {
     NEXT_OF(clock_gettime);
     NEXT_OF(dispatch_after_f);
-    pthread_once(&ranges_once, find_ranges);
+    dl_iterate_phdr(note_library, NULL);
     marbles_ip_main_queue = marbles_main_queue();
     marbles_register_submit(marbles_ip_submit_untracked);
     marbles_clock_interposer_register(marbles_clock_gettime_next);
@@ -122,7 +112,7 @@ int marbles_ip_real_clock_gettime(clockid_t id, struct timespec *tp) {
     return next != NULL ? next(id, tp) : (int)syscall(SYS_clock_gettime, id, tp);
 }
 
-static long long real_ns(clockid_t id) {
+long long marbles_ip_real_ns(clockid_t id) {
     struct timespec ts = {0, 0};
     marbles_ip_real_clock_gettime(id, &ts);
     return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
@@ -163,10 +153,10 @@ static long long virtual_reading(marbles_run *run, clockid_t id, int source) {
         run->spin_clock = -1;
         return reading;
     }
-    if (run->spin_clock == source) return run->spin_virtual_ns + (real_ns(id) - run->spin_real_ns);
+    if (run->spin_clock == source) return run->spin_virtual_ns + (marbles_ip_real_ns(id) - run->spin_real_ns);
     if (++run->spin_reads < spin_limit || run->spin_clock != -1) return reading;
     run->spin_clock = source;
-    run->spin_real_ns = real_ns(id);
+    run->spin_real_ns = marbles_ip_real_ns(id);
     run->spin_virtual_ns = reading;
     run->spin_at_ns = virtual_now;
     run->spins += 1;
@@ -267,19 +257,10 @@ bool marbles_ip_virtual_date_ns(long long *now) {
     return true;
 }
 
-bool marbles_clock_interposer_linked(void) {
-    pthread_once(&ranges_once, find_ranges);
-    return marbles_clock_interposer_registered() && atomic_load_explicit(&next_clock_gettime, memory_order_acquire) != NULL &&
-           libs[lib_concurrency].count > 0;
-}
-
 const char *marbles_clock_gettime_next(void) {
     void *next = (void *)atomic_load_explicit(&next_clock_gettime, memory_order_acquire);
     Dl_info info;
     if (next == NULL || dladdr(next, &info) == 0) return "";
     return info.dli_sname != NULL ? info.dli_sname : (info.dli_fname != NULL ? info.dli_fname : "");
 }
-#else
-bool marbles_clock_interposer_linked(void) { return false; }
-const char *marbles_clock_gettime_next(void) { return ""; }
 #endif

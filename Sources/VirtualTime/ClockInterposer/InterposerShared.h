@@ -27,8 +27,9 @@ marbles_members *marbles_ip_timers_here(void);
 bool marbles_ip_virtual_remaining(marbles_members *members, uint64_t when, long long *remaining);
 /// `Date()` on a driving thread whose clocks are virtual, in ns since 1970; false elsewhere.
 bool marbles_ip_virtual_date_ns(long long *now);
-/// The next `clock_gettime` (real time).
+/// The next `clock_gettime` (real time), and its reading in ns.
 int marbles_ip_real_clock_gettime(clockid_t id, struct timespec *tp);
+long long marbles_ip_real_ns(clockid_t id);
 /// Whether FoundationNetworking's code is among the callers (a few frames up).
 bool marbles_ip_called_from_networking(void);
 /// Whether `caller` lies in the Swift runtime's or libdispatch's code, or in Foundation's.

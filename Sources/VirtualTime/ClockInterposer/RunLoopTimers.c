@@ -1,28 +1,10 @@
-// Run-loop timers on virtual time (Linux): `Timer.scheduledTimer`, `RunLoop.add(_:forMode:)`,
-// `Timer.publish` (OpenCombine's, which adds a Timer) and `RunLoop` as a Combine scheduler, all
-// of which reach CoreFoundation's `CFRunLoopAddTimer`; and `RunLoop.perform(_:)`
-// (`CFRunLoopPerformBlock`).
-//
-// In a test nothing runs a run loop: on Linux Swift Testing runs a `@MainActor` test on a thread
-// that drains the main queue, and the main thread's run loop never turns. A timer added on a
-// driving thread whose clocks are virtual, to a run loop the run stands in for (the driving
-// thread's own, or `RunLoop.main` in a test on the main actor), in the default or the common
-// modes, is therefore shadowed here instead of added: it becomes a wake-up on virtual time at
-// its fire date, and at that instant its callout runs in the scheduler's loop, on the driving
-// thread, as the run loop would run it. A repeating timer then moves to its next fire date
-// (fire date plus interval, as CoreFoundation does); a one-shot timer is invalidated after its
-// callout. `invalidate()` and a new `fireDate` take effect at once. Tolerance only permits
-// lateness, so the timer fires at its fire date exactly.
-//
-// The callout comes from `CFRunLoopTimerCreate` (interposed while a thread drives). Anything
-// else is added to its run loop as usual and noted as an escape, which the run names in its
-// failures: a timer made before the run or on another thread, another thread's run loop,
-// `RunLoop.main` in a test off the main actor, any other mode.
+// Run-loop timers (`Timer`, `RunLoop.add`, OpenCombine's `Timer.publish`, `RunLoop` as a Combine
+// scheduler: CoreFoundation's `CFRunLoopAddTimer`) and `RunLoop.perform` on virtual time (Linux):
+// nothing runs a run loop in a test, so the run stands in for it. docs/DESIGN.md, "Run-loop timers".
 #define _GNU_SOURCE
 #include "InterposerShared.h"
 
 #if defined(__linux__)
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -36,51 +18,24 @@ typedef struct {
     const void *(*copy_description)(const void *info);
 } timer_context;
 
-// CoreFoundation's functions this file calls without interposing them (found once).
-static struct {
-    cf_type (*current)(void);
-    cf_type (*main)(void);
-    bool (*equal)(cf_type, cf_type);
-    cf_type (*retain)(cf_type);
-    void (*release)(cf_type);
-    double (*next_fire_date)(cf_type);
-    double (*interval)(cf_type);
-    bool (*is_valid)(cf_type);
-    void (*get_context)(cf_type, timer_context *);
-    unsigned long (*type_id)(cf_type);
-    unsigned long (*array_type_id)(void);
-    long (*array_count)(cf_type);
-    cf_type (*array_value)(cf_type, long);
-    bool (*string_c)(cf_type, char *, long, uint32_t);
-    cf_type *default_mode;
-    cf_type *common_modes;
-} cf;
-static pthread_once_t cf_once = PTHREAD_ONCE_INIT;
-static bool cf_found;
-
-static void find_cf(void) {
-#define FIND(field, name) *(void **)&cf.field = dlsym(RTLD_DEFAULT, name)
-    FIND(current, "CFRunLoopGetCurrent");
-    FIND(main, "CFRunLoopGetMain");
-    FIND(equal, "CFEqual");
-    FIND(retain, "CFRetain");
-    FIND(release, "CFRelease");
-    FIND(next_fire_date, "CFRunLoopTimerGetNextFireDate");
-    FIND(interval, "CFRunLoopTimerGetInterval");
-    FIND(is_valid, "CFRunLoopTimerIsValid");
-    FIND(get_context, "CFRunLoopTimerGetContext");
-    FIND(type_id, "CFGetTypeID");
-    FIND(array_type_id, "CFArrayGetTypeID");
-    FIND(array_count, "CFArrayGetCount");
-    FIND(array_value, "CFArrayGetValueAtIndex");
-    FIND(string_c, "CFStringGetCString");
-    FIND(default_mode, "kCFRunLoopDefaultMode");
-    FIND(common_modes, "kCFRunLoopCommonModes");
-#undef FIND
-    void **all = (void **)&cf;
-    cf_found = true;
-    for (size_t i = 0; i < sizeof cf / sizeof(void *); i++) cf_found = cf_found && all[i] != NULL;
-}
+// CoreFoundation's, which this file calls without interposing them: weak, bound at load (NULL in
+// a process without Foundation).
+#define CF(result, name, ...) extern __attribute__((weak)) result name(__VA_ARGS__)
+CF(cf_type, CFRunLoopGetCurrent, void);
+CF(cf_type, CFRunLoopGetMain, void);
+CF(bool, CFEqual, cf_type, cf_type);
+CF(cf_type, CFRetain, cf_type);
+CF(void, CFRelease, cf_type);
+CF(double, CFRunLoopTimerGetNextFireDate, cf_type);
+CF(double, CFRunLoopTimerGetInterval, cf_type);
+CF(bool, CFRunLoopTimerIsValid, cf_type);
+CF(void, CFRunLoopTimerGetContext, cf_type, timer_context *);
+CF(unsigned long, CFGetTypeID, cf_type);
+CF(unsigned long, CFArrayGetTypeID, void);
+CF(long, CFArrayGetCount, cf_type);
+CF(cf_type, CFArrayGetValueAtIndex, cf_type, long);
+CF(bool, CFStringGetCString, cf_type, char *, long, uint32_t);
+extern __attribute__((weak)) cf_type kCFRunLoopDefaultMode, kCFRunLoopCommonModes;
 
 // `Date()` as CoreFoundation counts it (seconds since 2001), virtual on the driving thread, as
 // the fire dates Foundation computes are (CFAbsoluteTimeGetCurrent reads the real clock).
@@ -94,10 +49,7 @@ static double absolute_now(void) {
     return (double)(now / 1000000000LL - 978307200LL) + (double)(now % 1000000000LL) * 1e-9;
 }
 
-static bool have_cf(void) {
-    pthread_once(&cf_once, find_cf);
-    return cf_found;
-}
+static bool have_cf(void) { return CFRunLoopGetCurrent != NULL; }
 
 // A timer made on a driving thread, not yet added: its callout, which CoreFoundation keeps to
 // itself. At most `made_limit` are kept (the oldest go: a timer made and never added).
@@ -114,7 +66,7 @@ typedef struct {
     callout_fn callout;
 } shadowed;
 
-static void release_timer(void *timer) { cf.release(timer); }
+static void release_timer(void *timer) { CFRelease(timer); }
 static void dispose(marbles_shadow *shadow) { free(shadow); }
 
 enum { made_limit = 64 };
@@ -175,7 +127,7 @@ static const double date_slack = 0.5e-6;
 static void arm(marbles_locked *locked, shadowed *it, double now) {
     // To the microsecond: a date as a double since 2001 is exact only to about 0.12 µs, so that
     // `Date() + 0.3` comes out 0.3 s later, not 0.299999952 s.
-    double remaining = cf.next_fire_date(it->base.object) - now;
+    double remaining = CFRunLoopTimerGetNextFireDate(it->base.object) - now;
     marbles_registry_arm(locked, &it->base, remaining <= 0 ? 0 : (long long)(remaining * 1e6 + 0.5) * 1000, woke);
 }
 
@@ -188,21 +140,21 @@ static void woke(void *raw) {
     marbles_locked locked;
     marbles_registry_lock(&locked, &timers, virtual_now);
     void *timer = it->base.object;
-    bool live = it->base.generation == generation && cf.is_valid(timer);
-    double fire_date = live ? cf.next_fire_date(timer) : 0;
+    bool live = it->base.generation == generation && CFRunLoopTimerIsValid(timer);
+    double fire_date = live ? CFRunLoopTimerGetNextFireDate(timer) : 0;
     if (live && fire_date > now + date_slack) {
         // Its fire date moved later since this wake-up was armed.
         arm(&locked, it, now);
         live = false;
     }
-    if (live) cf.retain(timer);
+    if (live) CFRetain(timer);
     marbles_registry_unlock(&locked);
     if (live) it->callout(timer, it->info);
     bool ended = false;
     marbles_registry_lock(&locked, &timers, virtual_now);
     // Unless the callout invalidated the timer or gave it a new fire date (both bump the generation).
     if (live && it->base.generation == generation) {
-        double interval = cf.interval(timer);
+        double interval = CFRunLoopTimerGetInterval(timer);
         if (interval > 0) {
             double next = fire_date + interval;
             if (next <= now + date_slack) next += interval * (1 + (long long)((now + date_slack - next) / interval));
@@ -216,31 +168,31 @@ static void woke(void *raw) {
     marbles_registry_drop(&locked, &it->base);
     marbles_registry_unlock(&locked);
     if (ended) NEXT_OF(CFRunLoopTimerInvalidate)(timer);
-    if (live) cf.release(timer);
+    if (live) CFRelease(timer);
 }
 
 // Whether `modes` (a mode, or an array of them) holds the default or the common modes.
 static bool driven_mode(cf_type modes) {
     if (modes == NULL) return false;
-    if (cf.type_id(modes) == cf.array_type_id()) {
-        for (long i = 0; i < cf.array_count(modes); i++) {
-            if (driven_mode(cf.array_value(modes, i))) return true;
+    if (CFGetTypeID(modes) == CFArrayGetTypeID()) {
+        for (long i = 0; i < CFArrayGetCount(modes); i++) {
+            if (driven_mode(CFArrayGetValueAtIndex(modes, i))) return true;
         }
         return false;
     }
-    return cf.equal(modes, *cf.default_mode) || cf.equal(modes, *cf.common_modes);
+    return CFEqual(modes, kCFRunLoopDefaultMode) || CFEqual(modes, kCFRunLoopCommonModes);
 }
 
 // Why a run loop's work added on this thread is not shadowed, into `place` (NULL: it is).
 static const char *why_left(cf_type run_loop, cf_type modes, char *place, size_t size) {
-    bool main = run_loop == cf.main();
-    if (run_loop != cf.current() && !main) return snprintf(place, size, "on another thread's run loop"), place;
-    if (main && run_loop != cf.current() && !marbles_route_virtual()->main_in_loop) {
+    bool main = run_loop == CFRunLoopGetMain();
+    if (run_loop != CFRunLoopGetCurrent() && !main) return snprintf(place, size, "on another thread's run loop"), place;
+    if (main && run_loop != CFRunLoopGetCurrent() && !marbles_route_virtual()->main_in_loop) {
         return snprintf(place, size, "on RunLoop.main, in a test that is not on the main actor,"), place;
     }
     if (!driven_mode(modes)) {
         char name[96] = "?";
-        if (modes != NULL && cf.type_id(modes) != cf.array_type_id()) cf.string_c(modes, name, sizeof name, 0x08000100);
+        if (modes != NULL && CFGetTypeID(modes) != CFArrayGetTypeID()) CFStringGetCString(modes, name, sizeof name, 0x08000100);
         return snprintf(place, size, "in run-loop mode '%s'", name), place;
     }
     return NULL;
@@ -268,7 +220,7 @@ void CFRunLoopAddTimer(cf_type run_loop, void *timer, cf_type mode) {
         return next(run_loop, timer, mode);
     }
     timer_context context = {0};
-    cf.get_context(timer, &context);
+    CFRunLoopTimerGetContext(timer, &context);
     double now = absolute_now();
     marbles_locked locked;
     marbles_registry_lock(&locked, &timers, marbles_members_now(members));
@@ -286,7 +238,7 @@ void CFRunLoopAddTimer(cf_type run_loop, void *timer, cf_type mode) {
     }
     shadowed *it = calloc(1, sizeof(shadowed));
     if (it == NULL) abort();
-    cf.retain(timer);
+    CFRetain(timer);
     *it = (shadowed){.base = {.object = timer, .members = members}, .info = context.info, .callout = callout};
     marbles_registry_add(&locked, &it->base);
     arm(&locked, it, now);

@@ -1,10 +1,6 @@
-// Work a run hands to other threads (Linux): `DispatchQueue`'s `async`, `asyncAfter` and `sync`
-// (libswiftDispatch calls the block forms), their `_f` forms, group blocks and notifications, and
-// Foundation's `Thread` (`pthread_create` from libFoundation). Submitted on a driving thread or by
-// a member, each is member work (Members.c), which the run waits for at the current virtual
-// instant. A timer whose clocks can be virtual is a virtual wake-up instead, and the main queue's
-// work, in a test on the main actor, runs in the scheduler's loop. The Swift runtime's own calls
-// (its global executor) and libdispatch's calls to itself pass through.
+// Work a run hands to other threads (Linux): Dispatch's async, after, sync and group forms, and
+// Foundation's `Thread`. Each becomes member work (Members.c), a virtual wake-up, or a main-queue
+// block for the driver's loop; the Swift runtime's and libdispatch's own calls pass through.
 #define _GNU_SOURCE
 #include "InterposerShared.h"
 

@@ -1,22 +1,10 @@
-// Dispatch timer sources on virtual time (Linux): `DispatchSource.makeTimerSource`, what
-// OpenCombine's and Combine's `DispatchQueue` scheduler arms for `debounce` and repeating work.
-//
-// A timer source made on a driving thread whose clocks are virtual is shadowed here: its
-// schedule (`dispatch_source_set_timer`) goes to the test scheduler as a wake-up on virtual time,
-// and libdispatch's own timer is set to never fire. At each wake-up (on the driving thread) the
-// source's handler goes to its queue as tracked work, or runs in the scheduler's loop for the
-// main queue in a test on the main actor; a repeating source arms its next wake-up. Suspending
-// holds deliveries back (one is delivered on resume, its data the count missed, as libdispatch
-// coalesces them); cancelling or a new schedule makes the wake-ups already armed do nothing.
-//
-// Not shadowed (they keep libdispatch's real timer): sources made elsewhere (on other threads,
-// before the run), wall-clock deadlines, and a schedule set off the driving thread; the first
-// such schedule inside a run is noted as an escape, which the run names in its failures.
+// Dispatch timer sources on virtual time (Linux): shadowed where made on a driving thread with
+// virtual clocks or by a member; anything else keeps its real timer and is noted as an escape.
+// docs/DESIGN.md, "Dispatch timer sources".
 #define _GNU_SOURCE
 #include "InterposerShared.h"
 
 #if defined(__linux__)
-#include <dlfcn.h>
 #include <stdlib.h>
 
 typedef struct {
@@ -103,9 +91,7 @@ static void deliver(void *raw) {
     marbles_registry_unlock(&locked);
 }
 
-static const void *timer_type;
-static pthread_once_t timer_type_once = PTHREAD_ONCE_INIT;
-static void find_timer_type(void) { timer_type = dlsym(RTLD_DEFAULT, "_dispatch_source_type_timer"); }
+extern __attribute__((weak)) const char _dispatch_source_type_timer[];
 
 void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask, void *queue) {
     void *made = NEXT_OF(dispatch_source_create)(type, handle, mask, queue);
@@ -117,8 +103,7 @@ void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask,
         marbles_io_begin(made, queue, "a URLSession request");
         return made;
     }
-    pthread_once(&timer_type_once, find_timer_type);
-    if (type == NULL || type != timer_type) return made;
+    if (type == NULL || type != _dispatch_source_type_timer) return made;
     marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
     // Shadowed only where its schedule can go on virtual time: made on a driving thread whose
     // clocks are virtual, or by a member.

@@ -1,13 +1,6 @@
-// Blocking waits of a run's members on virtual time (Linux): sleeps (`Thread.sleep`, `usleep`,
-// `sleep`, `nanosleep`, `clock_nanosleep`) and waits on a `DispatchSemaphore`, a `DispatchGroup`
-// or a condition (`NSCondition`, `pthread_cond_(timed)wait`) made inside the run.
-//
-// A member blocked in one is not working (Members.c counts it apart), so virtual time moves
-// past it; a deadline is a virtual wake-up, and a signal from anyone makes the waiter count as
-// working before it returns, so the run waits for it at the instant of the signal. A wait on an
-// object made outside the run, or off a member thread, is left to libc and libdispatch: it holds
-// virtual time still, as an I/O wait does. Outside runs each call costs a thread-local read
-// (waits) or an atomic load (signals) before it goes on.
+// A run's members' blocking waits on virtual time (Linux): sleeps, and waits on a semaphore, group
+// or condition made inside the run (known waits); any other wait holds virtual time still.
+// docs/DESIGN.md, "One bubble". Outside runs a call costs a thread-local read or an atomic load.
 #define _GNU_SOURCE
 #include "InterposerShared.h"
 
@@ -38,12 +31,6 @@ INTERPOSED(int, gettimeofday, struct timeval *tv, void *tz);
 __attribute__((constructor)) static void register_conditions(void) {
     marbles_register_real_conditions(
         (marbles_real_conditions){NEXT_OF(pthread_cond_wait), NEXT_OF(pthread_cond_timedwait), NEXT_OF(pthread_cond_broadcast)});
-}
-
-static long long real_ns(clockid_t id) {
-    struct timespec ts;
-    marbles_ip_real_clock_gettime(id, &ts);
-    return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static struct timespec timespec_of(long long ns) { return (struct timespec){(time_t)(ns / 1000000000), (long)(ns % 1000000000)}; }
@@ -106,7 +93,7 @@ typedef struct {
 
 static bool attempt_object(void *raw, long long slice_ns) {
     object_attempt *it = raw;
-    it->result = it->next(it->object, slice_ns < 0 ? UINT64_MAX : (uint64_t)(real_ns(CLOCK_MONOTONIC) + slice_ns));
+    it->result = it->next(it->object, slice_ns < 0 ? UINT64_MAX : (uint64_t)(marbles_ip_real_ns(CLOCK_MONOTONIC) + slice_ns));
     return it->result == 0;
 }
 
@@ -183,7 +170,7 @@ typedef struct {
 
 static bool attempt_condition(void *raw, long long slice_ns) {
     condition_attempt *it = raw;
-    struct timespec until = timespec_of(real_ns(it->clock) + slice_ns);
+    struct timespec until = timespec_of(marbles_ip_real_ns(it->clock) + slice_ns);
     it->status = slice_ns < 0 ? NEXT_OF(pthread_cond_wait)(it->condition, it->mutex) : NEXT_OF(pthread_cond_timedwait)(it->condition, it->mutex, &until);
     return it->status == 0;
 }

@@ -64,8 +64,7 @@ package enum ForeignWork {
     /// when main-actor work the driver holds is what the work out waits for (see
     /// `marbles_settle_result`): the driver runs it, then waits again.
     static func settle(_ tracker: OpaquePointer, timeout: Duration, jobsHeld: UnsafeRawPointer) -> [Overdue] {
-        let result = marbles_members_settle(tracker, max(timeout.clampedNanoseconds, 0), jobsHeld)
-        guard result == marbles_settle_timed_out else { return [] }
+        guard waitForMembers(tracker, timeout: Int(timeout.clampedNanoseconds), jobsHeld: jobsHeld) == .timedOut else { return [] }
         return records(capacity: 64, of: marbles_overdue.self) { marbles_members_abandon(tracker, $0, $1) }.map { row in
             var row = row
             let kind =
@@ -84,6 +83,48 @@ package enum ForeignWork {
 }
 
 extension ForeignWork {
+    enum Settled { case drained, timedOut, mainNeeded }
+
+    /// How long work out may stand still while main-actor work waits for the driver before the
+    /// driver runs that work anyway: the work out may be waiting for it (a semaphore the
+    /// main-actor work signals), which it could never get otherwise.
+    static let stallNanoseconds = 100_000_000
+
+    /// Waits, at most `timeout` ns of real time, until every member is done or blocked in a known
+    /// wait; `.mainNeeded` when main-actor work waits for the driver while the work out cannot go
+    /// on without it (a `DispatchQueue.main.sync`, or held work while the work out stood still for
+    /// a stall). `jobsHeld`: the executor's count of jobs back from members (an atomic `Int`).
+    static func waitForMembers(_ tracker: OpaquePointer, timeout: Int, jobsHeld: UnsafeRawPointer) -> Settled {
+        let start = Watchdog.realNanoseconds()
+        var stall = start + stallNanoseconds
+        var seen = marbles_members_watch(tracker, nil, 0)
+        let returned = UnsafeAtomic<Int>(at: UnsafeMutablePointer(mutating: jobsHeld.assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self)))
+        while seen.working > 0 {
+            if seen.held_sync > 0 { return .mainNeeded }
+            // Jobs come back without a signal: look again at least once a stall, or every
+            // millisecond while only real I/O is out (what comes back then is its answer, which
+            // the I/O may need to go on: URLSession's own tasks).
+            let now = Watchdog.realNanoseconds()
+            let look = seen.working <= seen.io_out ? 1_000_000 : stall - now
+            let state = withUnsafePointer(to: seen) { marbles_members_watch(tracker, $0, Int64(max(min(look, start + timeout - now), 0))) }
+            let held = state.held > 0 || returned.load(ordering: .acquiring) > 0
+            if state.working <= 0 { return .drained }
+            if held && state.working <= state.io_out { return .mainNeeded }
+            let progress = state.working != seen.working || state.begun != seen.begun
+            seen = state
+            let after = Watchdog.realNanoseconds()
+            if progress {
+                stall = after + stallNanoseconds
+            } else if after >= start + timeout {
+                return .timedOut
+            } else if after >= stall {
+                if held { return .mainNeeded }
+                stall = after + stallNanoseconds
+            }
+        }
+        return .drained
+    }
+
     /// Work that stayed on real time inside a run, as the interposer noted it.
     package struct Escape: Equatable, Sendable {
         /// What it is ("a Dispatch timer source", "a run-loop timer").

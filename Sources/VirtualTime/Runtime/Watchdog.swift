@@ -125,8 +125,8 @@ package enum Watchdog {
         }
     }
 
-    /// Real monotonic time, read here (this module's reads are never virtual).
-    private static func realNanoseconds() -> Int {
+    /// Real monotonic time (this module's clock reads are never virtual).
+    static func realNanoseconds() -> Int {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return now.tv_sec * 1_000_000_000 + now.tv_nsec

@@ -1,15 +1,22 @@
-// A run's members (Run.h): the work the code under test hands to other threads, the hand-offs
-// back to the driver, the members' known waits and the run's real I/O. The interposer wraps each
-// block, function or thread a driving thread or a member submits so that it begins and ends
-// here; the driver settles (waits, at the current virtual instant, until every member is done or
-// blocked in a known wait), then takes what came back.
+// A run's members (Run.h): work out, hand-offs to the driver, known waits, real I/O, and the
+// driver's settle. docs/DESIGN.md, "One bubble".
 #define _GNU_SOURCE
 #include "Run.h"
-#include <dlfcn.h>
 #include <errno.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+// libdispatch's and the blocks runtime's, weak: bound at load to what the process has (a program
+// without them, or before they load, finds NULL). Only here: the interposer defines some of these.
+#define WEAK __attribute__((weak))
+extern WEAK void *dispatch_get_global_queue(long identifier, unsigned long flags);
+extern WEAK const char *dispatch_queue_get_label(void *queue);
+extern WEAK void dispatch_async_f(void *queue, void *context, void (*work)(void *));
+extern WEAK char _dispatch_main_q[];
+extern WEAK void *_Block_copy(const void *block);
+extern WEAK void _Block_release(const void *block);
 
 // Work out: its row for the report when the bound passes.
 typedef struct item {
@@ -323,30 +330,6 @@ void marbles_members_run_wrapped(void *raw) {
     free(it);
 }
 
-// libdispatch's functions and main queue, found once (threads of parallel tests ask at once): the
-// next `dispatch_async_f` after this library's callers, for before the interposer registered
-// (or where it is not linked).
-static const char *(*get_label)(void *);
-static void (*dispatch_async_f_next)(void *, void *, void (*)(void *));
-static void *main_queue;
-static pthread_once_t dispatch_once = PTHREAD_ONCE_INIT;
-
-static void *(*get_global_queue)(long, unsigned long);
-
-static void find_dispatch(void) {
-    get_global_queue = (void *(*)(long, unsigned long))dlsym(RTLD_DEFAULT, "dispatch_get_global_queue");
-    get_label = (const char *(*)(void *))dlsym(RTLD_DEFAULT, "dispatch_queue_get_label");
-    *(void **)&dispatch_async_f_next = dlsym(RTLD_NEXT, "dispatch_async_f");
-    if (dispatch_async_f_next == NULL) *(void **)&dispatch_async_f_next = dlsym(RTLD_DEFAULT, "dispatch_async_f");
-    main_queue = dlsym(RTLD_DEFAULT, "_dispatch_main_q");
-}
-
-static const char *queue_label(void *queue) {
-    pthread_once(&dispatch_once, find_dispatch);
-    const char *label = get_label != NULL ? get_label(queue) : NULL;
-    return label != NULL && label[0] != 0 ? label : "(no label)";
-}
-
 // A global concurrent queue's overcommitting twin (same QoS), on which libdispatch starts a
 // thread for the work at once. On the plain one, member work waits while the pool's threads are
 // taken, and members blocked in known waits take them: libdispatch grows the pool about once a
@@ -354,13 +337,15 @@ static const char *queue_label(void *queue) {
 // virtual time waited for it. (Serial queues already drain on overcommitting root queues.)
 static void *overcommitting(void *queue) {
     static const long classes[] = {0x21, 0x19, 0x15, 0x11, 0x09};  // the QoS classes
-    pthread_once(&dispatch_once, find_dispatch);
-    for (size_t i = 0; get_global_queue != NULL && i < sizeof classes / sizeof classes[0]; i++) {
-        if (get_global_queue(classes[i], 0) != queue) continue;
-        void *twin = get_global_queue(classes[i], 2);  // DISPATCH_QUEUE_OVERCOMMIT
-        return twin != NULL ? twin : queue;
+    for (size_t i = 0; dispatch_get_global_queue != NULL && i < sizeof classes / sizeof classes[0]; i++) {
+        if (dispatch_get_global_queue(classes[i], 0) == queue) return dispatch_get_global_queue(classes[i], 2);  // DISPATCH_QUEUE_OVERCOMMIT
     }
     return queue;
+}
+
+static const char *queue_label(void *queue) {
+    const char *label = dispatch_queue_get_label != NULL ? dispatch_queue_get_label(queue) : NULL;
+    return label != NULL && label[0] != 0 ? label : "(no label)";
 }
 
 void marbles_members_submit(marbles_members *members, void *queue, marbles_work_kind kind, void *context, void (*work)(void *)) {
@@ -372,15 +357,12 @@ void marbles_members_submit_untracked(void *queue, void *context, void (*work)(v
 
 void marbles_register_submit(void (*submit)(void *, void *, void (*)(void *))) { submit_next = submit; }
 
+// Before the interposer registers its untracked submission (or where it is not linked).
 static void submit_with_dispatch(void *queue, void *context, void (*work)(void *)) {
-    pthread_once(&dispatch_once, find_dispatch);
-    if (dispatch_async_f_next != NULL) dispatch_async_f_next(queue, context, work);
+    if (dispatch_async_f != NULL) dispatch_async_f(queue, context, work);
 }
 
-void *marbles_main_queue(void) {
-    pthread_once(&dispatch_once, find_dispatch);
-    return main_queue;
-}
+void *marbles_main_queue(void) { return _dispatch_main_q; }
 
 // MARK: Hand-offs to the driver
 
@@ -495,59 +477,19 @@ static struct timespec after(long long ns) {
     return (struct timespec){at.tv_sec + ns / 1000000000 + total / 1000000000, total % 1000000000};
 }
 
-static bool before(struct timespec a, struct timespec b) { return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec); }
+static marbles_members_state state_of(marbles_members *members) {
+    return (marbles_members_state){members->out - members->blocked, members->io_out, members->held, members->held_sync, members->next_sequence};
+}
 
-// How long work out may stand still while main-actor work waits for the driver before the
-// driver runs that work anyway: the work out may be waiting for it (a semaphore the main-actor
-// work signals), which it could never get otherwise.
-enum { stall_ns = 100000000 };
-
-marbles_settle_result marbles_members_settle(marbles_members *members, long long timeout_ns, const void *jobs_held) {
-    struct timespec deadline = after(timeout_ns), stall = after(stall_ns);
+marbles_members_state marbles_members_watch(marbles_members *members, const marbles_members_state *seen, long long timeout_ns) {
+    struct timespec deadline = after(timeout_ns);
     LOCK();
-    marbles_settle_result result = marbles_settle_drained;
-    long long seen_sequence = members->next_sequence;
-    long seen_working = members->out - members->blocked;
-    for (long working = seen_working; working > 0; working = members->out - members->blocked) {
-        if (members->held_sync > 0) {
-            result = marbles_settle_main_needed;
-            break;
-        }
-        // Jobs come back without a signal here: look again at least once a stall, or every
-        // millisecond while only real I/O is out (what comes back then is its answer, which
-        // the I/O may need to go on: URLSession's own tasks).
-        struct timespec look = working <= members->io_out ? after(1000000) : stall;
-        int status = real.timedwait(&changed, &mutex, before(look, deadline) ? &look : &deadline);
-        bool held = members->held > 0 || (jobs_held != NULL && atomic_load_explicit((const _Atomic long *)jobs_held, memory_order_acquire) > 0);
-        working = members->out - members->blocked;
-        if (working <= 0) break;
-        if (held && working <= members->io_out) {
-            result = marbles_settle_main_needed;
-            break;
-        }
-        if (working != seen_working || members->next_sequence != seen_sequence) {
-            // Progress: the stall is counted from here.
-            seen_working = working;
-            seen_sequence = members->next_sequence;
-            stall = after(stall_ns);
-            continue;
-        }
-        if (status != ETIMEDOUT) continue;
-        struct timespec now = after(0);
-        if (!before(now, deadline)) {
-            result = marbles_settle_timed_out;
-            break;
-        }
-        if (!before(now, stall)) {
-            if (held) {
-                result = marbles_settle_main_needed;
-                break;
-            }
-            stall = after(stall_ns);
-        }
+    marbles_members_state now = state_of(members);
+    while (seen != NULL && memcmp(&now, seen, sizeof now) == 0 && real.timedwait(&changed, &mutex, &deadline) != ETIMEDOUT) {
+        now = state_of(members);
     }
     UNLOCK();
-    return result;
+    return now;
 }
 
 long marbles_members_abandon(marbles_members *members, marbles_overdue *buffer, long capacity) {
@@ -582,34 +524,18 @@ long marbles_members_blocked(marbles_members *members, marbles_wait_info *buffer
     return count;
 }
 
-// MARK: Blocks, by their ABI (the runtime's copy and release; the invoke function is the fourth
-// word of a block literal)
+// MARK: Blocks, by their ABI
 
-typedef struct {
-    void *isa;
-    int flags, reserved;
-    void (*invoke)(void *);
-} block_layout;
-
-static void *(*block_copy)(const void *);
-static void (*block_release)(const void *);
-static pthread_once_t block_once = PTHREAD_ONCE_INIT;
-
-static void find_block_runtime(void) {
-    block_copy = (void *(*)(const void *))dlsym(RTLD_DEFAULT, "_Block_copy");
-    block_release = (void (*)(const void *))dlsym(RTLD_DEFAULT, "_Block_release");
-}
-
-void *marbles_copy_block(void *block) {
-    pthread_once(&block_once, find_block_runtime);
-    return block_copy != NULL ? block_copy(block) : NULL;
-}
+void *marbles_copy_block(void *block) { return _Block_copy != NULL ? _Block_copy(block) : NULL; }
 
 void marbles_release_block(void *block) {
-    if (block != NULL && block_release != NULL) block_release(block);
+    if (block != NULL && _Block_release != NULL) _Block_release(block);
 }
 
-void marbles_call_block(void *block) { ((block_layout *)block)->invoke(block); }
+void marbles_call_block(void *block) {
+    struct { void *isa; int flags, reserved; void (*invoke)(void *); } *layout = block;
+    layout->invoke(block);
+}
 
 void marbles_invoke_block(void *block) {
     marbles_call_block(block);

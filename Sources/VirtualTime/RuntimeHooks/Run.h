@@ -1,11 +1,5 @@
-// The C layer's own view of a run: what the runtime's hooks and the interposers (CClockInterposer,
-// which includes this by path) use. Not part of the module's interface; Swift sees CRuntimeHooks.h.
-//
-// A run's members: tracked work at any depth (what the driving thread or a member submits, the
-// timers and threads they start). A member reads the run's clocks at the instant being settled,
-// its timers are virtual wake-ups, and a member blocked in a known wait (a sleep, or a wait on a
-// semaphore, group or condition made in the run) is not working: virtual time moves when every
-// member is done or blocked in one.
+// The C layer's own view of a run, for the hooks and the interposers (included by path; Swift
+// sees CRuntimeHooks.h). Members and known waits: docs/DESIGN.md, "One bubble".
 #ifndef MARBLES_RUN_H
 #define MARBLES_RUN_H
 #include "CRuntimeHooks.h"

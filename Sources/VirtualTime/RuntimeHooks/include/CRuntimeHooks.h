@@ -1,14 +1,8 @@
 #ifndef MARBLES_CRUNTIMEHOOKS_H
 #define MARBLES_CRUNTIMEHOOKS_H
 
-// What Swift (MarblesRuntime) sees of the C layer: the run object it owns, the one table of
-// calls C makes into Swift, the thread's route, and what the driver asks of a run's members.
-// The hooks' and interposers' own view is `Run.h` (not part of this module's interface).
-//
-// Layers, each depending only on those before it: route (RuntimeHooks.c: which run and driver a
-// thread serves) <- run (Members.c: the run's members, their waits, its I/O) <- the Swift
-// runtime's hooks (RuntimeHooks.c) and the libc/libdispatch/CoreFoundation interposers
-// (CClockInterposer, test executables only). Lock order: docs/DESIGN.md, "One bubble".
+// What Swift (MarblesRuntime) sees of the C layer; the C files' own view is `Run.h`. Layers and
+// lock order: docs/DESIGN.md, "The C layer".
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -126,14 +120,13 @@ typedef enum marbles_work_kind {
     marbles_work_io,
 } marbles_work_kind;
 
-/// How the driver's settle (its wait for the members' work) ended.
-typedef enum marbles_settle_result {
-    marbles_settle_drained,
-    marbles_settle_timed_out,
-    /// Main-actor work waits for the driver while the work out cannot go on without it (a
-    /// `DispatchQueue.main.sync`, or held work while the work out stood still for 100 ms).
-    marbles_settle_main_needed,
-} marbles_settle_result;
+/// What the driver's settle looks at: members working (not blocked in known waits), of them real
+/// I/O, main-queue blocks held for the driver's loop (`held_sync`: their submitters wait), and
+/// the count of member work ever begun (it moves when work starts).
+typedef struct {
+    long working, io_out, held, held_sync;
+    long long begun;
+} marbles_members_state;
 
 /// Work still out when the bound passed.
 typedef struct {
@@ -190,9 +183,10 @@ typedef struct {
 void *_Nonnull marbles_members_pending_address(marbles_members *_Nonnull members);
 /// The instant being settled (an `_Atomic long long`): what members read and are stamped with.
 void *_Nonnull marbles_members_now_address(marbles_members *_Nonnull members);
-/// Waits, at most `timeout_ns` of real time, until every member is done or blocked in a known
-/// wait. `jobs_held`: an `_Atomic long`, the executor's count of jobs back from members.
-marbles_settle_result marbles_members_settle(marbles_members *_Nonnull members, long long timeout_ns, const void *_Nullable jobs_held);
+/// The members' state once it differs from `seen`, or after `timeout_ns` of real time (NULL
+/// `seen`: at once).
+marbles_members_state marbles_members_watch(
+    marbles_members *_Nonnull members, const marbles_members_state *_Nullable seen, long long timeout_ns);
 /// Describes the work out into `buffer` and abandons it; returns how many were out.
 long marbles_members_abandon(marbles_members *_Nonnull members, marbles_overdue *_Nullable buffer, long capacity);
 /// Take what members left for the driver (escapes: at most 4 kept); each returns how many.
