@@ -2,7 +2,6 @@
 // sanitizer's interceptor, else libc's). Which callers read virtual time: docs/DESIGN.md,
 // "Virtual clocks (Linux)".
 #define _GNU_SOURCE
-#include "CClockInterposer.h"
 #include "InterposerShared.h"
 
 #if defined(__linux__)
@@ -11,7 +10,6 @@
 #include <execinfo.h>
 #endif
 #include <link.h>
-#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -20,9 +18,8 @@ INTERPOSED(void, dispatch_after_f, uint64_t when, void *queue, void *context, vo
 void *marbles_ip_main_queue;
 
 // The executable segments of the libraries whose calls matter, found once at load (a library
-// loaded later with dlopen keeps real reads; the probe at the first run then finds them real).
-// Swift Testing's reads (an issue's timestamp) are not the code's; FoundationNetworking's timers
-// pace real I/O.
+// dlopened later keeps real reads). Swift Testing's reads are not the code's; FoundationNetworking's
+// timers pace real I/O.
 enum { lib_concurrency, lib_foundation, lib_dispatch, lib_testing, lib_networking, lib_count, max_ranges = 8 };
 static const char *const lib_names[] = {
     "/libswift_Concurrency.so", "/libFoundationEssentials.so", "/libdispatch.so", "/libTesting.so", "/libFoundationNetworking.so",
@@ -76,9 +73,9 @@ bool marbles_ip_from_foundation(uintptr_t caller) { return in(lib_foundation, ca
 bool marbles_ip_from_runtime(uintptr_t caller) { return in(lib_concurrency, caller) || in(lib_dispatch, caller); }
 bool marbles_ip_called_from_networking(void) { return called_from(lib_networking, 6); }
 
-// The definition ours stands in front of: a sanitizer's interceptor is a weak definition in the
-// same executable, which ours replaced at link time, so chain to it and it keeps seeing the
-// calls; else the next library's.
+// The definition ours stands in front of: a sanitizer's interceptor (a weak definition in this
+// executable, which ours replaced at link time: chained to, it keeps seeing the calls), else the
+// next library's.
 static void *find_next(const char *name, const char *interceptor, void *ours) {
     void *candidate = dlsym(RTLD_DEFAULT, interceptor);
     if (candidate == NULL || candidate == ours) candidate = dlsym(RTLD_NEXT, name);
@@ -98,12 +95,13 @@ void *marbles_ip_next_in(void *_Atomic *slot, const char *name, const char *inte
 void marbles_ip_submit_untracked(void *queue, void *context, void (*work)(void *));
 
 __attribute__((constructor)) static void resolve_next(void) {
-    NEXT_OF(clock_gettime);
+    Dl_info next = {0};
+    if (NEXT_OF(clock_gettime) == NULL || dladdr((void *)NEXT_OF(clock_gettime), &next) == 0) next.dli_fname = "";
     NEXT_OF(dispatch_after_f);
     dl_iterate_phdr(note_library, NULL);
     marbles_ip_main_queue = marbles_main_queue();
     marbles_register_submit(marbles_ip_submit_untracked);
-    marbles_clock_interposer_register(marbles_clock_gettime_next);
+    marbles_clock_interposer_register(next.dli_sname != NULL ? next.dli_sname : next.dli_fname != NULL ? next.dli_fname : "");
 }
 
 int marbles_ip_real_clock_gettime(clockid_t id, struct timespec *tp) {
@@ -121,9 +119,8 @@ long long marbles_ip_real_ns(clockid_t id) {
 // Which of a run's bases a clock reads (-1: none).
 static int base_index(clockid_t id) { return id == CLOCK_REALTIME ? 0 : id == CLOCK_MONOTONIC ? 1 : id == CLOCK_BOOTTIME ? 2 : -1; }
 
-// Which of the code's reads a read from `caller` is (`marbles_run.code_reads`: 0 realtime,
-// 1 monotonic, 2 boottime, 3 libdispatch's), -1 when it is none: the Swift runtime's reads,
-// Foundation's dates and libdispatch's monotonic ones (`DispatchTime.now()`, a timer's deadline).
+// Which of `marbles_run.code_reads` a read from `caller` is (-1: none): the Swift runtime's,
+// Foundation's dates, libdispatch's monotonic ones (`DispatchTime.now()`, a timer's deadline).
 static int code_read(clockid_t id, uintptr_t caller) {
     int base = base_index(id);
     if (base < 0) return -1;
@@ -131,22 +128,20 @@ static int code_read(clockid_t id, uintptr_t caller) {
     return in(lib_concurrency, caller) || (base == 0 && in(lib_foundation, caller)) ? base : -1;
 }
 
-// Whether Swift Testing made this read (an issue's or an event's timestamp). Only for
-// CLOCK_MONOTONIC, which Swift Testing reads through the runtime (`Task.sleep` reads the
-// continuous clock: unwinding at every sleep made a `Task.sleep` loop 3.4x slower), and only in
-// the first reads of an instant: a busy wait pays for no unwinding.
+// Whether Swift Testing made this read (a timestamp). Unwinds only for CLOCK_MONOTONIC (`Task.sleep`
+// reads the continuous clock: unwinding at every sleep made a sleep loop 3.4x slower), and only
+// in the first reads of an instant: a busy wait pays for no unwinding.
 static bool read_by_test_framework(const marbles_run *run, clockid_t id) {
     return id == CLOCK_MONOTONIC && run->spin_reads <= 64 && called_from(lib_testing, 12);
 }
 
-// Past this many reads of one clock at one virtual instant, a job is taken to wait for the clock
-// to move (a busy wait), which it never does while the job runs: the reading then moves with
-// real time, so the loop ends, and the run reports it.
+// Past this many reads of one clock at one virtual instant a job is taken to busy-wait for the
+// clock to move, which it never does while the job runs: the reading then moves with real time.
 enum { spin_limit = 1000000 };
 
 static long long virtual_reading(marbles_run *run, clockid_t id, int source) {
     long long virtual_now = marbles_run_now(run);
-    long long reading = run->bases[base_index(id)] + virtual_now;
+    long long reading = marbles_run_bases(run)[base_index(id)] + virtual_now;
     if (run->spin_now_ns != virtual_now) {
         run->spin_now_ns = virtual_now;
         run->spin_reads = 0;
@@ -174,7 +169,6 @@ int clock_gettime(clockid_t id, struct timespec *tp) {
     if (run != NULL) {
         int source = code_read(id, caller);
         if (source < 0) return marbles_ip_real_clock_gettime(id, tp);
-        if (!run->bases_set) marbles_run_set_bases(run);
         long long now = virtual_reading(run, id, source);
         run->reads += 1;
         if (!read_by_test_framework(run, id)) run->code_reads[source] += 1;
@@ -186,8 +180,7 @@ int clock_gettime(clockid_t id, struct timespec *tp) {
         int source = code_read(id, caller);
         if (source >= 0 && !read_by_test_framework(run, id)) run->code_reads[source] += 1;
     }
-    // A member reads the instant being settled, Foundation's uptime included (`Thread.sleep`
-    // measures what is left of its sleep with it).
+    // A member reads the instant being settled, Foundation's uptime included (`Thread.sleep`'s).
     marbles_members *member = run == NULL && marbles_running_members != NULL ? marbles_member() : NULL;
     int base = base_index(id);
     if (member != NULL && base >= 0 && (code_read(id, caller) >= 0 || in(lib_foundation, caller))) {
@@ -196,11 +189,9 @@ int clock_gettime(clockid_t id, struct timespec *tp) {
     return marbles_ip_real_clock_gettime(id, tp);
 }
 
-// `Task.sleep` in a task with no executor preference on a default actor goes to the default
-// executor, which hands the sleeper to Dispatch here: `dispatch_after_f(deadline, timer queue,
-// job, run job)` from libswift_Concurrency, the deadline computed from the (virtual) clock: ns on
-// CLOCK_MONOTONIC for `SuspendingClock`, the same with the top bit set for `ContinuousClock`.
-// Anyone else's is member work (Submissions.c).
+// The default executor hands a `Task.sleep` (no executor preference, a default actor) to Dispatch
+// here, from libswift_Concurrency: the deadline in ns on CLOCK_MONOTONIC, with the top bit set
+// for `ContinuousClock`. Anyone else's is member work (Submissions.c).
 bool marbles_ip_after_f_tracked(uint64_t when, void *queue, void *context, void (*work)(void *), uintptr_t caller);
 
 void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(void *)) {
@@ -209,10 +200,9 @@ void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(vo
     if (!runtime && marbles_ip_after_f_tracked(when, queue, context, work, caller)) return;
     marbles_run *run = marbles_route_virtual();
     if (run != NULL && run->owner != NULL && context != NULL && runtime) {
-        if (!run->bases_set) marbles_run_set_bases(run);
         const uint64_t continuous_flag = 1ULL << 63;
         bool continuous = (when & continuous_flag) != 0;
-        long long remaining = (long long)(when & ~continuous_flag) - run->bases[continuous ? 2 : 1] - marbles_run_now(run);
+        long long remaining = (long long)(when & ~continuous_flag) - marbles_run_bases(run)[continuous ? 2 : 1] - marbles_run_now(run);
         return MARBLES_SWIFT(sleep)(run->owner, context, remaining, continuous ? marbles_clock_continuous : marbles_clock_suspending);
     }
     dispatch_after_f_fn next = NEXT_OF(dispatch_after_f);
@@ -229,17 +219,15 @@ marbles_members *marbles_ip_timers_here(void) {
     return driven != NULL && marbles_driving_virtually(driven) ? driven : marbles_member();
 }
 
-// The time left to `when` on the clock it encodes (libdispatch: uptime, or with bit 63 the
-// monotonic clock that counts sleep; wall-clock deadlines stay real), read on the run's clocks:
-// the driver's now, or the instant being settled for a member.
+// The time left to `when` (libdispatch: uptime, or with bit 63 the clock that counts sleep;
+// wall-clock deadlines stay real) on the run's clocks, where the calling thread stands.
 bool marbles_ip_virtual_remaining(marbles_members *members, uint64_t when, long long *remaining) {
     if (members == NULL || when == UINT64_MAX || (when >> 62) == 1 || (when >> 62) == 3) return false;
     int which = (when >> 62) == 0 ? 1 : 2;
     long long now;
     if (marbles_driving_virtually(members)) {
         marbles_run *run = marbles_route_virtual();
-        if (!run->bases_set) marbles_run_set_bases(run);
-        now = run->bases[which] + marbles_run_now(run);
+        now = marbles_run_bases(run)[which] + marbles_run_now(run);
     } else if (marbles_member() == members) {
         now = marbles_member_reading(members, which);
     } else {
@@ -252,15 +240,8 @@ bool marbles_ip_virtual_remaining(marbles_members *members, uint64_t when, long 
 bool marbles_ip_virtual_date_ns(long long *now) {
     marbles_run *run = marbles_route_virtual();
     if (run == NULL) return false;
-    if (!run->bases_set) marbles_run_set_bases(run);
-    *now = run->bases[0] + marbles_run_now(run);
+    *now = marbles_run_bases(run)[0] + marbles_run_now(run);
     return true;
 }
 
-const char *marbles_clock_gettime_next(void) {
-    void *next = (void *)atomic_load_explicit(&next_clock_gettime, memory_order_acquire);
-    Dl_info info;
-    if (next == NULL || dladdr(next, &info) == 0) return "";
-    return info.dli_sname != NULL ? info.dli_sname : (info.dli_fname != NULL ? info.dli_fname : "");
-}
 #endif

@@ -3,7 +3,6 @@
 #define MARBLES_INTERPOSER_SHARED_H
 #if defined(__linux__)
 #include "../RuntimeHooks/Run.h"
-#include <stdint.h>
 
 /// libdispatch's main queue.
 extern void *marbles_ip_main_queue;
@@ -19,11 +18,9 @@ void *marbles_ip_next_in(void *_Atomic *slot, const char *name, const char *inte
 #define NEXT_OF(name) NEXT(next_##name, name##_fn, #name, name)
 /// The members a submission from `caller` joins: none for the Swift runtime's and libdispatch's own.
 marbles_members *marbles_ip_members_for(uintptr_t caller);
-/// The members the calling thread works for with virtual timers: those of the run it drives, or
-/// of the member work it runs; NULL: neither.
+/// The members whose timers the calling thread sets on virtual time (its run's, or its work's).
 marbles_members *marbles_ip_timers_here(void);
-/// The virtual time left to a Dispatch deadline for `members` (from `marbles_ip_timers_here`);
-/// false for a wall-clock deadline or where it cannot be virtual.
+/// The virtual time left to a Dispatch deadline for `members`; false where it cannot be virtual.
 bool marbles_ip_virtual_remaining(marbles_members *members, uint64_t when, long long *remaining);
 /// `Date()` on a driving thread whose clocks are virtual, in ns since 1970; false elsewhere.
 bool marbles_ip_virtual_date_ns(long long *now);
@@ -36,22 +33,16 @@ bool marbles_ip_called_from_networking(void);
 bool marbles_ip_from_runtime(uintptr_t caller);
 bool marbles_ip_from_foundation(uintptr_t caller);
 
-// MARK: The timer registry
-//
-// One registry for every timer kind the interposer shadows (Dispatch timer sources, run-loop
-// timers): a list under a lock of rank `marbles_rank_list`, and what is done only once that lock
-// is dropped: hand-offs to the driver (which may call into Swift), releases of the shadowed
-// objects (a last release runs their disposal, which may call back), and frees.
+// MARK: The timer registry (timer sources, run-loop timers): a list under a `marbles_rank_list` lock,
+// and what waits for the unlock: hand-offs (they may call Swift), releases (disposals call back), frees.
 
 /// A shadowed timer; each kind's record begins with one.
 typedef struct marbles_shadow {
     struct marbles_shadow *next;
     void *object;
     marbles_members *members;
-    /// A new schedule, a cancel or an invalidation leaves older wake-ups stale.
-    unsigned long generation;
-    /// The list's, and each wake-up's and delivery's.
-    long references;
+    unsigned long generation;  // a new schedule, a cancel or an invalidation leaves older wake-ups stale
+    long references;           // the list's, and each wake-up's and delivery's
 } marbles_shadow;
 
 typedef struct {
@@ -71,9 +62,8 @@ typedef struct {
     int hands, released, dead;
     struct {
         marbles_members *members;
-        void *queue;
+        void *queue, *context;
         long long remaining;
-        void *context;
         void (*work)(void *);
     } hand[2];
     void *release[2];
@@ -93,8 +83,8 @@ void marbles_registry_add(marbles_locked *locked, marbles_shadow *shadow);
 /// Takes `shadow` off the list; its object is released after the unlock.
 void marbles_registry_remove(marbles_locked *locked, marbles_shadow *shadow);
 void marbles_registry_drop(marbles_locked *locked, marbles_shadow *shadow);
-/// Hands `work(context)` to the driver after the unlock, with a reference of `shadow`'s taken
-/// for it: `remaining` ns from now, on `queue` (NULL: on the driving thread).
+/// Hands `work(context)` to the driver after the unlock (`remaining` ns from now, on `queue`),
+/// with a reference of `shadow`'s taken for it.
 void marbles_registry_hand(
     marbles_locked *locked, marbles_shadow *shadow, void *queue, long long remaining, void *context, void (*work)(void *));
 /// Arms a wake-up of `shadow` `remaining` ns from now: `woke` gets it, to pass to `marbles_registry_woken`.

@@ -3,21 +3,11 @@
 #include "InterposerShared.h"
 
 #if defined(__linux__)
-#include <stdlib.h>
-
 typedef struct {
     marbles_shadow *shadow;
     unsigned long generation;
 } wake;
 
-static void unlink_node(void **head, void *node) {
-    for (void **link = head; *link != NULL; link = (void **)*link) {
-        if (*link == node) {
-            *link = *(void **)node;
-            return;
-        }
-    }
-}
 void marbles_registry_lock(marbles_locked *locked, marbles_registry *registry, long long now) {
     *locked = (marbles_locked){.registry = registry, .now = now};
     marbles_lock(&registry->lock, marbles_rank_list);
@@ -62,7 +52,9 @@ void marbles_registry_drop(marbles_locked *locked, marbles_shadow *shadow) {
 
 void marbles_registry_remove(marbles_locked *locked, marbles_shadow *shadow) {
     marbles_registry *registry = locked->registry;
-    unlink_node((void **)&registry->list, shadow);
+    marbles_shadow **link = &registry->list;
+    while (*link != shadow) link = &(*link)->next;
+    *link = shadow->next;
     atomic_fetch_sub_explicit(&registry->count, 1, memory_order_release);
     shadow->generation += 1;
     if (locked->released == 2) abort();
@@ -74,7 +66,7 @@ void marbles_registry_hand(
     marbles_locked *locked, marbles_shadow *shadow, void *queue, long long remaining, void *context, void (*work)(void *)) {
     if (locked->hands == 2) abort();
     shadow->references += 1;
-    locked->hand[locked->hands++] = (__typeof__(locked->hand[0])){shadow->members, queue, remaining, context, work};
+    locked->hand[locked->hands++] = (__typeof__(locked->hand[0])){shadow->members, queue, context, remaining, work};
 }
 
 void marbles_registry_arm(marbles_locked *locked, marbles_shadow *shadow, long long remaining, void (*woke)(void *)) {

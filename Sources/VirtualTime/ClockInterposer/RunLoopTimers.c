@@ -5,9 +5,6 @@
 #include "InterposerShared.h"
 
 #if defined(__linux__)
-#include <stdio.h>
-#include <stdlib.h>
-
 typedef const void *cf_type;
 typedef void (*callout_fn)(void *timer, void *info);
 typedef struct {
@@ -18,8 +15,7 @@ typedef struct {
     const void *(*copy_description)(const void *info);
 } timer_context;
 
-// CoreFoundation's, which this file calls without interposing them: weak, bound at load (NULL in
-// a process without Foundation).
+// CoreFoundation's, not interposed: weak, bound at load (NULL without Foundation).
 #define CF(result, name, ...) extern __attribute__((weak)) result name(__VA_ARGS__)
 CF(cf_type, CFRunLoopGetCurrent, void);
 CF(cf_type, CFRunLoopGetMain, void);
@@ -37,8 +33,7 @@ CF(cf_type, CFArrayGetValueAtIndex, cf_type, long);
 CF(bool, CFStringGetCString, cf_type, char *, long, uint32_t);
 extern __attribute__((weak)) cf_type kCFRunLoopDefaultMode, kCFRunLoopCommonModes;
 
-// `Date()` as CoreFoundation counts it (seconds since 2001), virtual on the driving thread, as
-// the fire dates Foundation computes are (CFAbsoluteTimeGetCurrent reads the real clock).
+// `Date()` in seconds since 2001, virtual on the driving thread as Foundation's fire dates are.
 static double absolute_now(void) {
     long long now = 0;
     if (!marbles_ip_virtual_date_ns(&now)) {
@@ -51,14 +46,14 @@ static double absolute_now(void) {
 
 static bool have_cf(void) { return CFRunLoopGetCurrent != NULL; }
 
-// A timer made on a driving thread, not yet added: its callout, which CoreFoundation keeps to
-// itself. At most `made_limit` are kept (the oldest go: a timer made and never added).
-typedef struct made {
-    struct made *next;
-    void *timer;
-    void *info;
+// Timers made on a driving thread, not yet added: their callouts, which CoreFoundation keeps to
+// itself (the last `made_limit`: a timer made and never added drops out).
+enum { made_limit = 64 };
+static struct {
+    void *timer, *info;
     callout_fn callout;
-} made;
+} made[made_limit];
+static unsigned made_next;
 
 typedef struct {
     marbles_shadow base;            // `object`: the timer, retained while listed
@@ -69,11 +64,8 @@ typedef struct {
 static void release_timer(void *timer) { CFRelease(timer); }
 static void dispose(marbles_shadow *shadow) { free(shadow); }
 
-enum { made_limit = 64 };
-// The registry's lock also guards the made list.
+// The registry's lock also guards `made`.
 static marbles_registry timers = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, release_timer, dispose};
-static made *made_list;
-static int made_count;
 
 INTERPOSED(void *, CFRunLoopTimerCreate, cf_type allocator, double fire_date, double interval, unsigned long flags, long order, callout_fn callout,
     timer_context *context);
@@ -86,33 +78,19 @@ INTERPOSED(void, CFRunLoopPerformBlock, cf_type run_loop, cf_type modes, void *b
 void *CFRunLoopTimerCreate(cf_type allocator, double fire_date, double interval, unsigned long flags, long order, callout_fn callout, timer_context *context) {
     void *timer = NEXT_OF(CFRunLoopTimerCreate)(allocator, fire_date, interval, flags, order, callout, context);
     if (timer == NULL || callout == NULL || marbles_route_virtual() == NULL) return timer;
-    made *it = malloc(sizeof(made));
-    if (it == NULL) abort();
-    *it = (made){NULL, timer, context != NULL ? context->info : NULL, callout};
     marbles_lock(&timers.lock, marbles_rank_list);
-    it->next = made_list;
-    made_list = it;
-    if (++made_count > made_limit) {
-        made **link = &made_list;
-        while ((*link)->next != NULL) link = &(*link)->next;
-        free(*link);
-        *link = NULL;
-        made_count -= 1;
-    }
+    made[made_next++ % made_limit] = (__typeof__(made[0])){timer, context != NULL ? context->info : NULL, callout};
     marbles_unlock(&timers.lock, marbles_rank_list);
     return timer;
 }
 
-// Under the lock: the callout recorded for `timer` (and forgets it), or NULL. A record whose
-// info differs is a freed timer's whose address came back.
+// Under the lock: the callout recorded for `timer` (forgotten), or NULL (other info: a freed timer's).
 static callout_fn take_made(void *timer, void *info) {
-    for (made **link = &made_list; *link != NULL; link = &(*link)->next) {
-        made *it = *link;
-        if (it->timer != timer) continue;
-        callout_fn callout = it->info == info ? it->callout : NULL;
-        *link = it->next;
-        free(it);
-        made_count -= 1;
+    for (unsigned back = 1; back <= made_limit; back++) {  // newest first
+        unsigned i = (made_next - back) % made_limit;
+        if (made[i].timer != timer) continue;
+        callout_fn callout = made[i].info == info ? made[i].callout : NULL;
+        made[i].timer = NULL;
         return callout;
     }
     return NULL;
@@ -125,8 +103,7 @@ static const double date_slack = 0.5e-6;
 
 // Arms a wake-up at the timer's fire date, `now` being the virtual date.
 static void arm(marbles_locked *locked, shadowed *it, double now) {
-    // To the microsecond: a date as a double since 2001 is exact only to about 0.12 µs, so that
-    // `Date() + 0.3` comes out 0.3 s later, not 0.299999952 s.
+    // To the microsecond (a date is exact to about 0.12 µs): `Date() + 0.3` is 0.3 s, not 0.299999952.
     double remaining = CFRunLoopTimerGetNextFireDate(it->base.object) - now;
     marbles_registry_arm(locked, &it->base, remaining <= 0 ? 0 : (long long)(remaining * 1e6 + 0.5) * 1000, woke);
 }
@@ -204,19 +181,14 @@ static const char *elsewhere(marbles_members *members) {
                                     : "added on another thread,";
 }
 
-// Notes a run loop's work that stays with its run loop inside a run.
-static void note_left(marbles_members *members, const char *what, const char *place) {
-    char text[160];
-    snprintf(text, sizeof text, "%s is left to its run loop, which nothing runs in a test", place);
-    marbles_members_note_escape(members, what, text);
-}
+#define LEFT "%s is left to its run loop, which nothing runs in a test"
 
 void CFRunLoopAddTimer(cf_type run_loop, void *timer, cf_type mode) {
     CFRunLoopAddTimer_fn next = NEXT_OF(CFRunLoopAddTimer);
     marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
     if (members == NULL || !have_cf()) return next(run_loop, timer, mode);
     if (!marbles_driving_virtually(members)) {
-        note_left(members, "a run-loop timer", elsewhere(members));
+        marbles_members_note_escape(members, "a run-loop timer", LEFT, elsewhere(members));
         return next(run_loop, timer, mode);
     }
     timer_context context = {0};
@@ -233,7 +205,7 @@ void CFRunLoopAddTimer(cf_type run_loop, void *timer, cf_type mode) {
     callout_fn callout = left == NULL ? take_made(timer, context.info) : NULL;
     if (callout == NULL) {
         marbles_registry_unlock(&locked);
-        note_left(members, "a run-loop timer", left != NULL ? left : "made before the run or on another thread,");
+        marbles_members_note_escape(members, "a run-loop timer", LEFT, left != NULL ? left : "made before the run or on another thread,");
         return next(run_loop, timer, mode);
     }
     shadowed *it = calloc(1, sizeof(shadowed));
@@ -291,7 +263,7 @@ void CFRunLoopPerformBlock(cf_type run_loop, cf_type modes, void *block) {
     const char *left = marbles_driving_virtually(members) ? why_left(run_loop, modes, place, sizeof place) : elsewhere(members);
     void *copy = left == NULL ? marbles_copy_block(block) : NULL;
     if (copy == NULL) {
-        note_left(members, "a block performed on a run loop", left != NULL ? left : "");
+        marbles_members_note_escape(members, "a block performed on a run loop", LEFT, left != NULL ? left : "");
         return next(run_loop, modes, block);
     }
     marbles_members_hand(members, marbles_members_now(members), 0, NULL, copy, marbles_invoke_block);

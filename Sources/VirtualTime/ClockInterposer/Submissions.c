@@ -5,10 +5,6 @@
 #include "InterposerShared.h"
 
 #if defined(__linux__)
-#include <errno.h>
-#include <semaphore.h>
-#include <stdlib.h>
-
 INTERPOSED(void, dispatch_async, void *queue, void *block);
 INTERPOSED(void, dispatch_async_f, void *queue, void *context, void (*work)(void *));
 INTERPOSED(void, dispatch_sync, void *queue, void *block);
@@ -35,9 +31,8 @@ static void hand(marbles_members *members, void *queue, long long remaining, voi
     marbles_members_hand(members, marbles_members_now(members), remaining, queue, context, work);
 }
 
-// Work for `queue`: the main queue's runs in the driver's loop (submitted on the driving thread,
-// or held for it from a member while the test runs on the main actor: the thread that drains the
-// main queue is the one waiting for this work); anything else is member work on its queue.
+// Work for `queue`: the main queue's runs in the driver's loop (from the driving thread, or held
+// from a member in a test on the main actor); anything else is member work on its queue.
 static void submit(marbles_members *members, void *queue, marbles_work_kind kind, void *context, void (*work)(void *)) {
     if (queue == marbles_ip_main_queue && marbles_driving(members)) return hand(members, queue, 0, context, work);
     bool held = queue == marbles_ip_main_queue && marbles_route_members() != members && marbles_members_hold_main(members, context, work, false);
@@ -58,9 +53,8 @@ void dispatch_async_f(void *queue, void *context, void (*work)(void *)) {
     marbles_ip_submit_untracked(queue, context, work);
 }
 
-// `DispatchQueue.main.sync` from a member while the test runs on the main actor: the main
-// queue's thread is the driver, waiting for this very work, so the driver runs it at once (in
-// its loop) and the caller goes on when it has run.
+// `DispatchQueue.main.sync` from a member in a test on the main actor: the driver (the main
+// queue's thread, waiting for this work) runs it at once in its loop; the caller waits for that.
 typedef struct {
     void *context;
     void (*work)(void *);
@@ -96,8 +90,7 @@ void dispatch_sync_f(void *queue, void *context, void (*work)(void *)) {
     if (next != NULL) next(queue, context, work);
 }
 
-// A timer's queue lives until its work has run there, as with libdispatch's own timers (code
-// passes a queue it lets go of at once: `DispatchQueue(label:).asyncAfter`).
+// A timer's queue lives until its work ran there, as libdispatch's own timers keep theirs.
 typedef struct {
     void *queue;
     void *context;
@@ -111,10 +104,9 @@ static void run_and_let_go(void *raw) {
     dispatch_release(it.queue);
 }
 
-// A timer from the run: a virtual wake-up where its clock can be virtual; else real time, but
-// waited for as member work. The main queue's on the driving thread with real clocks
-// (MARBLES_PORTABLE=1) goes untracked, as on Apple platforms (tracked, it could only stall the
-// run: the driver is the thread the main queue waits for), and the run names it.
+// A timer from the run: a virtual wake-up where its clock can be virtual, else real but member
+// work; the main queue's on the driving thread with real clocks goes untracked as an escape
+// (tracked, it could only stall the run: the driver is the thread the main queue waits for).
 static void after(marbles_members *members, uint64_t when, void *queue, void *context, void (*work)(void *)) {
     long long remaining;
     if (marbles_ip_virtual_remaining(members, when, &remaining)) {
@@ -127,7 +119,7 @@ static void after(marbles_members *members, uint64_t when, void *queue, void *co
     }
     dispatch_after_f_fn next = NEXT_OF(dispatch_after_f);
     if (queue == marbles_ip_main_queue && marbles_route_members() == members) {
-        marbles_members_note_escape_on(members, "a Dispatch timer", queue);
+        marbles_members_note_escape(members, "a Dispatch timer", "on queue '%s' runs on real time", marbles_queue_label(queue));
         return next(when, queue, context, work);
     }
     next(when, queue, marbles_members_wrap(members, marbles_work_timer, "a timer", context, work), marbles_members_run_wrapped);
@@ -181,10 +173,9 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*
     return status;
 }
 
-// `DispatchQueue.async(group:)` and `DispatchGroup.notify(queue:)`: member work in the group. A
-// notification is out from the moment it is registered until it has run, waiting on its group;
-// a block leaves through `dispatch_group_leave` (Waits.c), so that a member waiting on the group
-// works again before the block counts as done.
+// `DispatchQueue.async(group:)` and `DispatchGroup.notify(queue:)`: a notification is out, waiting
+// on its group, until it has run; a block leaves through our `dispatch_group_leave` (Waits.c), so
+// a member waiting on the group works again before the block counts as done.
 typedef struct {
     void *block;
     void *group;

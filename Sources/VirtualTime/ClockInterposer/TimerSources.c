@@ -5,8 +5,6 @@
 #include "InterposerShared.h"
 
 #if defined(__linux__)
-#include <stdlib.h>
-
 typedef struct {
     marbles_shadow base;            // `object`: the source, retained while listed
     void *queue;
@@ -48,8 +46,7 @@ static void woke(void *raw);
 // Sends the handler to the source's queue (or the scheduler's loop, for the main queue).
 static void send_delivery(marbles_locked *locked, source *it, unsigned long data) {
     it->data = data;
-    void *queue = it->queue != NULL ? it->queue : dispatch_get_global_queue(0, 0);
-    marbles_registry_hand(locked, &it->base, queue, 0, it, deliver);
+    marbles_registry_hand(locked, &it->base, it->queue, 0, it, deliver);
 }
 
 // A wake-up on virtual time, on the driving thread.
@@ -96,22 +93,20 @@ extern __attribute__((weak)) const char _dispatch_source_type_timer[];
 void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask, void *queue) {
     void *made = NEXT_OF(dispatch_source_create)(type, handle, mask, queue);
     if (made == NULL) return made;
-    // URLSession's sources (libcurl's timer, a request's timeout, its sockets' reads and writes)
-    // stay real: they pace real I/O. While one of a run's is armed, a request is on the wire,
-    // and virtual time stands still.
+    // URLSession's sources (libcurl's timer, a timeout, its sockets) pace real I/O and stay real;
+    // while one of a run's is armed, a request is on the wire and virtual time stands still.
     if (marbles_waits_possible() && marbles_ip_called_from_networking()) {
         marbles_io_begin(made, queue, "a URLSession request");
         return made;
     }
     if (type == NULL || type != _dispatch_source_type_timer) return made;
     marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
-    // Shadowed only where its schedule can go on virtual time: made on a driving thread whose
-    // clocks are virtual, or by a member.
+    // Shadowed where its schedule can be virtual: on a driving thread with virtual clocks, or a member.
     if (members == NULL || marbles_ip_timers_here() != members) return made;
     source *it = calloc(1, sizeof(source));
     if (it == NULL) abort();
     dispatch_retain(made);
-    *it = (source){.base = {.object = made, .members = members}, .queue = queue, .interval_ns = UINT64_MAX, .suspended = 1};
+    *it = (source){.base = {.object = made, .members = members}, .queue = queue != NULL ? queue : dispatch_get_global_queue(0, 0), .interval_ns = UINT64_MAX, .suspended = 1};
     marbles_locked locked;
     marbles_registry_lock(&locked, &sources, 0);
     marbles_registry_add(&locked, &it->base);
@@ -142,14 +137,14 @@ void dispatch_source_set_timer(void *object, uint64_t start, uint64_t interval, 
     if (it != NULL) {
         // Off the run's threads, or a wall-clock deadline: the real timer, noted as an escape.
         escaped = it->base.members;
-        queue = it->queue != NULL ? it->queue : dispatch_get_global_queue(0, 0);
+        queue = it->queue;
         marbles_members_hold(escaped);
         marbles_registry_remove(&locked, &it->base);
     }
     marbles_registry_unlock(&locked);
     next(object, start, interval, leeway);
     if (escaped != NULL) {
-        marbles_members_note_escape_on(escaped, "a Dispatch timer source", queue);
+        marbles_members_note_escape(escaped, "a Dispatch timer source", "on queue '%s' runs on real time", marbles_queue_label(queue));
         marbles_members_unhold(escaped);
     }
 }
@@ -191,8 +186,7 @@ void dispatch_set_context(void *object, void *context) {
     NEXT_OF(dispatch_set_context)(object, context);
 }
 
-// One suspension more (`by` 1: suspend) or less (-1: resume, activate); a resume delivers what
-// was missed meanwhile.
+// One suspension more (`by` 1) or less (-1: resume, activate), which delivers what was missed.
 static void suspend(void *object, long by, bool activating) {
     if (marbles_registry_empty(&sources)) return;
     marbles_members *here = by < 0 ? marbles_ip_timers_here() : NULL;
@@ -233,8 +227,7 @@ void dispatch_source_cancel(void *object) {
     source *it = (source *)marbles_registry_find(&sources, object);
     if (it != NULL) {
         it->cancelled = true;
-        // The caller's reference, kept past the unlock: libdispatch's cancel comes before the
-        // last release, which the list's may be.
+        // Kept past the unlock: libdispatch's cancel comes before the last release (maybe the list's).
         dispatch_retain(object);
         marbles_registry_remove(&locked, &it->base);
     }

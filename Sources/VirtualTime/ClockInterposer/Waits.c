@@ -5,7 +5,6 @@
 #include "InterposerShared.h"
 
 #if defined(__linux__)
-#include <errno.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -39,8 +38,7 @@ static long long ns_of(const struct timespec *ts) { return (long long)ts->tv_sec
 
 // MARK: Sleeps
 
-// A member's sleep of `ns`: a known wait whose deadline wakes it; false elsewhere, and for the
-// Swift runtime's and libdispatch's own sleeps (a worker's back-off).
+// A member's sleep of `ns`, a known wait; false elsewhere and for the runtime's and libdispatch's.
 static bool slept_virtually(long long ns, uintptr_t caller) {
     return !marbles_ip_from_runtime(caller) && marbles_wait(marbles_wait_sleep, NULL, ns < 0 ? 0 : ns, NULL, NULL, NULL, NULL);
 }
@@ -68,8 +66,7 @@ int usleep(useconds_t microseconds) { return slept_virtually((long long)microsec
 
 unsigned sleep(unsigned seconds) { return slept_virtually((long long)seconds * 1000000000, CALLER) ? 0 : NEXT_OF(sleep)(seconds); }
 
-// `CFAbsoluteTimeGetCurrent()` on a member (Foundation's `Thread.sleep` measures what is left
-// with it): the run's date.
+// `CFAbsoluteTimeGetCurrent()` on a member (`Thread.sleep` measures with it): the run's date.
 int gettimeofday(struct timeval *tv, void *tz) {
     marbles_members *member = marbles_member();
     if (member == NULL || !marbles_ip_from_foundation(CALLER)) return NEXT_OF(gettimeofday)(tv, tz);
@@ -128,8 +125,7 @@ intptr_t dispatch_semaphore_signal(void *semaphore) {
 
 void dispatch_group_leave(void *group) {
     NEXT_OF(dispatch_group_leave)(group);
-    // After the leave, which may run the group's notifications (work of its own): the member
-    // that left works until it returns, so time cannot move before its waiters count as working.
+    // After the leave (which may run notifications): the leaving member works until it returns.
     if (!marbles_waits_possible() || !group_empty(group)) return;
     marbles_waits_lock();
     marbles_wait_wake_locked(group, -1);

@@ -2,14 +2,10 @@
 // driver's settle. docs/DESIGN.md, "One bubble".
 #define _GNU_SOURCE
 #include "Run.h"
-#include <errno.h>
-#include <semaphore.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdarg.h>
 
-// libdispatch's and the blocks runtime's, weak: bound at load to what the process has (a program
-// without them, or before they load, finds NULL). Only here: the interposer defines some of these.
+// Weak: bound at load to what the process has (NULL without them). Only here: the interposer
+// defines some of these.
 #define WEAK __attribute__((weak))
 extern WEAK void *dispatch_get_global_queue(long identifier, unsigned long flags);
 extern WEAK const char *dispatch_queue_get_label(void *queue);
@@ -26,44 +22,36 @@ typedef struct item {
     marbles_overdue row;
 } item;
 
-// A hand-off to the driver, in arrival order: a virtual wake-up, or (`held`) a main-queue block
-// from a member for the driver's loop, whose submitter may wait for it (`sync`).
+// A hand-off to the driver, in arrival order; a held block's submitter may wait for it (`sync`).
 typedef struct handoff {
     struct handoff *next;
-    marbles_wake_request wake;
-    long long sequence;
-    bool held, sync;
+    marbles_handoff out;
+    bool sync;
 } handoff;
 
 struct marbles_members {
     _Atomic long references;
-    // What the driver's loop reads between steps: work out (not abandoned) plus hand-offs.
-    _Atomic long pending;
-    // The instant being settled, which members read and work is stamped with.
-    _Atomic long long now_ns;
-    // The runtime that takes timers, and its executor, which takes the jobs and main-queue
-    // blocks of member work (both NULL once detached: late work takes its usual paths). `calls`:
-    // jobs being handed to the executor outside the lock, which detach waits for.
+    _Atomic long pending;  // what the driver's loop reads between steps: work out plus hand-offs
+    _Atomic long long now_ns;  // the instant being settled, which members read
+    // The runtime (timers go to it) and its executor (jobs and held blocks), NULL once detached;
+    // `calls`: jobs being handed to the executor outside the lock, which detach waits for.
     void *_Atomic owner;
     void *driver;
     long calls;
     _Atomic bool main_in_loop;
-    // The driver's main-actor stand-in (never freed: the runtime keeps unretained references).
-    marbles_executor_ref standin;
+    marbles_executor_ref standin;  // never freed: the runtime keeps unretained references
     // Whether members read the run's clocks (`bases`: virtual clocks only, until detached).
     bool virtual_clocks;
     _Atomic bool members_virtual;
     long long bases[3];
-    // Under the lock: work out (of it, real I/O), members blocked in known waits, hand-offs
-    // (held blocks, and those whose submitter waits), escapes.
+    // Under the lock: work out (of it, real I/O), members blocked in known waits, held blocks.
     long long next_sequence;
     long out, io_out, blocked, held, held_sync;
     item *items;
     handoff *handoffs, **handoffs_tail;
     marbles_escape escapes[4];
     int escape_count;
-    // Real I/O ended since the driver last looked: its answer may be on its way.
-    _Atomic bool io_ended;
+    _Atomic bool io_ended;  // since the driver last looked: its answer may be on its way
 };
 
 // A member blocked in a known wait.
@@ -76,10 +64,8 @@ typedef struct wait_record {
     sem_t wake;  // a sleep's: posted when its deadline comes
 } wait_record;
 
-// Objects of a run: made inside it (semaphores, groups, conditions; queues its I/O uses), a wait
-// on one of them is known (only the run's work can end it, as Go's bubble knows its channels),
-// and a wait on anything else holds virtual time still; or (`sequence`, the work's) real I/O in
-// flight, by handle.
+// An object made in a run (a semaphore, group, condition; a queue its I/O uses), on which a wait
+// is known, or (`sequence`: the work's) real I/O in flight, by handle.
 typedef struct known_object {
     struct known_object *next;
     const void *object;
@@ -87,8 +73,7 @@ typedef struct known_object {
     long long sequence;
 } known_object;
 
-// One lock and condition for every run: work ends rarely, and a run is made for every test
-// scheduler, which should not pay for a mutex and a condition of its own.
+// One lock and condition for every run: a run is made for every test scheduler, and work ends rarely.
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 #define LOCK() marbles_lock(&mutex, marbles_rank_members)
 #define UNLOCK() marbles_unlock(&mutex, marbles_rank_members)
@@ -97,17 +82,14 @@ static pthread_once_t changed_once = PTHREAD_ONCE_INIT;
 static wait_record *waits;
 static known_object *known;
 static long long next_wait_id;
-// Runs with virtual clocks alive (while none is, signals pass by without the lock), and I/O
-// records (every cancel of a Dispatch source asks).
+// Runs with virtual clocks alive (none: signals pass by), and I/O records (every source cancel asks).
 static _Atomic long virtual_runs, io_count;
-// The real condition functions (the interposer's next ones): these waits must not come back
-// through the interposer, which takes the lock.
+// The interposer's next condition functions: these waits must not come back through it.
 static marbles_real_conditions real = {pthread_cond_wait, pthread_cond_timedwait, pthread_cond_broadcast};
 MARBLES_THREAD_LOCAL marbles_members *marbles_running_members;
 static MARBLES_THREAD_LOCAL long long running_sequence = -1;
-// Set while the interposer waits for real on a member's behalf (its clock reads are real), while
-// this file makes its condition, and while a signal holds the lock (libdispatch signals its own
-// semaphores through the interposer, and those pass by).
+// While the interposer waits for real for a member (its reads are real), while `changed` is made,
+// and while a signal holds the lock (libdispatch's nested signals pass by).
 static MARBLES_THREAD_LOCAL bool reading_real, making_condition, signalling;
 static void submit_with_dispatch(void *queue, void *context, void (*work)(void *));
 static void (*_Atomic submit_next)(void *, void *, void (*)(void *)) = submit_with_dispatch;
@@ -130,6 +112,14 @@ static void make_condition(void) {
 
 // MARK: Life
 
+// Frees a list whose nodes begin with their `next`.
+static void free_list(void *head) {
+    for (void *it = head, *next; it != NULL; it = next) {
+        next = *(void **)it;
+        free(it);
+    }
+}
+
 void marbles_members_hold(marbles_members *members) { atomic_fetch_add_explicit(&members->references, 1, memory_order_relaxed); }
 
 void marbles_members_unhold(marbles_members *members) {
@@ -146,16 +136,8 @@ void marbles_members_unhold(marbles_members *members) {
         free(it);
     }
     UNLOCK();
-    while (members->items != NULL) {
-        item *it = members->items;
-        members->items = it->next;
-        free(it);
-    }
-    while (members->handoffs != NULL) {
-        handoff *it = members->handoffs;
-        members->handoffs = it->next;
-        free(it);
-    }
+    free_list(members->items);
+    free_list(members->handoffs);
     free(members);
 }
 
@@ -168,8 +150,7 @@ static marbles_members *create(marbles_run *run) {
     members->handoffs_tail = &members->handoffs;
     pthread_once(&changed_once, make_condition);
     if (marbles_route_virtual() == run) {
-        if (!run->bases_set) marbles_run_set_bases(run);
-        for (int i = 0; i < 3; i++) members->bases[i] = run->bases[i];
+        memcpy(members->bases, marbles_run_bases(run), sizeof members->bases);
         members->virtual_clocks = true;
         atomic_store_explicit(&members->members_virtual, true, memory_order_release);
         atomic_fetch_add_explicit(&virtual_runs, 1, memory_order_acq_rel);
@@ -185,8 +166,7 @@ marbles_members *marbles_members_here(void) {
     return run->members;
 }
 
-// On the driving thread. The stand-in is made only for a test on the main actor, before the flag
-// that publishes it to other threads.
+// On the driving thread: the stand-in is made before the flag publishes it.
 void marbles_members_set_main_in_loop(marbles_members *members, bool in_loop) {
     if (in_loop && members->standin.identity == NULL && members->driver != NULL) members->standin = marbles_standin_of(members->driver);
     atomic_store_explicit(&members->main_in_loop, in_loop, memory_order_release);
@@ -211,7 +191,7 @@ void marbles_members_detach(marbles_members *members) {
     for (handoff *it = taken, *next; it != NULL; it = next) {
         next = it->next;
         atomic_fetch_sub_explicit(&members->pending, 1, memory_order_release);
-        if (it->held) submit_next(marbles_main_queue(), it->wake.context, it->wake.work);
+        if (it->out.held) submit_next(marbles_main_queue(), it->out.wake.context, it->out.wake.work);
         free(it);
     }
 }
@@ -243,7 +223,6 @@ marbles_members *marbles_member(void) {
 long long marbles_member_reading(marbles_members *members, int which) {
     return members->bases[which] + atomic_load_explicit(&members->now_ns, memory_order_relaxed);
 }
-
 
 // MARK: Work out
 
@@ -330,11 +309,9 @@ void marbles_members_run_wrapped(void *raw) {
     free(it);
 }
 
-// A global concurrent queue's overcommitting twin (same QoS), on which libdispatch starts a
-// thread for the work at once. On the plain one, member work waits while the pool's threads are
-// taken, and members blocked in known waits take them: libdispatch grows the pool about once a
-// second, so in a parallel run a worker started by a test could wait a second or more while
-// virtual time waited for it. (Serial queues already drain on overcommitting root queues.)
+// A global concurrent queue's overcommitting twin (same QoS), where libdispatch starts a thread
+// at once. On the plain one member work waited while members in known waits held the pool's
+// threads, and libdispatch grows the pool about once a second. (Serial queues already overcommit.)
 static void *overcommitting(void *queue) {
     static const long classes[] = {0x21, 0x19, 0x15, 0x11, 0x09};  // the QoS classes
     for (size_t i = 0; dispatch_get_global_queue != NULL && i < sizeof classes / sizeof classes[0]; i++) {
@@ -343,13 +320,13 @@ static void *overcommitting(void *queue) {
     return queue;
 }
 
-static const char *queue_label(void *queue) {
+const char *marbles_queue_label(void *queue) {
     const char *label = dispatch_queue_get_label != NULL ? dispatch_queue_get_label(queue) : NULL;
     return label != NULL && label[0] != 0 ? label : "(no label)";
 }
 
 void marbles_members_submit(marbles_members *members, void *queue, marbles_work_kind kind, void *context, void (*work)(void *)) {
-    const char *label = queue_label(queue);
+    const char *label = marbles_queue_label(queue);
     submit_next(overcommitting(queue), marbles_members_wrap(members, kind, label, context, work), marbles_members_run_wrapped);
 }
 
@@ -379,7 +356,7 @@ void marbles_members_hand(marbles_members *members, long long now_ns, long long 
     void *owner = atomic_load_explicit(&members->owner, memory_order_relaxed);
     if (marbles_driving(members)) return MARBLES_SWIFT(timer)(owner, queue, is_main, remaining_ns, context, work);
     handoff *it = allocate(sizeof(handoff));
-    it->wake = (marbles_wake_request){now_ns + remaining_ns, queue, is_main, context, work};
+    it->out = (marbles_handoff){{now_ns + remaining_ns, queue, context, is_main, work}, -1, false};
     LOCK();
     push(members, it);
     UNLOCK();
@@ -388,7 +365,7 @@ void marbles_members_hand(marbles_members *members, long long now_ns, long long 
 bool marbles_members_hold_main(marbles_members *members, void *context, void (*work)(void *), bool sync) {
     if (!atomic_load_explicit(&members->main_in_loop, memory_order_acquire)) return false;
     handoff *it = allocate(sizeof(handoff));
-    *it = (handoff){NULL, {-1, marbles_main_queue(), true, context, work}, marbles_running_members == members ? running_sequence : -1, true, sync};
+    *it = (handoff){NULL, {{-1, marbles_main_queue(), context, true, work}, marbles_running_members == members ? running_sequence : -1, true}, sync};
     LOCK();
     bool held = members->driver != NULL && atomic_load_explicit(&members->main_in_loop, memory_order_relaxed);
     if (held) {
@@ -409,8 +386,8 @@ long marbles_members_take(marbles_members *members, marbles_handoff *buffer, lon
     for (; members->handoffs != NULL && count < capacity; count++) {
         handoff *it = members->handoffs;
         members->handoffs = it->next;
-        buffer[count] = (marbles_handoff){it->wake, it->held ? it->sequence : -1, it->held};
-        members->held -= it->held;
+        buffer[count] = it->out;
+        members->held -= it->out.held;
         members->held_sync -= it->sync;
         free(it);
     }
@@ -441,22 +418,19 @@ marbles_executor_ref marbles_members_running_standin(void) {
     return members->standin;
 }
 
-void marbles_members_note_escape(marbles_members *members, const char *what, const char *place) {
+void marbles_members_note_escape(marbles_members *members, const char *what, const char *place, ...) {
     long long at = marbles_members_now(members);
     LOCK();
     if (members->escape_count < 4) {
         marbles_escape *it = &members->escapes[members->escape_count++];
         snprintf(it->what, sizeof it->what, "%s", what);
-        snprintf(it->place, sizeof it->place, "%s", place);
+        va_list arguments;
+        va_start(arguments, place);
+        vsnprintf(it->place, sizeof it->place, place, arguments);
+        va_end(arguments);
         it->at_ns = at;
     }
     UNLOCK();
-}
-
-void marbles_members_note_escape_on(marbles_members *members, const char *what, void *queue) {
-    char place[160];
-    snprintf(place, sizeof place, "on queue '%s' runs on real time", queue_label(queue));
-    marbles_members_note_escape(members, what, place);
 }
 
 long marbles_members_take_escapes(marbles_members *members, marbles_escape *buffer, long capacity) {
@@ -546,8 +520,7 @@ void marbles_invoke_block(void *block) {
 
 void marbles_register_real_conditions(marbles_real_conditions conditions) { real = conditions; }
 
-// Under the lock: an object made in a run (`sequence` 0), or real I/O by its handle; taken off
-// the list with `take`.
+// Under the lock: an object made in a run (`sequence` 0), or real I/O by handle; unlisted with `take`.
 static known_object *find_known(const void *object, long long sequence, bool take) {
     for (known_object **link = &known; *link != NULL; link = &(*link)->next) {
         known_object *it = *link;
@@ -582,8 +555,7 @@ void marbles_forget_object(const void *object) {
 
 bool marbles_waits_possible(void) { return atomic_load_explicit(&virtual_runs, memory_order_acquire) > 0 && !signalling; }
 
-// A driving thread publishes its virtual now before it wakes members, who then read it (a call
-// into Swift, never under the lock).
+// A driving thread publishes its now before it wakes members (read outside the lock: it calls Swift).
 static void publish_now_if_driving(void) {
     marbles_run *run = marbles_route_virtual();
     if (run != NULL && run->members != NULL) atomic_store_explicit(&run->members->now_ns, marbles_run_now(run), memory_order_relaxed);
@@ -630,8 +602,7 @@ static void deadline_came(void *context) {
     UNLOCK();
 }
 
-// Under the lock: the run is gone or gave up on its work: its members' waits no longer count,
-// and sleeps end at once (on real time, as without a run).
+// Under the lock: the run is gone or gave up on its work: its waits no longer count, sleeps end.
 static void release_waits(marbles_members *members) {
     members->blocked = 0;
     for (wait_record *it = waits; it != NULL; it = it->next) {
@@ -646,14 +617,14 @@ static void list_wait(marbles_members *members, wait_record *it, marbles_wait_ki
     long long now = atomic_load_explicit(&members->now_ns, memory_order_relaxed);
     it->members = members;
     it->object = object;
-    it->info = (marbles_wait_info){++next_wait_id, kind, now, remaining_ns < 0 ? -1 : now + remaining_ns, marbles_work_block, ""};
+    it->info = (marbles_wait_info){++next_wait_id, now, remaining_ns < 0 ? -1 : now + remaining_ns, kind, marbles_work_block, ""};
     it->next = waits;
     waits = it;
     members->blocked += 1;
 }
 
-// Under the lock: takes `it` off the list. Satisfied by a signal meant for another member
-// waiter (not woken itself), it counts as working, and that one waits on.
+// Under the lock: unlists `it`. Satisfied by a signal meant for another waiter, it counts as
+// working, and that one waits on.
 static void end_wait(wait_record *it, bool satisfied) {
     for (wait_record **link = &waits; *link != NULL; link = &(*link)->next) {
         if (*link != it) continue;
@@ -760,10 +731,9 @@ bool marbles_wait(
     bool acquired = known && try_acquire != NULL && try_acquire(object);
     if (known && !acquired) {
         list_wait(members, &record, kind, object, remaining_ns);
-        // The deadline's hand-off first: the driver reads `pending` without the lock, and must
-        // never see a blocked member and its wake-up both missing.
+        // The deadline first: the driver, reading `pending` unlocked, must never miss both.
         if (deadline != NULL) {
-            deadline->wake = (marbles_wake_request){record.info.deadline_ns, NULL, false, (void *)(intptr_t)record.info.id, deadline_came};
+            deadline->out = (marbles_handoff){{record.info.deadline_ns, NULL, (void *)(intptr_t)record.info.id, false, deadline_came}, -1, false};
             push(members, deadline);
             deadline = NULL;
         }
@@ -790,10 +760,9 @@ bool marbles_wait(
             LOCK();
             bool woken = record.woken, timed_out = record.timed_out;
             UNLOCK();
-            // A condition's signal that came as a slice ended can be spent on that timed-out
-            // slice (glibc): the waiter was woken, so the wait returns as signalled, and the
-            // caller rechecks its predicate, as after any wake-up. (Sliced on, it waited on for
-            // a signal already given: a worker's NSCondition wait lost its signal 1 run in 8.)
+            // glibc can spend a signal on a slice that is timing out: woken, the wait returns as
+            // signalled and its caller rechecks its predicate (sliced on, an NSCondition wait
+            // lost its signal 1 run in 8).
             if (woken && kind == marbles_wait_condition) {
                 satisfied = true;
                 break;

@@ -2,7 +2,6 @@
 // lowest layer: it depends on nothing else in C (Run.h draws the layers).
 #define _GNU_SOURCE
 #include "Run.h"
-#include <stdatomic.h>
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
@@ -16,8 +15,7 @@ static MARBLES_THREAD_LOCAL marbles_executor_ref current_standin;
 static MARBLES_THREAD_LOCAL marbles_run *current_run;
 static MARBLES_THREAD_LOCAL bool current_virtual;
 static MARBLES_THREAD_LOCAL void *watch_record;
-static atomic_bool interposer_registered;
-static const char *(*interposer_next_name)(void);
+static const char *_Atomic interposer_next_name;
 
 marbles_route marbles_route_set(marbles_route route) {
     marbles_route previous = {current_driver, current_run, current_virtual, current_standin};
@@ -67,14 +65,14 @@ void *marbles_watch_record(void) { return watch_record; }
 
 void marbles_watch_record_set(void *record) { watch_record = record; }
 
-void marbles_clock_interposer_register(const char *(*next_name)(void)) {
-    interposer_next_name = next_name;
-    atomic_store(&interposer_registered, true);
+void marbles_clock_interposer_register(const char *next_name) { atomic_store(&interposer_next_name, next_name); }
+
+bool marbles_clock_interposer_registered(void) { return atomic_load(&interposer_next_name) != NULL; }
+
+const char *marbles_clock_interposer_next_name(void) {
+    const char *next_name = atomic_load(&interposer_next_name);
+    return next_name != NULL ? next_name : "";
 }
-
-bool marbles_clock_interposer_registered(void) { return atomic_load(&interposer_registered); }
-
-const char *marbles_clock_interposer_next_name(void) { return marbles_clock_interposer_registered() ? interposer_next_name() : ""; }
 
 bool marbles_is_main_thread(void) {
 #if defined(__APPLE__)

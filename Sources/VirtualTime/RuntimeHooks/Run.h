@@ -4,20 +4,22 @@
 #define MARBLES_RUN_H
 #include "CRuntimeHooks.h"
 #include <assert.h>
+#include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
-// This code is linked into executables (test bundles, tools), never loaded with dlopen: its
-// thread-locals take the initial-exec model, one load off the thread pointer (the route is read
-// at every clock read, job and sleep).
+// Linked into executables, never dlopened: initial-exec thread-locals, one load off the thread
+// pointer (the route is read at every clock read, job and sleep).
 #define MARBLES_THREAD_LOCAL __thread __attribute__((tls_model("initial-exec")))
 
-// MARK: Locks, in order
-//
-// An interposer's list lock (`marbles_rank_list`: timer sources, run-loop timers) before the
-// members lock (`marbles_rank_members`, Members.c), which is a leaf. Nothing calls into Swift
-// (`marbles_swift`) with either held. Debug builds check both rules.
+// MARK: Locks, in order: a list lock (the timer registry's) before the members lock (a leaf);
+// nothing calls into Swift with either held. Debug builds check both rules.
 enum { marbles_rank_list = 1, marbles_rank_members = 2 };
 extern MARBLES_THREAD_LOCAL unsigned marbles_held_ranks;
 
@@ -41,15 +43,19 @@ extern marbles_ops marbles_swift;
 /// The calling thread's driver, and its cached main-actor stand-in.
 void *marbles_route_driver(void);
 marbles_executor_ref *marbles_route_standin(void);
-/// The calling thread's run (driving, virtual clocks or not), its run when the clocks are
-/// virtual, and that run's members (NULL: none, or none made yet).
+/// The calling thread's run (virtual clocks or not), its run when its clocks are virtual, and
+/// that run's members (NULL: none yet).
 marbles_run *marbles_route_run(void);
 marbles_run *marbles_route_virtual(void);
 marbles_members *marbles_route_members(void);
 /// The route's driver's main-actor stand-in ({NULL, NULL} before the ops are registered).
 marbles_executor_ref marbles_standin_of(void *driver);
-/// Sets a run's clock bases (at its first virtual reading, on the driving thread).
+/// A run's clock bases, taken at its first virtual reading (on the driving thread).
 void marbles_run_set_bases(marbles_run *run);
+static inline const long long *marbles_run_bases(marbles_run *run) {
+    if (!run->bases_set) marbles_run_set_bases(run);
+    return run->bases;
+}
 /// A run's virtual now (on its driving thread; a run with no scheduler, the probe's, stands at 0).
 static inline long long marbles_run_now(const marbles_run *run) {
     return run->scheduler != NULL ? MARBLES_SWIFT(now_ns)(run->scheduler) : 0;
@@ -62,14 +68,13 @@ static inline long long marbles_run_now(const marbles_run *run) {
 marbles_members *marbles_members_here(void);
 /// The members of the member work running on this thread (read inline on the clock's path).
 extern MARBLES_THREAD_LOCAL marbles_members *marbles_running_members;
-/// The calling thread's members when it is a member of a run with virtual clocks and not waiting
-/// for real on the interposer's behalf; NULL otherwise.
+/// The calling thread's members when it is a member of a run with virtual clocks (not in a real wait).
 marbles_members *marbles_member(void);
 /// Whether the calling thread drives `members`' run while its runtime lives (with virtual clocks).
 bool marbles_driving(marbles_members *members);
 static inline bool marbles_driving_virtually(marbles_members *members) { return marbles_route_virtual() != NULL && marbles_driving(members); }
-/// Virtual now where the calling thread stands: the driver's on the driving thread, the instant
-/// being settled on a member. Read it before taking a lock (it may call into Swift).
+/// Virtual now where the calling thread stands (the driver's, or the instant being settled on a
+/// member). Read it before taking a lock: it may call into Swift.
 long long marbles_members_now(marbles_members *members);
 /// A member's reading of clock `which` (0 realtime, 1 monotonic, 2 boottime).
 long long marbles_member_reading(marbles_members *members, int which);
@@ -92,9 +97,8 @@ void *marbles_members_wrap_notification(marbles_members *members, const void *gr
 void marbles_members_hold(marbles_members *members);
 void marbles_members_unhold(marbles_members *members);
 
-/// Hands `work(context)` to the driver, due `remaining_ns` after `now_ns` (`marbles_members_now`)
-/// on `queue` (NULL: on the driving thread): to Swift at once on the driving thread, else queued
-/// for the driver's next settle, which comes before time moves. Call it with no lock held.
+/// Hands `work(context)` to the driver, due `remaining_ns` after `now_ns` on `queue` (NULL: on the
+/// driving thread): at once on the driving thread, else at its next settle. With no lock held.
 void marbles_members_hand(marbles_members *members, long long now_ns, long long remaining_ns, void *queue, void *context, void (*work)(void *));
 /// A main-queue block from a member, held for the driver's loop when its test runs on the main
 /// actor (true); `sync`: the submitter waits for it (`DispatchQueue.main.sync`).
@@ -103,9 +107,10 @@ bool marbles_members_hold_main(marbles_members *members, void *context, void (*w
 bool marbles_members_return_job(void *job);
 /// The main-actor stand-in of the member work running on this thread, in a test on the main actor.
 marbles_executor_ref marbles_members_running_standin(void);
-/// Notes work that stays on real time inside the run (`what`), said in full (`place`) or on `queue`.
-void marbles_members_note_escape(marbles_members *members, const char *what, const char *place);
-void marbles_members_note_escape_on(marbles_members *members, const char *what, void *queue);
+/// Notes work that stays on real time inside the run (`what`), and where (`place`, a printf format).
+void marbles_members_note_escape(marbles_members *members, const char *what, const char *place, ...) __attribute__((format(printf, 3, 4)));
+/// A Dispatch queue's label, or "(no label)".
+const char *marbles_queue_label(void *queue);
 
 // MARK: Waits
 
@@ -116,32 +121,27 @@ typedef struct {
     int (*broadcast)(pthread_cond_t *);
 } marbles_real_conditions;
 void marbles_register_real_conditions(marbles_real_conditions conditions);
-/// Notes a semaphore, group or condition made by a driving thread or a member (known to its
-/// run: a wait on it is known), and forgets one (destroyed).
+/// Notes a semaphore, group or condition made in a run (a wait on it is known), and forgets one.
 void marbles_note_object(const void *object);
 void marbles_forget_object(const void *object);
 /// Whether signals must look for member waiters (a run with virtual clocks is alive).
 bool marbles_waits_possible(void);
-/// Around a signal and its real call: the members lock (with the driving thread's now
-/// published first), so that a waiter either saw the signal before it began or is found by
-/// `marbles_wait_wake_locked`, which wakes up to `count` member waiters on `object` (-1: all):
-/// they count as working from now.
+/// Around a signal and its real call: the members lock, so that a waiter either saw the signal
+/// or is found by `marbles_wait_wake_locked`, which wakes up to `count` (-1: all) waiters on
+/// `object`: they count as working from now.
 void marbles_waits_lock(void);
 void marbles_waits_unlock(void);
 void marbles_wait_wake_locked(const void *object, long count);
-/// A member's wait on `object` (NULL and `marbles_wait_sleep`: a sleep), `remaining_ns` of
-/// virtual time at most (< 0: no deadline). Known when the object was made in the member's run:
-/// `try_acquire` (under the members lock: true, satisfied at once) then `attempt` in real slices
-/// until it is satisfied or the virtual deadline comes, the member counted blocked meanwhile;
-/// unknown (made elsewhere): one real `attempt` for the whole time, which holds virtual time still
-/// and names `unknown` in the bound's report. `attempt(argument, slice_ns)` waits for real for at
-/// most `slice_ns` (< 0: no limit) and returns whether it was satisfied. Returns whether the wait
-/// was satisfied; false at once (nothing called) when the thread is no member.
+/// A member's wait on `object` (a sleep: NULL), at most `remaining_ns` of virtual time (< 0: no
+/// deadline). Known (made in the run): `try_acquire` under the lock, then `attempt(argument,
+/// slice_ns)` (a real wait of at most `slice_ns`, < 0: no limit) in slices until satisfied or the
+/// virtual deadline, counted blocked meanwhile. Unknown: one real `attempt`, which holds time
+/// still and names `unknown` in the bound's report. Whether satisfied; false when no member.
 bool marbles_wait(
     marbles_wait_kind kind, const void *object, long long remaining_ns, bool (*try_acquire)(const void *), const char *unknown,
     bool (*attempt)(void *argument, long long slice_ns), void *argument);
-/// Real I/O of the calling thread's run (keyed by `handle`) begins and ends: while out, virtual
-/// time stands still. `queue`: where its events are handled; I/O begun later on it is the run's too.
+/// Real I/O of the calling thread's run (by `handle`) begins and ends; while out, time stands
+/// still. I/O begun later on `queue` (where its events are handled) is the run's too.
 void marbles_io_begin(const void *handle, const void *queue, const char *label);
 void marbles_io_end(const void *handle);
 
@@ -154,7 +154,7 @@ void marbles_call_block(void *block);
 void marbles_invoke_block(void *block);
 /// The interposer's untracked `dispatch_async_f`, which member work is submitted through.
 void marbles_register_submit(void (*submit)(void *, void *, void (*)(void *)));
-/// Called once by the interposer's constructor; `next_name` tells what its `clock_gettime` chains to.
-void marbles_clock_interposer_register(const char *(*next_name)(void));
+/// Called once by the interposer's constructor with what its `clock_gettime` chains to (a symbol or a path).
+void marbles_clock_interposer_register(const char *next_name);
 
 #endif

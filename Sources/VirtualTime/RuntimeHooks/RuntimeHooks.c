@@ -1,9 +1,6 @@
 #define _GNU_SOURCE
 #include "Run.h"
 #include <dlfcn.h>
-#include <pthread.h>
-#include <stddef.h>
-#include <stdatomic.h>
 
 // The runtime's types, as its hook variables declare them (swift/Runtime/Concurrency.h and
 // ConcurrencyHooks.def): each hook gets the arguments and the original implementation.
@@ -23,11 +20,10 @@ extern __attribute__((swiftcall)) void swift_task_enqueueGlobalWithDelay(unsigne
 extern __attribute__((swiftcall)) void swift_task_enqueueGlobalWithDeadline(
     long long sec, long long nsec, long long tsec, long long tnsec, int clock, Job *job);
 
-typedef struct { void *identity; void *witness; } executor_ref;
-typedef __attribute__((swiftcall)) executor_ref (*get_main_original)(void);
-typedef __attribute__((swiftcall)) executor_ref (*get_main_hook)(get_main_original original);
-extern __attribute__((swiftcall)) executor_ref swift_task_getMainExecutor(void);
-extern __attribute__((swiftcall)) void swift_task_enqueue(Job *job, executor_ref executor);
+typedef __attribute__((swiftcall)) marbles_executor_ref (*get_main_original)(void);
+typedef __attribute__((swiftcall)) marbles_executor_ref (*get_main_hook)(get_main_original original);
+extern __attribute__((swiftcall)) marbles_executor_ref swift_task_getMainExecutor(void);
+extern __attribute__((swiftcall)) void swift_task_enqueue(Job *job, marbles_executor_ref executor);
 
 static get_main_hook previous_get_main;
 static global_hook previous_global;
@@ -37,11 +33,9 @@ static deadline_hook previous_deadline;
 static int installed;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-// Every global enqueue in the process comes here: a thread-local read, then either the test
-// scheduler driving this thread or the usual path.
-// A job enqueued on a thread that runs tracked work (a continuation resumed from a block on a
-// global queue, a task started in a completion handler) belongs to that work's test: its driver
-// runs it at the instant being settled, while it lives.
+// Every global enqueue in the process: to the driver of this thread, or of the member work
+// running here (a continuation resumed from a block, a task started in a completion handler),
+// or the usual path.
 static __attribute__((swiftcall)) void marbles_global_hook(Job *job, global_original original) {
     void *driver = marbles_route_driver();
     if (driver != NULL) return MARBLES_SWIFT(global)(driver, job);
@@ -58,22 +52,19 @@ static __attribute__((swiftcall)) void marbles_main_hook(Job *job, global_origin
     previous_main != NULL ? previous_main(job, original) : original(job);
 }
 
-// What `MainActor`'s executor is, as the runtime asks for it at every hop and isolation check: on
-// a driving thread, the test scheduler's stand-in, which runs main-actor jobs in the scheduler's
-// loop when the test runs on the main actor (Swift 6.3 enqueues main-actor jobs through the
+// `MainActor`'s executor, asked for at every hop and isolation check: on a driving thread the
+// scheduler's stand-in, made when first asked for (Swift 6.3 enqueues main-actor jobs through the
 // main executor's own `enqueue`, so this is where they can be caught).
-// The stand-in is made the first time a route needs it: most tests never ask.
-static __attribute__((swiftcall)) executor_ref marbles_get_main_hook(get_main_original original) {
+static __attribute__((swiftcall)) marbles_executor_ref marbles_get_main_hook(get_main_original original) {
     void *driver = marbles_route_driver();
     if (driver != NULL) {
         marbles_executor_ref *standin = marbles_route_standin();
         if (standin->identity == NULL) *standin = MARBLES_SWIFT(main_standin)(driver);
-        return (executor_ref){standin->identity, standin->witness};
+        return *standin;
     }
-    // Tracked work on another thread, in a test on the main actor: main-actor work it starts
-    // (`Task { @MainActor in }`, a hop) goes to the test's stand-in, which hands it to the driver.
+    // Member work in a test on the main actor: its main-actor work goes to the test's stand-in.
     marbles_executor_ref standin = marbles_members_running_standin();
-    if (standin.identity != NULL) return (executor_ref){standin.identity, standin.witness};
+    if (standin.identity != NULL) return standin;
     return previous_get_main != NULL ? previous_get_main(original) : original();
 }
 
@@ -128,24 +119,20 @@ bool marbles_install(marbles_ops ops) {
 
 int marbles_runtime_hooks_installed(void) { return installed; }
 
-void marbles_enqueue_on_real_main(void *job) {
-    marbles_route saved = marbles_route_set((marbles_route){0});
-    marbles_member_context outside = marbles_members_enter(NULL, -1);
-    executor_ref main = swift_task_getMainExecutor();
-    marbles_members_leave(outside);
-    marbles_route_set(saved);
-    swift_task_enqueue((Job *)job, main);
-}
-
 extern __attribute__((swiftcall)) void swift_task_enqueueGlobal(Job *job);
 
-void marbles_enqueue_on_real_global(void *job) {
+// With no route and no member work on this thread, so that the hooks take the usual paths.
+static void enqueue_past_hooks(Job *job, bool main) {
     marbles_route saved = marbles_route_set((marbles_route){0});
     marbles_member_context outside = marbles_members_enter(NULL, -1);
-    swift_task_enqueueGlobal((Job *)job);
+    main ? swift_task_enqueue(job, swift_task_getMainExecutor()) : swift_task_enqueueGlobal(job);
     marbles_members_leave(outside);
     marbles_route_set(saved);
 }
+
+void marbles_enqueue_on_real_main(void *job) { enqueue_past_hooks(job, true); }
+
+void marbles_enqueue_on_real_global(void *job) { enqueue_past_hooks(job, false); }
 
 void marbles_enqueue_global_with_delay(unsigned long long delay_ns, void *job) {
     swift_task_enqueueGlobalWithDelay(delay_ns, (Job *)job);

@@ -1,11 +1,6 @@
 #ifndef MARBLES_CCLOCKINTERPOSER_H
 #define MARBLES_CCLOCKINTERPOSER_H
-
-// The libc interposer that puts a run's system clocks on virtual time (Linux), linked only into
-// executables that link MarblesTesting.
-
-/// The symbol (or library) the interposed `clock_gettime` chains to (registered with the hooks,
-/// which tests ask: `RuntimeHooks.clockGettimeNext`).
-const char *_Nonnull marbles_clock_gettime_next(void);
-
+// The libc, libdispatch and CoreFoundation interposer that puts a run's system clocks, timers and
+// waits on virtual time (Linux). It declares nothing: linked into executables that link
+// MarblesTesting, it registers itself with CRuntimeHooks from a constructor.
 #endif

@@ -8,10 +8,7 @@
 #include <stdint.h>
 
 /// The clock a sleep or a reading is on, as the Swift runtime numbers them.
-typedef enum marbles_clock_kind {
-    marbles_clock_continuous = 1,
-    marbles_clock_suspending = 2,
-} marbles_clock_kind;
+typedef enum marbles_clock_kind { marbles_clock_continuous = 1, marbles_clock_suspending = 2 } marbles_clock_kind;
 
 /// A serial executor reference as the runtime passes it: the object and its witness table.
 typedef struct {
@@ -19,9 +16,8 @@ typedef struct {
     void *_Nullable witness;
 } marbles_executor_ref;
 
-/// Every call C makes into Swift, registered once. `driver` is a route's executor, `owner` a
-/// run's runtime, `scheduler` a run's virtual-time scheduler. C makes these calls with no lock
-/// of its own held (checked in debug builds).
+/// Every call C makes into Swift (never under a C lock), registered once. `driver`: a route's
+/// executor; `owner`: a run's runtime; `scheduler`: a run's virtual-time scheduler.
 typedef struct {
     /// A job enqueued on a driving thread: for the global executor, and for the main actor when
     /// the driving thread is the main thread.
@@ -55,41 +51,28 @@ int marbles_runtime_hooks_installed(void);
 
 typedef struct marbles_members marbles_members;
 
-/// One run: its clocks as the interposer answers them on the driving thread, the code's reads,
-/// and its members (made at the first submission). Owned by Swift's `VirtualClocks`.
-/// A clock's virtual reading is its base plus `now_ns(scheduler)`; the bases are taken at the
-/// first reading (`bases_set`): each clock's real time (the date: `start_date_ns` when
-/// `has_start_date`) at virtual time `origin_ns`.
+/// One run, owned by Swift's `VirtualClocks`: its clocks as the interposer answers them on the
+/// driving thread, the code's reads, and its members (made at the first submission).
 typedef struct marbles_run {
-    void *_Nullable scheduler;
-    /// The runtime (timers and sleeps go to it) and its executor; NULL: none (a probe).
-    void *_Nullable owner;
-    void *_Nullable driver;
-    /// Whether the driver runs main-actor work in its loop (its test runs on the main actor).
-    bool main_in_loop;
-    /// Real clocks (MARBLES_PORTABLE=1): the code's reads are counted all the same.
-    bool count_real_reads;
-    bool bases_set;
-    bool has_start_date;
-    long long start_date_ns;
-    long long origin_ns;
-    /// CLOCK_REALTIME (`Date()`), CLOCK_MONOTONIC (`SuspendingClock`), CLOCK_BOOTTIME
-    /// (`ContinuousClock`) at virtual time zero.
-    long long bases[3];
+    /// The scheduler; the runtime (timers and sleeps go to it) and its executor (NULL: a probe).
+    void *_Nullable scheduler, *_Nullable owner, *_Nullable driver;
+    /// Whether the driver runs main-actor work in its loop (its test runs on the main actor);
+    /// with real clocks (MARBLES_PORTABLE=1), whether the code's reads are counted all the same.
+    bool main_in_loop, count_real_reads;
+    /// A clock's reading is its base plus `now_ns(scheduler)`. The bases (CLOCK_REALTIME for
+    /// `Date()`, CLOCK_MONOTONIC, CLOCK_BOOTTIME) are taken at the first reading: each clock's real
+    /// time (the date: `start_date_ns` when `has_start_date`) at virtual time `origin_ns`.
+    bool bases_set, has_start_date;
+    long long start_date_ns, origin_ns, bases[3];
     /// Virtual readings answered, and the code's by clock: `Date()`, `SuspendingClock.now`,
     /// `ContinuousClock.now` and libdispatch's (`DispatchTime.now()`).
-    unsigned long long reads;
-    unsigned long long code_reads[4];
+    unsigned long long reads, code_reads[4];
     /// A busy wait: a job that reads a clock in a loop while virtual time stands still reads at
-    /// `spin_now_ns`; past the limit its reading moves with real time, and `spins` counts it
-    /// (`spin_clock`: which of `code_reads`).
-    long long spin_now_ns;
-    unsigned long long spin_reads;
+    /// `spin_now_ns`; past the limit its reading moves with real time from `spin_real_ns`, and
+    /// `spins` counts it (`spin_clock`: which of `code_reads`; `spin_at_ns`: the instant).
+    long long spin_now_ns, spin_real_ns, spin_virtual_ns, spin_at_ns;
+    unsigned long long spin_reads, spins;
     int spin_clock;
-    long long spin_real_ns;
-    long long spin_virtual_ns;
-    unsigned long long spins;
-    long long spin_at_ns;
     marbles_members *_Nullable members;
 } marbles_run;
 
@@ -110,15 +93,9 @@ bool marbles_route_is(void *_Nullable driver, marbles_run *_Nullable run, bool v
 
 // MARK: What the driver asks of a run's members
 
-/// What a piece of member work is, for the message when it does not finish.
-typedef enum marbles_work_kind {
-    marbles_work_block,
-    marbles_work_function,
-    marbles_work_thread,
-    marbles_work_timer,
-    /// Real I/O (a URLSession request on the wire): it holds virtual time still.
-    marbles_work_io,
-} marbles_work_kind;
+/// What a piece of member work is, for the message when it does not finish (`io`: real I/O, a
+/// URLSession request on the wire, which holds virtual time still).
+typedef enum marbles_work_kind { marbles_work_block, marbles_work_function, marbles_work_thread, marbles_work_timer, marbles_work_io } marbles_work_kind;
 
 /// What the driver's settle looks at: members working (not blocked in known waits), of them real
 /// I/O, main-queue blocks held for the driver's loop (`held_sync`: their submitters wait), and
@@ -132,8 +109,7 @@ typedef struct {
 typedef struct {
     marbles_work_kind kind;
     char label[96];
-    long long submitted_ns;
-    long long age_ns;
+    long long submitted_ns, age_ns;
     /// What it waits on for real when the run cannot know (a static string), or NULL.
     const char *_Nullable waits_on;
 } marbles_overdue;
@@ -148,9 +124,8 @@ typedef struct {
 /// `work(context)` for the driver at virtual `due_ns` on `queue` (NULL: on the driving thread).
 typedef struct {
     long long due_ns;
-    void *_Nullable queue;
+    void *_Nullable queue, *_Nullable context;
     bool is_main;
-    void *_Nullable context;
     void (*_Nonnull work)(void *_Nullable);
 } marbles_wake_request;
 
@@ -162,19 +137,12 @@ typedef struct {
     bool held;
 } marbles_handoff;
 
-typedef enum marbles_wait_kind {
-    marbles_wait_sleep,
-    marbles_wait_semaphore,
-    marbles_wait_group,
-    marbles_wait_condition,
-} marbles_wait_kind;
+typedef enum marbles_wait_kind { marbles_wait_sleep, marbles_wait_semaphore, marbles_wait_group, marbles_wait_condition } marbles_wait_kind;
 
 /// A member blocked in a known wait, for the deadlock report (times in virtual ns; -1: no deadline).
 typedef struct {
-    long long id;
+    long long id, since_ns, deadline_ns;
     marbles_wait_kind kind;
-    long long since_ns;
-    long long deadline_ns;
     marbles_work_kind member_kind;
     char member[96];
 } marbles_wait_info;
@@ -189,7 +157,7 @@ marbles_members_state marbles_members_watch(
     marbles_members *_Nonnull members, const marbles_members_state *_Nullable seen, long long timeout_ns);
 /// Describes the work out into `buffer` and abandons it; returns how many were out.
 long marbles_members_abandon(marbles_members *_Nonnull members, marbles_overdue *_Nullable buffer, long capacity);
-/// Take what members left for the driver (escapes: at most 4 kept); each returns how many.
+/// Take what members left for the driver (escapes: the first 4 kept); each returns how many.
 long marbles_members_take_escapes(marbles_members *_Nonnull members, marbles_escape *_Nonnull buffer, long capacity);
 long marbles_members_take(marbles_members *_Nonnull members, marbles_handoff *_Nonnull buffer, long capacity);
 /// Whether real I/O ended since the last call (its answer may still be on its way).
