@@ -50,7 +50,7 @@ package struct DiagramSpecWriter: Sendable {
         lines.append("source: \(location.fileID):\(location.line)")
         lines.append("status: \(outcome.passed ? "passed" : "failed")")
         let inputNames = InputNames(outcome.inputs)
-        var names = InnerNames(printer: printer, inputs: outcome.inputs, inputNames: inputNames.names)
+        var names = InnerNames(printer: printer, inputs: outcome.inputs, inputNames: inputNames.names, keys: outcome.keys)
         var body: [String] = []
         for (index, input) in outcome.inputs.enumerated() where !inputNames.isInner[index] {
             // Times before a hot observable's `^` are not drawn.
@@ -72,6 +72,7 @@ package struct DiagramSpecWriter: Sendable {
             body.append("expected: \(names.print(outcome.expected))")
         }
         lines.append(contentsOf: names.declarations)
+        if let values = names.valuesLine { lines.append(values) }
         lines.append(contentsOf: body)
         for mismatch in outcome.mismatches { lines.append("// \(mismatch)") }
         return lines.joined(separator: "\n") + "\n"
@@ -138,22 +139,61 @@ struct InputNames {
     }
 }
 
-/// Names for the inner observables of a test-written spec: a test observable keeps its own name
-/// (with `subscribed` lines for where the operator subscribed it); any other timeline gets a
-/// letter, the same wherever it appears (input, actual, expected); each gets an `inner` line.
+/// Names for the values of a test-written spec: a value the test's `values:` gives a key is
+/// written as that key (with a `values:` line); a test observable keeps its own name (with
+/// `subscribed` lines for where the operator subscribed it); any other timeline gets a letter,
+/// the same wherever it appears (input, actual, expected); each gets an `inner` line.
 struct InnerNames {
     let printer: MarbleDiagram.Printer
     let inputs: [ExpectationOutcome.Input]
     let inputNames: [String]
+    let keys: [(key: String, value: RecordedValue)]
     private var byDiagram: [String: String] = [:]
     private var declared: Set<String> = []
     private(set) var declarations: [String] = []
+    private var usedKeys: [(key: String, literal: String)] = []
     private static let letters = ["x", "y", "z", "u", "v", "w", "p", "q", "r", "s", "t"]
 
-    init(printer: MarbleDiagram.Printer, inputs: [ExpectationOutcome.Input], inputNames: [String]) {
+    init(
+        printer: MarbleDiagram.Printer, inputs: [ExpectationOutcome.Input], inputNames: [String],
+        keys: [(key: String, value: RecordedValue)] = []
+    ) {
         self.printer = printer
         self.inputs = inputs
         self.inputNames = inputNames
+        self.keys = keys
+    }
+
+    /// `values: t = true, f = false` for the keys written, in the order first written.
+    var valuesLine: String? {
+        guard !usedKeys.isEmpty else { return nil }
+        return "values: " + usedKeys.map { "\(Self.specKey($0.key)) = \($0.literal)" }.joined(separator: ", ")
+    }
+
+    /// A key as a `values:` line takes it: bare when it is one plain character, else quoted.
+    static func specKey(_ key: String) -> String {
+        key.count == 1 && key.allSatisfy { $0.isLetter || $0.isNumber } ? key : "'\(key)'"
+    }
+
+    /// A value as a spec literal: numbers and booleans as such, anything else as its text.
+    static func literal(_ value: Any) -> String {
+        switch value {
+        case let bool as Bool: return bool ? "true" : "false"
+        case let int as any BinaryInteger: return "\(int)"
+        case let double as Double where double.isFinite: return "\(double)"
+        default:
+            let text = value as? String ?? String(describing: value)
+            return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+    }
+
+    /// The test's key for a plain value (not a matcher: it has no literal), remembered for `values:`.
+    private mutating func key(for value: RecordedValue) -> String? {
+        guard case .plain(let plain) = value, !(plain is ValueMatcher), !(plain is any TestObservableMessages),
+            let key = MarbleComparison.key(for: value, in: keys)
+        else { return nil }
+        if !usedKeys.contains(where: { $0.key == key }) { usedKeys.append((key, Self.literal(plain))) }
+        return key
     }
 
     mutating func print(_ events: [Recorded<Event<RecordedValue>>]) -> String {
@@ -178,6 +218,7 @@ struct InnerNames {
             }
             return name
         }
+        if let key = key(for: value) { return key }
         let timeline: [Recorded<Event<RecordedValue>>]
         switch value {
         case .inner(let inner): timeline = inner.events

@@ -27,8 +27,10 @@ struct DiagramsFromTestsTests {
         #expect(text.contains("title: e1.map { $0 * 10 }"))
         #expect(text.contains("status: failed"))
         #expect(text.contains("hot e1: ---2--3--|"))
-        #expect(text.contains("actual: ---'20'--'30'--|"))
-        #expect(text.contains("expected: ---'20'--'31'--|"))
+        // Values the test's `values:` names are written by its keys; a value none names, as its text.
+        #expect(text.contains("values: b = 20, c = 31"), "\(text)")
+        #expect(text.contains("actual: ---b--'30'--|"))
+        #expect(text.contains("expected: ---b--c--|"))
 
         let model = try DiagramRunner.run(try DiagramSpec.parse(text, file: failing))
         #expect(model.failed)
@@ -39,6 +41,39 @@ struct DiagramsFromTestsTests {
         let result = generator.render([folder])
         #expect(result.exitCode == 0, "\(result.errors)")
         #expect(FileManager.default.fileExists(atPath: failing.replacingOccurrences(of: ".marble", with: ".png")))
+    }
+
+    // Issue 68: the spec wrote `'true''true''false'` where the test said `t` and `f`.
+    @Test("a failing expectation's spec writes values by the test's own keys, and renders them as the values")
+    func specUsesTheTestsKeys() throws {
+        let specs = Self.specs(testName: "loadingFlag()") { scheduler in
+            let loading = scheduler.cold("f--t-f|", values: ["f": false, "t": true])
+            scheduler.expect(loading).toBe("f--t--f|", values: ["t": true, "f": false])
+        }
+        let text = try #require(specs.first)
+        #expect(text.contains("values: f = false, t = true"), "\(text)")
+        #expect(text.contains("input loading: f--t-f|"))
+        #expect(text.contains("actual: f--t-f|"))
+        #expect(text.contains("expected: f--t--f|"))
+        #expect(!text.contains("'true'") && !text.contains("'false'"))
+        let model = try DiagramRunner.run(try DiagramSpec.parse(text))
+        #expect(
+            model.output.events.compactMap { if case .value(let label) = $0.kind { label } else { nil } } == ["false", "true", "false"])
+        #expect(model.output.highlights == [5, 6, 7])
+    }
+
+    @Test("a key for a value with no spec literal writes the value's text, quoted and escaped")
+    func keyedValuesWithoutLiteralsAreQuotedText() throws {
+        struct Price: Equatable, CustomStringConvertible {
+            var cents: Int
+            var description: String { "$\(cents / 100) \"net\"" }
+        }
+        let specs = Self.specs(testName: "prices()") { scheduler in
+            scheduler.expect(scheduler.cold("-a|", values: ["a": Price(cents: 100)])).toBe("-p|", values: ["p": Price(cents: 200)])
+        }
+        let text = try #require(specs.first)
+        #expect(text.contains(#"values: p = "$2 \"net\"""#), "\(text)")
+        #expect(throws: Never.self) { try DiagramRunner.run(try DiagramSpec.parse(text)) }
     }
 
     /// The specs a run's checked expectations write, by the writer the test framework uses.

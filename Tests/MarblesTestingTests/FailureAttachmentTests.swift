@@ -46,7 +46,8 @@ struct FailureAttachmentTests {
         #expect(svg.contains("prefers-color-scheme: dark"))
         #expect(svg.contains("var(--marbles-highlight)"))
         #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
-        #expect(files[1].contents.contains("expected: ---'20'--'31'--|"))
+        #expect(files[1].contents.contains("values: b = 20, c = 31\n"))
+        #expect(files[1].contents.contains("expected: ---b--c--|"))
         #expect(try FailureAttachments.svg(forSpec: files[1].contents) == svg)
     }
 

@@ -116,6 +116,12 @@ public struct DiagramLayout {
         var lines = model.inputs.map(sentence)
         if let label = model.operatorLabel { lines.append("Operator: \(label).") }
         lines += model.outputs.map(sentence)
+        if model.mismatchMessage != nil, !model.failed {
+            let frames = Set(model.outputs.flatMap(\.highlights)).sorted().map(frame)
+            lines.append(
+                "The expected output does not hold"
+                    + (frames.isEmpty ? "." : " at frame\(frames.count == 1 ? "" : "s") \(frames.joined(separator: ", "))."))
+        }
         return lines.joined(separator: " ")
     }
 }

@@ -92,10 +92,17 @@ struct LayoutPass {
 
     func marbleWidth(_ label: String) -> Double { layout.marbleWidth(label) }
 
-    /// The operator box's text.
+    /// The operator box's text: a failing test's picture, and a spec whose `expected:` line
+    /// does not hold, say so there.
     static func operatorText(_ model: DiagramModel) -> String? {
-        model.operatorLabel.map { model.failed ? $0 + "   (failing test)" : $0 }
+        model.operatorLabel.map { label in
+            if model.failed { return label + "   (failing test)" }
+            return model.mismatchMessage != nil ? label + "   (expected output does not hold)" : label
+        }
     }
+
+    /// Whether the picture shows a failure: a failing test, or an `expected:` line that does not hold.
+    static func showsFailure(_ model: DiagramModel) -> Bool { model.failed || model.mismatchMessage != nil }
 
     mutating func drawTimeline(_ t: TimelineModel, centerY: Double) {
         if showNames {
@@ -274,14 +281,15 @@ struct LayoutPass {
             boxItems.append(
                 .rect(
                     origin: Point(x0 - frameWidth * 0.25, y), width: lineEnd - x0 + frameWidth * 0.25, height: boxHeight,
-                    fill: .boxFill, stroke: model.failed ? .failure : .boxStroke, opacity: 1))
+                    fill: .boxFill, stroke: Self.showsFailure(model) ? .failure : .boxStroke, opacity: 1))
             boxItems.append(
                 .text(
                     text, at: Point((x0 + lineEnd) / 2, y + boxHeight / 2 + fontSize * 0.36), size: fontSize * 1.05,
-                    color: model.failed ? .failure : .text, anchor: .center, bold: false))
+                    color: Self.showsFailure(model) ? .failure : .text, anchor: .center, bold: false))
             y += boxHeight + 6
-        } else if model.failed {
-            boxItems.append(.text("failing test", at: Point(x0, y + fontSize), size: fontSize, color: .failure, anchor: .left, bold: true))
+        } else if Self.showsFailure(model) {
+            let note = model.failed ? "failing test" : "expected output does not hold"
+            boxItems.append(.text(note, at: Point(x0, y + fontSize), size: fontSize, color: .failure, anchor: .left, bold: true))
             y += fontSize * 1.6
         }
         return y

@@ -26,18 +26,7 @@ package struct MarbleComparison {
         self.expected = expected
         self.actual = actual
         self.frame = frame
-        let label = Self.labeler { value in
-            // A matcher is named by its own key; actual values are never named after a matcher.
-            if case .plain(let matcher as ValueMatcher) = value {
-                return keys.first {
-                    if case .plain(let m as ValueMatcher) = $0.value { m.description == matcher.description } else { false }
-                }?.key
-            }
-            return keys.first { key in
-                if case .plain(is ValueMatcher) = key.value { return false }
-                return key.value.matches(value)
-            }?.key
-        }
+        let label = Self.labeler { Self.key(for: $0, in: keys) }
         self.label = label
         self.mismatches = Self.mismatches(
             Self.timeOrdered(expected), Self.timeOrdered(actual), frame: frame, label: label, areEqual: areEqual)
@@ -157,6 +146,20 @@ package struct MarbleComparison {
         var shown = prefix + String(characters[lower..<upper])
         while shown.last == " " { shown.removeLast() }
         return shown
+    }
+
+    /// The key `values:` gives `value`, if any. A matcher is named by its own key; actual values
+    /// are never named after a matcher.
+    package static func key(for value: RecordedValue, in keys: [(key: String, value: RecordedValue)]) -> String? {
+        if case .plain(let matcher as ValueMatcher) = value {
+            return keys.first {
+                if case .plain(let m as ValueMatcher) = $0.value { m.description == matcher.description } else { false }
+            }?.key
+        }
+        return keys.first { key in
+            if case .plain(is ValueMatcher) = key.value { return false }
+            return key.value.matches(value)
+        }?.key
     }
 
     static func labeler(_ keyFor: @escaping (RecordedValue) -> String?) -> (RecordedValue) -> String {

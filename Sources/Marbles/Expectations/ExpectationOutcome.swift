@@ -47,6 +47,9 @@
     package var subscriptionOwner: UInt?
     /// The virtual time of one frame.
     public var frame: Duration
+    /// The test's `values:` keys for the expected diagram, by key (what the comparison names
+    /// values by, and what a diagram of the test writes).
+    package var keys: [(key: String, value: RecordedValue)] = []
 
     /// Whether the expectation held.
     public var passed: Bool { mismatches.isEmpty && expectedSubscriptions == actualSubscriptions }

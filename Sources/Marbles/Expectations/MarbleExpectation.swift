@@ -205,9 +205,11 @@ public final class MarbleExpectation<Element> {
                     at: location)
             }
             scheduler.announce(passed: comparison.matches) {
-                ExpectationOutcome(
+                var outcome = ExpectationOutcome(
                     location: location, testName: scheduler.testName, inputs: inputs.map(ExpectationOutcome.Input.init),
                     expected: expected, actual: actual, mismatches: comparison.mismatches, frame: scheduler.frame)
+                outcome.keys = keys
+                return outcome
             }
         }
     }

@@ -98,7 +98,8 @@ extension ForeignWork {
         let start = Watchdog.realNanoseconds()
         var stall = start + stallNanoseconds
         var seen = marbles_members_watch(tracker, nil, 0)
-        let returned = UnsafeAtomic<Int>(at: UnsafeMutablePointer(mutating: jobsHeld.assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self)))
+        let returned = UnsafeAtomic<Int>(
+            at: UnsafeMutablePointer(mutating: jobsHeld.assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self)))
         while seen.working > 0 {
             if seen.held_sync > 0 { return .mainNeeded }
             // Jobs come back without a signal: look again at least once a stall, or every
