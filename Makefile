@@ -8,7 +8,7 @@ MARBLEGEN := .build/debug/marblegen
 # Apple platforms. Off by default so that dependents fetch neither; this repository builds both.
 TRAITS := --traits Tools,OpenCombine
 
-.PHONY: code-blocks stress-mixed test-release-layout bench-ab consumer-check diagrams test test-tsan test-asan asan-soak interposer-check examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
+.PHONY: code-blocks stress-mixed test-release-layout bench-ab bench-allocs consumer-check diagrams test test-tsan test-asan asan-soak interposer-check examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
 	playground playground-deps playground-e2e playground-load playground-load-debug playground-screenshot attachment-screenshot font-metrics
 
 deps:
@@ -214,6 +214,12 @@ font-metrics: deps
 
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release MarblesBenchmarks
+
+# Allocations per test and per event of the harness, the timing and the higher-order operators:
+# counted with ordo-one's malloc interposer preloaded (counts, not times: they do not vary).
+bench-allocs: deps
+	cd Benchmarks && $(SWIFT) build -c release --product MarblesAllocations
+	cd Benchmarks && LD_PRELOAD=$$PWD/.build/release/libMallocInterposerSwift.so .build/release/MarblesAllocations
 
 # A/B against another revision in one run (release, both sides alternated): make bench-ab BASE=40fe785
 # (BENCH_AB_FLAGS="--single-threaded" without the idle thread both sides get: see scripts/bench-ab.py)

@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/combine-schedulers", exact: "1.2.2"),
         // swift-collections' Heap: the bare-heap peer for the scheduler benchmark.
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        // Counts the allocations of the MarblesAllocations rows (preloaded: `make bench-allocs`).
+        .package(url: "https://github.com/ordo-one/malloc-interposer", exact: "1.6.1"),
     ],
     targets: [
         .executableTarget(
@@ -33,6 +35,13 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "SearchApp", package: "Examples"),
             ],
-            path: "Sources/MarblesBenchmarks")
+            path: "Sources/MarblesBenchmarks"),
+        .executableTarget(
+            name: "MarblesAllocations",
+            dependencies: [
+                .product(name: "MarbleCore", package: root), .product(name: "Marbles", package: root),
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ],
+            path: "Sources/MarblesAllocations"),
     ]
 )

@@ -102,6 +102,9 @@ func timingTestBenchmark() {
     let delayed = recordedDiagram { s in s.cold(input).delay(.milliseconds(2), scheduler: s) }
     let debounced = recordedDiagram { s in s.cold(input).debounce(.milliseconds(1), scheduler: s) }
     precondition(delayed.hasPrefix("--a-a-") && debounced.hasPrefix("-a-a-"), "\(delayed.prefix(12)) \(debounced.prefix(12))")
+    let throttled = recordedDiagram { s in s.cold(input).throttle(.milliseconds(3), scheduler: s) }
+    let timedOut = recordedDiagram { s in s.cold(input).timeout(.milliseconds(5), scheduler: s) }
+    let sampled = recordedDiagram { s in s.cold(input).sample(Observable<Int>.interval(.milliseconds(4), scheduler: s)) }
     compare(
         "timing operators, \(n) events", unit: .microseconds(per: 10),
         [
@@ -119,6 +122,21 @@ func timingTestBenchmark() {
             Contender("debounce(1 frame)") {
                 for _ in 0..<10 {
                     passing { s in s.expect(s.cold(input).debounce(.milliseconds(1), scheduler: s)).toBe(debounced) }
+                }
+            },
+            Contender("throttle(3 frames)") {
+                for _ in 0..<10 {
+                    passing { s in s.expect(s.cold(input).throttle(.milliseconds(3), scheduler: s)).toBe(throttled) }
+                }
+            },
+            Contender("timeout(5 frames)") {
+                for _ in 0..<10 {
+                    passing { s in s.expect(s.cold(input).timeout(.milliseconds(5), scheduler: s)).toBe(timedOut) }
+                }
+            },
+            Contender("sample(every 4 frames)") {
+                for _ in 0..<10 {
+                    passing { s in s.expect(s.cold(input).sample(Observable<Int>.interval(.milliseconds(4), scheduler: s))).toBe(sampled) }
                 }
             },
         ])
