@@ -24,6 +24,10 @@ extension Scheduler {
     /// Periodic scheduling by rescheduling after each run; drift-free, since each due time is
     /// computed from the start rather than from when the previous run happened.
     public func schedulePeriodic(every period: Duration, startingAfter: Duration, _ action: @escaping () -> Void) -> any Disposable {
+        if let virtual = (self as? any VirtualTimeBacked)?.virtualTimeScheduler, period > .zero {
+            let first = virtual.nowNanoseconds &+ max(startingAfter, .zero).clampedNanoseconds
+            return VirtualPeriodicTimer(on: virtual, first: first, period: period.clampedNanoseconds, action)
+        }
         let slot = SerialDisposable()
         let start = now + startingAfter
         let tick = Locked(0)

@@ -36,6 +36,29 @@ struct VirtualTimersTests {
         return out
     }
 
+    @Test("a periodic schedule on virtual time ticks at exact instants, and disposing it, also from its own tick, leaves nothing waiting")
+    func periodicTicksAndStops() throws {
+        let clock = VirtualTimeScheduler()
+        var ticks: [Duration] = []
+        var timer: (any Disposable)?
+        timer = clock.schedulePeriodic(every: .milliseconds(300), startingAfter: .milliseconds(100)) {
+            ticks.append(clock.now)
+            if ticks.count == 4 { timer?.dispose() }
+        }
+        try clock.run()
+        #expect(ticks == [100, 400, 700, 1_000].map { Duration.milliseconds($0) })
+        #expect(clock.pendingCount == 0)
+
+        var later: [Duration] = []
+        let stopped = clock.schedulePeriodic(every: .seconds(1), startingAfter: .zero) { later.append(clock.now) }
+        clock.schedule(at: .milliseconds(3_500)) { stopped.dispose() }
+        try clock.run()
+        // From 1 s, where the first run left the clock, to the disposal at 3.5 s.
+        #expect(later == [1, 2, 3].map { Duration.seconds($0) })
+        #expect(clock.pendingCount == 0)
+        stopped.dispose()
+    }
+
     @Test("delay, debounce, throttle, audit, timeout and buffer give the same timeline with or without the virtual path")
     func bothPathsAgree() throws {
         let values: [(Duration, Int)] = [
@@ -49,6 +72,14 @@ struct VirtualTimersTests {
             ("audit", { $0.audit(.seconds(1), scheduler: $1) }),
             ("timeout", { $0.timeout(.seconds(3), scheduler: $1).catch { _ in Observable.just(-1) } }),
             ("buffer", { $0.buffer(timeSpan: .seconds(2), count: 10, scheduler: $1).map { $0.reduce(0, +) } }),
+            // Periodic schedules: ticks re-enter the heap directly on virtual time.
+            ("sample", { $0.sample(Observable<Int>.interval(.milliseconds(700), scheduler: $1)) }),
+            (
+                "timer with a period",
+                { Observable.merge($0, Observable<Int>.timer(.milliseconds(250), period: .seconds(2), scheduler: $1).take(4)) }
+            ),
+            ("throttle, trailing only", { $0.throttle(.seconds(1), leading: false, trailing: true, scheduler: $1) }),
+            ("timeout to a fallback", { $0.timeout(.seconds(3), other: Observable.just(-2), scheduler: $1) }),
         ]
         for (name, operate) in operators {
             let virtual = try timeline(on: { $0 }, values, operate)

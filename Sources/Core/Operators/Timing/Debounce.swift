@@ -44,7 +44,10 @@ final class DebounceState<Element>: TimedOperatorState<Element> {
                     return book.id
                 }
             }
-            let action = { [self] in fire(current) }
+            // In virtual time a replaced timer is cancelled in the scheduler's heap before it can
+            // run, so the one that runs is the current one: its closure captures `self` alone,
+            // which allocates nothing (with the value's number too, a context box per value).
+            let action: () -> Void = timer.virtual != nil ? { [self] in fire(nil) } : { [self] in fire(current) }
             gate.scheduleTimer(on: scheduler, after: dueTime, in: timer, isCurrent: { current == book.id }, action)
         case .error(let error):
             gate.locked {
@@ -59,10 +62,11 @@ final class DebounceState<Element>: TimedOperatorState<Element> {
         }
     }
 
+    /// The timer for value `current` (nil: the current timer, in virtual time).
     @inlinable
-    func fire(_ current: Int) {
+    func fire(_ current: Int?) {
         gate.locked {
-            guard let value = update({ book in current == book.id ? book.pending.take() : nil }) else { return }
+            guard let value = update({ book in current ?? book.id == book.id ? book.pending.take() : nil }) else { return }
             gate.emit(.next(value))
         }
     }

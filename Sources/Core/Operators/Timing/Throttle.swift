@@ -22,61 +22,90 @@ extension ObservableType {
     public func throttle(_ dueTime: Duration, leading: Bool, trailing: Bool, scheduler: any Scheduler) -> Observable<Element> {
         let source = asObservable()
         return Observable.composite { downstream, resources in
-            let gate = Gate(downstream)
-            let timer = TimerSlot(gate, on: scheduler)
-            resources.insert(timer)
-            var throttling = false
-            var window = 0
-            var pending: Element?
-            var sourceDone = false
-
-            // Under the lock: returns the window to open.
-            func startWindow() -> Int {
-                throttling = true
-                window += 1
-                return window
-            }
-            // Under the lock: emits the pending value and returns the window to open, if any.
-            func send() -> Int? {
-                guard let value = pending else { return nil }
-                pending = nil
-                gate.emit(.next(value))
-                return sourceDone ? nil : startWindow()
-            }
-            // Outside the lock: schedulers may run actions synchronously.
-            func open(_ opened: Int?) {
-                guard let current = opened else { return }
-                gate.scheduleTimer(on: scheduler, after: dueTime, in: timer, isCurrent: { current == window }) {
-                    open(
-                        gate.locked {
-                            guard current == window else { return nil }
-                            throttling = false
-                            guard trailing else { return nil }
-                            let next = send()
-                            if sourceDone { gate.emit(.completed) }
-                            return next
-                        })
-                }
-            }
-
-            resources.insert(
-                source.subscribe { event in
-                    open(
-                        gate.locked {
-                            switch event {
-                            case .next(let value):
-                                pending = value
-                                if throttling { return nil }
-                                return leading ? send() : startWindow()
-                            case .error(let error):
-                                gate.emit(.error(error))
-                            case .completed:
-                                sourceDone = true
-                                if !(trailing && pending != nil && throttling) { gate.emit(.completed) }
-                            }
-                            return nil
-                        })
-                })
+            let state = ThrottleState(downstream, dueTime: dueTime, scheduler: scheduler, leading: leading, trailing: trailing)
+            resources.insert(state.timer)
+            resources.insert(source.subscribe(state.on))
         }
+    }
+}
+
+/// One subscription of ``ObservableType/throttle(_:leading:trailing:scheduler:)``, in one
+/// object, so that a timer's closure captures one reference (it captured six: a context box
+/// per window).
+@usableFromInline
+final class ThrottleState<Element>: TimedOperatorState<Element> {
+    @usableFromInline let leading: Bool
+    @usableFromInline let trailing: Bool
+    // Under the gate's lock.
+    @usableFromInline var throttling = false
+    @usableFromInline var window = 0
+    @usableFromInline var pending: Element?
+    @usableFromInline var sourceDone = false
+
+    @inlinable
+    init(_ downstream: Observer<Element>, dueTime: Duration, scheduler: any Scheduler, leading: Bool, trailing: Bool) {
+        self.leading = leading
+        self.trailing = trailing
+        super.init(downstream, dueTime: dueTime, scheduler: scheduler)
+    }
+
+    @inlinable
+    func on(_ event: Event<Element>) {
+        open(
+            gate.locked {
+                switch event {
+                case .next(let value):
+                    pending = value
+                    if throttling { return nil }
+                    return leading ? send() : startWindow()
+                case .error(let error):
+                    gate.emit(.error(error))
+                case .completed:
+                    sourceDone = true
+                    if !(trailing && pending != nil && throttling) { gate.emit(.completed) }
+                }
+                return nil
+            })
+    }
+
+    /// Under the lock: returns the window to open.
+    @inlinable
+    func startWindow() -> Int {
+        throttling = true
+        window += 1
+        return window
+    }
+
+    /// Under the lock: emits the pending value and returns the window to open, if any.
+    @inlinable
+    func send() -> Int? {
+        guard let value = pending else { return nil }
+        pending = nil
+        gate.emit(.next(value))
+        return sourceDone ? nil : startWindow()
+    }
+
+    /// Outside the lock (schedulers may run actions synchronously): starts window `opened`'s
+    /// timer. In virtual time a replaced timer is cancelled in the scheduler's heap before it
+    /// can run, so the closure need not carry the window's number.
+    @inlinable
+    func open(_ opened: Int?) {
+        guard let current = opened else { return }
+        let action: () -> Void = timer.virtual != nil ? { [self] in close(nil) } : { [self] in close(current) }
+        gate.scheduleTimer(on: scheduler, after: dueTime, in: timer, isCurrent: { current == window }, action)
+    }
+
+    /// Window `current` ends (nil: the current one, in virtual time).
+    @inlinable
+    func close(_ current: Int?) {
+        open(
+            gate.locked {
+                guard current ?? window == window else { return nil }
+                throttling = false
+                guard trailing else { return nil }
+                let next = send()
+                if sourceDone { gate.emit(.completed) }
+                return next
+            })
     }
 }
