@@ -22,6 +22,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         // Counts the allocations of the MarblesAllocations rows (preloaded: `make bench-allocs`).
         .package(url: "https://github.com/ordo-one/malloc-interposer", exact: "1.6.1"),
+        // The peers of MarblesPeers: swift-clocks' TestClock and swift-concurrency-extras'
+        // withMainSerialExecutor (`make bench-peers`).
+        .package(url: "https://github.com/pointfreeco/swift-clocks", exact: "1.1.1"),
+        .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", exact: "1.4.3"),
     ],
     targets: [
         .executableTarget(
@@ -43,5 +47,13 @@ let package = Package(
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Sources/MarblesAllocations"),
+        .executableTarget(
+            name: "MarblesPeers",
+            dependencies: [
+                .product(name: "MarblesTesting", package: root),
+                .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+            ],
+            path: "Sources/MarblesPeers"),
     ]
 )
