@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MarbleCore
+import MarblesRuntime
 import MarblesTesting
 import Testing
 
@@ -13,12 +14,9 @@ import Testing
 // blocked with nothing due reports a deadlock at once. Shapes as code written before
 // async/await has them: nothing injected.
 
-/// Real time in nanoseconds, read directly (the test's own `clock_gettime` calls stay real).
-private func realNanoseconds() -> Int64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-}
+/// Real time in nanoseconds, past the interposer (in a run the test's own `clock_gettime` reads
+/// virtual time).
+private func realNanoseconds() -> Int64 { Int64(Watchdog.realNanoseconds()) }
 
 /// Runs `work` on a global queue and answers with what it returns: a blocking API called from
 /// async code, as apps bridge one.

@@ -1,3 +1,5 @@
+import MarblesRuntime
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -206,9 +208,8 @@ public enum ScheduleExploration {
     }
 
     private static var freshSeed: UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        var mix = SplitMix64(seed: UInt64(truncatingIfNeeded: Int64(time.tv_sec) &* 1_000_000_007 &+ Int64(time.tv_nsec)))
+        let now = Watchdog.realDateNanoseconds()
+        var mix = SplitMix64(seed: UInt64(truncatingIfNeeded: (now / 1_000_000_000) &* 1_000_000_007 &+ now % 1_000_000_000))
         return mix.next()
     }
 }

@@ -1,3 +1,5 @@
+import MarblesRuntime
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -154,9 +156,9 @@ public enum MarbleProperty {
         return text.isEmpty ? nil : text
     }
 
+    /// Real, also inside a run (where the executable's clock reads are virtual).
     private static var clockSeed: Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) &* 1_000_000_007 &+ Int64(time.tv_nsec)
+        let now = Watchdog.realDateNanoseconds()
+        return (now / 1_000_000_000) &* 1_000_000_007 &+ now % 1_000_000_000
     }
 }

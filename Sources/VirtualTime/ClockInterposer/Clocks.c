@@ -20,7 +20,7 @@ void *marbles_ip_main_queue;
 // The executable segments of the libraries whose calls matter, found once at load (a library
 // dlopened later keeps real reads). Swift Testing's reads are not the code's; FoundationNetworking's
 // timers pace real I/O.
-enum { lib_concurrency, lib_foundation, lib_dispatch, lib_testing, lib_networking, lib_count, max_ranges = 8 };
+enum { lib_concurrency, lib_foundation, lib_dispatch, lib_testing, lib_networking, lib_main, lib_count, max_ranges = 8 };
 static const char *const lib_names[] = {
     "/libswift_Concurrency.so", "/libFoundationEssentials.so", "/libdispatch.so", "/libTesting.so", "/libFoundationNetworking.so",
     "/libFoundation.so"};
@@ -34,10 +34,16 @@ static struct {
 static int note_library(struct dl_phdr_info *info, size_t size, void *data) {
     (void)size, (void)data;
     size_t length = info->dlpi_name != NULL ? strlen(info->dlpi_name) : 0;
-    for (int name = 0; name < 6; name++) {
-        size_t suffix = strlen(lib_names[name]);
-        if (length < suffix || strcmp(info->dlpi_name + length - suffix, lib_names[name]) != 0) continue;
-        int lib = name == 5 ? lib_foundation : name;
+    // The first object is the executable (no name): code linked into it, SwiftNIO's included.
+    static bool first = true;
+    for (int name = first ? -1 : 0; name < 6; name++) {
+        if (name == -1) {
+            first = false;
+            if (length != 0) continue;
+        }
+        int lib = name == -1 ? lib_main : name == 5 ? lib_foundation : name;
+        size_t suffix = name == -1 ? 0 : strlen(lib_names[name]);
+        if (name >= 0 && (length < suffix || strcmp(info->dlpi_name + length - suffix, lib_names[name]) != 0)) continue;
         for (int i = 0; i < info->dlpi_phnum && libs[lib].count < max_ranges; i++) {
             const ElfW(Phdr) *header = &info->dlpi_phdr[i];
             if (header->p_type != PT_LOAD || (header->p_flags & PF_X) == 0) continue;
@@ -70,6 +76,7 @@ static bool called_from(int lib, int depth) {
 }
 
 bool marbles_ip_from_foundation(uintptr_t caller) { return in(lib_foundation, caller); }
+bool marbles_ip_from_executable(uintptr_t caller) { return in(lib_main, caller); }
 bool marbles_ip_from_runtime(uintptr_t caller) { return in(lib_concurrency, caller) || in(lib_dispatch, caller); }
 bool marbles_ip_called_from_networking(void) { return called_from(lib_networking, 6); }
 
@@ -125,7 +132,8 @@ static int code_read(clockid_t id, uintptr_t caller) {
     int base = base_index(id);
     if (base < 0) return -1;
     if (base > 0 && in(lib_dispatch, caller)) return 3;
-    return in(lib_concurrency, caller) || (base == 0 && in(lib_foundation, caller)) ? base : -1;
+    // The executable's own code (SwiftNIO's `NIODeadline.now()`, the test's) reads the run's clocks.
+    return in(lib_concurrency, caller) || in(lib_main, caller) || (base == 0 && in(lib_foundation, caller)) ? base : -1;
 }
 
 // Whether Swift Testing made this read (a timestamp). Unwinds only for CLOCK_MONOTONIC (`Task.sleep`

@@ -32,6 +32,7 @@ bool marbles_ip_called_from_networking(void);
 /// Whether `caller` lies in the Swift runtime's or libdispatch's code, or in Foundation's.
 bool marbles_ip_from_runtime(uintptr_t caller);
 bool marbles_ip_from_foundation(uintptr_t caller);
+bool marbles_ip_from_executable(uintptr_t caller);
 
 // MARK: The timer registry (timer sources, run-loop timers): a list under a `marbles_rank_list` lock,
 // and what waits for the unlock: hand-offs (they may call Swift), releases (disposals call back), frees.

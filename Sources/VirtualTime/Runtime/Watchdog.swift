@@ -125,12 +125,11 @@ package enum Watchdog {
         }
     }
 
-    /// Real monotonic time (this module's clock reads are never virtual).
-    static func realNanoseconds() -> Int {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return now.tv_sec * 1_000_000_000 + now.tv_nsec
-    }
+    /// Real monotonic time, also on a driving thread (where the executable's reads are virtual).
+    package static func realNanoseconds() -> Int { Int(marbles_real_ns(CLOCK_MONOTONIC)) }
+
+    /// The real date in ns since 1970, also on a driving thread: for fresh random seeds.
+    package static func realDateNanoseconds() -> Int64 { marbles_real_ns(CLOCK_REALTIME) }
 
     /// The line printed for a drive busy for `real` time (under the lock: reads the name).
     static func report(_ record: Record, busy real: Duration) -> String {

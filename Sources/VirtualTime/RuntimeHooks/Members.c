@@ -233,7 +233,8 @@ long long marbles_members_begin(marbles_members *members, marbles_work_kind kind
     // Members read the instant being settled: the one this work starts at.
     it->row.submitted_ns = marbles_members_now(members);
     if (marbles_route_members() == members) atomic_store_explicit(&members->now_ns, it->row.submitted_ns, memory_order_relaxed);
-    clock_gettime(CLOCK_MONOTONIC, &it->began);
+    long long began = marbles_real_ns(CLOCK_MONOTONIC);
+    it->began = (struct timespec){(time_t)(began / 1000000000), (long)(began % 1000000000)};
     marbles_members_hold(members);
     LOCK();
     it->sequence = ++members->next_sequence;
@@ -445,8 +446,8 @@ long marbles_members_take_escapes(marbles_members *members, marbles_escape *buff
 // MARK: Settling
 
 static struct timespec after(long long ns) {
-    struct timespec at;
-    clock_gettime(CLOCK_MONOTONIC, &at);
+    long long real = marbles_real_ns(CLOCK_MONOTONIC);
+    struct timespec at = {(time_t)(real / 1000000000), (long)(real % 1000000000)};
     long long total = at.tv_nsec + ns % 1000000000;
     return (struct timespec){at.tv_sec + ns / 1000000000 + total / 1000000000, total % 1000000000};
 }

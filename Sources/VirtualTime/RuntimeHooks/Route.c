@@ -45,9 +45,15 @@ marbles_executor_ref marbles_standin_of(void *driver) {
     return MARBLES_SWIFT(main_standin)(driver);
 }
 
-static long long real_ns(clockid_t id) {
-    struct timespec ts;
-    clock_gettime(id, &ts);
+// The kernel's, past any `clock_gettime` (the interposer answers the executable's own reads with
+// virtual time on a driving thread).
+long long marbles_real_ns(int clock) {
+    struct timespec ts = {0, 0};
+#if defined(__linux__)
+    syscall(SYS_clock_gettime, (clockid_t)clock, &ts);
+#else
+    clock_gettime((clockid_t)clock, &ts);
+#endif
     return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -55,9 +61,9 @@ static long long real_ns(clockid_t id) {
 // real time (or the start date) when the scheduler first drove.
 void marbles_run_set_bases(marbles_run *run) {
     long long origin = run->origin_ns;
-    run->bases[0] = (run->has_start_date ? run->start_date_ns : real_ns(CLOCK_REALTIME)) - origin;
-    run->bases[1] = real_ns(CLOCK_MONOTONIC) - origin;
-    run->bases[2] = real_ns(CLOCK_BOOTTIME) - origin;
+    run->bases[0] = (run->has_start_date ? run->start_date_ns : marbles_real_ns(CLOCK_REALTIME)) - origin;
+    run->bases[1] = marbles_real_ns(CLOCK_MONOTONIC) - origin;
+    run->bases[2] = marbles_real_ns(CLOCK_BOOTTIME) - origin;
     run->bases_set = true;
 }
 

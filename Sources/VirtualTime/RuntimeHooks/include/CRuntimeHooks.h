@@ -187,6 +187,9 @@ void marbles_watch_record_set(void *_Nullable record);
 void marbles_enqueue_on_real_main(void *_Nonnull job);
 void marbles_enqueue_on_real_global(void *_Nonnull job);
 bool marbles_is_main_thread(void);
+/// A real clock reading in ns (`CLOCK_MONOTONIC`, `CLOCK_REALTIME`, …), past the interposer,
+/// which answers the executable's own reads with virtual time on a driving thread.
+long long marbles_real_ns(int clock);
 /// libdispatch's main queue.
 void *_Nullable marbles_main_queue(void);
 /// Whether the interposer is linked into this executable (MarblesTesting links it), and what

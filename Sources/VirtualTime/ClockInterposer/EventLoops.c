@@ -1,0 +1,194 @@
+// SwiftNIO's event loops on a run's clock (Linux; issue 69). A loop is an epoll instance with an
+// eventfd (its wake-up) and a timerfd (its next scheduled task), made by code linked into the
+// executable. A loop that a run wakes (a driving thread or a member writes its eventfd) or whose
+// virtual timer comes serves that run for one iteration: from epoll_wait's return to its next
+// call the thread is a member, so its clock reads are the run's, the jobs it resumes go to the
+// driver, and the timer it sets (`timerfd_settime`) is a virtual wake-up, at whose instant the
+// driver fires the real timerfd. docs/DESIGN.md, "SwiftNIO's event loops".
+#define _GNU_SOURCE
+#include "InterposerShared.h"
+
+#if defined(__linux__)
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+
+INTERPOSED(int, eventfd, unsigned int value, int flags);
+INTERPOSED(int, timerfd_create, int clock, int flags);
+INTERPOSED(int, epoll_ctl, int epfd, int op, int fd, struct epoll_event *event);
+INTERPOSED(int, epoll_wait, int epfd, struct epoll_event *events, int count, int timeout);
+INTERPOSED(int, eventfd_write, int fd, eventfd_t value);
+INTERPOSED(int, timerfd_settime, int fd, int flags, const struct itimerspec *value, struct itimerspec *old);
+
+enum { loop_limit = 32, fd_limit = 4096, epoll = 0, wake = 1, timer = 2 };
+typedef struct {
+    int fds[3];  // its epoll instance, eventfd and timerfd
+    // The run the next iteration serves, and its work item (begun when it was woken).
+    marbles_members *pending;
+    long long sequence;
+    unsigned long generation;  // of the virtual timer: a newer one leaves older wake-ups stale
+} loop;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static loop loops[loop_limit];
+// Loops made, and loops marked to serve a run (while none is, a wait's return takes no lock).
+static _Atomic int loop_count, pending_count;
+// What the executable made each fd as (`wake`, `timer`; 0: anything else, or past the limit).
+static _Atomic unsigned char made_as[fd_limit];
+// The loop this thread serves a run for, and the work item it ends at its next wait.
+static MARBLES_THREAD_LOCAL loop *serving;
+static MARBLES_THREAD_LOCAL marbles_member_context serving_saved, serving_item;
+
+#define CALLER ((uintptr_t)__builtin_return_address(0))
+#define LOCK() marbles_lock(&lock, marbles_rank_list)
+#define UNLOCK() marbles_unlock(&lock, marbles_rank_list)
+
+static int made(int fd, unsigned char kind, uintptr_t caller) {
+    if (fd >= 0 && fd < fd_limit && marbles_ip_from_executable(caller)) atomic_store_explicit(&made_as[fd], kind, memory_order_relaxed);
+    return fd;
+}
+
+int eventfd(unsigned int value, int flags) { return made(NEXT_OF(eventfd)(value, flags), wake, CALLER); }
+
+int timerfd_create(int clock, int flags) { return made(NEXT_OF(timerfd_create)(clock, flags), timer, CALLER); }
+
+// Under the lock: the loop whose fd `which` is `fd` (an epoll instance's made when `create`).
+static loop *find(int fd, int which, bool create) {
+    int count = atomic_load_explicit(&loop_count, memory_order_relaxed);
+    for (int i = 0; i < count; i++) {
+        if (loops[i].fds[which] == fd) return &loops[i];
+    }
+    if (!create || count == loop_limit) return NULL;
+    loops[count] = (loop){{fd, -1, -1}, NULL, 0, 0};
+    atomic_store_explicit(&loop_count, count + 1, memory_order_release);
+    return &loops[count];
+}
+
+int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
+    unsigned char kind = fd >= 0 && fd < fd_limit ? atomic_load_explicit(&made_as[fd], memory_order_relaxed) : 0;
+    if (kind != 0 && op == EPOLL_CTL_ADD) {
+        LOCK();
+        loop *it = find(epfd, epoll, true);
+        if (it != NULL) it->fds[kind] = fd;
+        UNLOCK();
+    }
+    return NEXT_OF(epoll_ctl)(epfd, op, fd, event);
+}
+
+// Under the lock: takes what `it` was marked to serve ({NULL, 0}: nothing).
+static marbles_member_context take_pending(loop *it) {
+    marbles_member_context taken = {it != NULL ? it->pending : NULL, it != NULL ? it->sequence : 0};
+    if (taken.members != NULL) {
+        it->pending = NULL;
+        atomic_fetch_sub_explicit(&pending_count, 1, memory_order_release);
+    }
+    return taken;
+}
+
+// Marks the loop whose fd `which` is `fd` to serve `members` at its next iteration (a work item
+// of theirs until that iteration ends).
+static void wake_for(int fd, int which, marbles_members *members) {
+    long long sequence = marbles_members_begin(members, marbles_work_block, "an event loop's iteration");
+    LOCK();
+    loop *it = find(fd, which, false);
+    marbles_member_context replaced = take_pending(it);
+    if (it != NULL) {
+        *it = (loop){{it->fds[0], it->fds[1], it->fds[2]}, members, sequence, it->generation};
+        atomic_fetch_add_explicit(&pending_count, 1, memory_order_release);
+    }
+    UNLOCK();
+    if (it == NULL) marbles_members_end(members, sequence);
+    if (replaced.members != NULL) marbles_members_end(replaced.members, replaced.sequence);
+}
+
+int eventfd_write(int fd, eventfd_t value) {
+    // From a driving thread with virtual clocks (its members made now if not yet), or a member.
+    marbles_members *members = NULL;
+    if (atomic_load_explicit(&loop_count, memory_order_relaxed) > 0 && marbles_ip_from_executable(CALLER)) {
+        members = marbles_route_virtual() != NULL ? marbles_members_here() : marbles_member();
+    }
+    if (members != NULL) wake_for(fd, wake, members);
+    return NEXT_OF(eventfd_write)(fd, value);
+}
+
+// Ends the iteration this thread served a run for.
+static void stop_serving(void) {
+    if (serving == NULL) return;
+    marbles_members_leave(serving_saved);
+    marbles_members_end(serving_item.members, serving_item.sequence);
+    serving = NULL;
+}
+
+// A loop's thread that ends (its group shut down) ends the iteration it served and gives up the
+// wake-up it did not take, which the run would otherwise wait for.
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void loop_thread_exits(void *raw) {
+    stop_serving();
+    LOCK();
+    marbles_member_context left = take_pending(raw);
+    UNLOCK();
+    if (left.members != NULL) marbles_members_end(left.members, left.sequence);
+}
+
+static void make_exit_key(void) { pthread_key_create(&exit_key, loop_thread_exits); }
+
+int epoll_wait(int epfd, struct epoll_event *events, int count, int timeout) {
+    stop_serving();
+    int ready = NEXT_OF(epoll_wait)(epfd, events, count, timeout);
+    if (atomic_load_explicit(&pending_count, memory_order_acquire) == 0 || !marbles_ip_from_executable(CALLER)) return ready;
+    LOCK();
+    loop *it = find(epfd, epoll, false);
+    marbles_member_context taken = take_pending(it);
+    UNLOCK();
+    if (taken.members != NULL) {
+        pthread_once(&exit_once, make_exit_key);
+        if (pthread_getspecific(exit_key) != it) pthread_setspecific(exit_key, it);
+        serving = it, serving_item = taken;
+        serving_saved = marbles_members_enter(taken.members, taken.sequence);
+    }
+    return ready;
+}
+
+typedef struct {
+    int timerfd;
+    unsigned long generation;
+    marbles_members *members;
+} due_timer;
+
+// At a loop timer's virtual instant, on the driving thread: the loop serves the run, woken by
+// its real timerfd set to fire at once.
+static void timer_came(void *raw) {
+    due_timer due = *(due_timer *)raw;
+    free(raw);
+    LOCK();
+    loop *it = find(due.timerfd, timer, false);
+    bool current = it != NULL && it->generation == due.generation;
+    UNLOCK();
+    if (current) {
+        wake_for(due.timerfd, timer, due.members);
+        struct itimerspec now = {{0, 0}, {0, 1}};
+        NEXT_OF(timerfd_settime)(due.timerfd, 0, &now, NULL);
+    }
+    marbles_members_unhold(due.members);
+}
+
+int timerfd_settime(int fd, int flags, const struct itimerspec *value, struct itimerspec *old) {
+    marbles_members *members = serving != NULL && fd == serving->fds[timer] ? marbles_member() : NULL;
+    long long remaining = value != NULL ? (long long)value->it_value.tv_sec * 1000000000 + value->it_value.tv_nsec : 0;
+    if (members == NULL || (flags & TFD_TIMER_ABSTIME) != 0 || remaining == 0 || value->it_interval.tv_sec != 0 || value->it_interval.tv_nsec != 0) {
+        return NEXT_OF(timerfd_settime)(fd, flags, value, old);
+    }
+    due_timer *due = malloc(sizeof(due_timer));
+    if (due == NULL) abort();
+    LOCK();
+    *due = (due_timer){fd, ++serving->generation, members};
+    UNLOCK();
+    marbles_members_hold(members);
+    marbles_members_hand(members, marbles_members_now(members), remaining, NULL, due, timer_came);
+    // The real timer never fires on its own: the run's wake-up fires it.
+    struct itimerspec never = {{0, 0}, {0, 0}};
+    return NEXT_OF(timerfd_settime)(fd, flags, &never, old);
+}
+#endif
