@@ -3,51 +3,58 @@ import NIOCore
 import NIOPosix
 import Testing
 
-/// SwiftNIO's scheduled work on the test's clock: an event loop that serves the run (woken by
-/// it, or by a timer it set) is one of the run's threads for that iteration, and its timers are
-/// virtual. Nothing injected: the loops are NIO's own. Serialized: a loop serves one run at a
-/// time, so tests in parallel on one shared loop (the singleton's) still mix their deadlines.
-@Suite("SwiftNIO's timers on the test's clock", .serialized)
-struct EventLoopTimerTests {
-    @Test(.virtualTime) func aScheduledTaskOnTheSingletonLoopRunsAtItsVirtualDeadline() async throws {
-        let loop = MultiThreadedEventLoopGroup.singleton.next()
-        let start = ContinuousClock.now
-        let answer = try await loop.scheduleTask(in: .seconds(10)) { 42 }.futureResult.get()
-        #expect(answer == 42)
-        #expect(ContinuousClock.now - start == .seconds(10))
-    }
+/// Every server test, one after another: a loop serves one run at a time, and the singleton's
+/// loops are shared by NIO's tests and Vapor's (tests in parallel on one loop mix their deadlines).
+@Suite(.serialized) struct OnTheTestsClock {}
 
-    @Test(.virtualTime) func aLoopTheTestMakesKeepsVirtualDeadlinesToo() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let loop = group.next()
-        let start = ContinuousClock.now
-        let first = loop.scheduleTask(in: .seconds(3)) { ContinuousClock.now - start }
-        let second = loop.scheduleTask(in: .milliseconds(1_500)) { ContinuousClock.now - start }
-        #expect(try await second.futureResult.get() == .milliseconds(1_500))
-        #expect(try await first.futureResult.get() == .seconds(3))
-        try await group.shutdownGracefully()
-    }
-
-    @Test(.virtualTime) func aRepeatedTaskTicksOnVirtualTime() async throws {
-        let loop = MultiThreadedEventLoopGroup.singleton.next()
-        let start = ContinuousClock.now
-        let done = loop.makePromise(of: [Duration].self)
-        nonisolated(unsafe) var ticks: [Duration] = []
-        loop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(2)) { task in
-            ticks.append(ContinuousClock.now - start)
-            if ticks.count == 4 {
-                task.cancel()
-                done.succeed(ticks)
-            }
+extension OnTheTestsClock {
+    /// SwiftNIO's scheduled work on the test's clock: an event loop that serves the run (woken by
+    /// it, or by a timer it set) is one of the run's threads for that iteration, and its timers are
+    /// virtual. Nothing injected: the loops are NIO's own.
+    @Suite("SwiftNIO's timers on the test's clock")
+    struct EventLoopTimerTests {
+        @Test(.virtualTime) func aScheduledTaskOnTheSingletonLoopRunsAtItsVirtualDeadline() async throws {
+            let loop = MultiThreadedEventLoopGroup.singleton.next()
+            let start = ContinuousClock.now
+            let answer = try await loop.scheduleTask(in: .seconds(10)) { 42 }.futureResult.get()
+            #expect(answer == 42)
+            #expect(ContinuousClock.now - start == .seconds(10))
         }
-        let got = try await done.futureResult.get()
-        #expect(got == [1, 3, 5, 7].map { Duration.seconds($0) }, "\(got)")
-    }
 
-    @Test(.virtualTime) func aDeadlineTakenOnTheTestsThreadAgreesWithTheLoops() async throws {
-        let loop = MultiThreadedEventLoopGroup.singleton.next()
-        let deadline = NIODeadline.now() + .seconds(5)
-        let late = try await loop.scheduleTask(deadline: deadline) { NIODeadline.now() - deadline }.futureResult.get()
-        #expect(late == .zero)
+        @Test(.virtualTime) func aLoopTheTestMakesKeepsVirtualDeadlinesToo() async throws {
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            let loop = group.next()
+            let start = ContinuousClock.now
+            let first = loop.scheduleTask(in: .seconds(3)) { ContinuousClock.now - start }
+            let second = loop.scheduleTask(in: .milliseconds(1_500)) { ContinuousClock.now - start }
+            #expect(try await second.futureResult.get() == .milliseconds(1_500))
+            #expect(try await first.futureResult.get() == .seconds(3))
+            // Not awaited: awaiting the shutdown inside the body ended "still suspended" about 1 run
+            // in 25 (the group's notification, from threads that are leaving the run: issue 69).
+            group.shutdownGracefully { _ in }
+        }
+
+        @Test(.virtualTime) func aRepeatedTaskTicksOnVirtualTime() async throws {
+            let loop = MultiThreadedEventLoopGroup.singleton.next()
+            let start = ContinuousClock.now
+            let done = loop.makePromise(of: [Duration].self)
+            nonisolated(unsafe) var ticks: [Duration] = []
+            loop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(2)) { task in
+                ticks.append(ContinuousClock.now - start)
+                if ticks.count == 4 {
+                    task.cancel()
+                    done.succeed(ticks)
+                }
+            }
+            let got = try await done.futureResult.get()
+            #expect(got == [1, 3, 5, 7].map { Duration.seconds($0) }, "\(got)")
+        }
+
+        @Test(.virtualTime) func aDeadlineTakenOnTheTestsThreadAgreesWithTheLoops() async throws {
+            let loop = MultiThreadedEventLoopGroup.singleton.next()
+            let deadline = NIODeadline.now() + .seconds(5)
+            let late = try await loop.scheduleTask(deadline: deadline) { NIODeadline.now() - deadline }.futureResult.get()
+            #expect(late == .zero)
+        }
     }
 }

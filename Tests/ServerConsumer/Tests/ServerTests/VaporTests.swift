@@ -1,0 +1,78 @@
+import Foundation
+import MarblesTesting
+import Testing
+import Vapor
+import VaporTesting
+
+struct TimedOut: Error {}
+
+/// Races `operation` against a timeout, as a route's helper does.
+func withTimeout<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            throw TimedOut()
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}
+
+/// Issue 69's Vapor shapes, through Vapor's in-memory tester (`app.testing()`): Vapor collects a
+/// request's body on an event loop, and the route resumes there. Measured on main before the
+/// event loops served the run: the 30 s route and the timeout helper each took their full real
+/// time and failed (0/5, 1/5), and the `Date()` limiter crashed the process in Vapor's metrics.
+extension OnTheTestsClock {
+    @Suite("Vapor's in-memory tester on the test's clock")
+    struct VaporTests {
+        @Test(.virtualTime) func aRouteThatSleepsThirtySecondsAnswersAtThirtySeconds() async throws {
+            let app = try await Application.make(.testing)
+            app.get("slow") { _ async throws -> String in
+                try await Task.sleep(for: .seconds(30))
+                return "done"
+            }
+            let start = ContinuousClock.now
+            try await app.testing().test(.GET, "slow") { response async in
+                #expect(response.status == .ok)
+                #expect(response.body.string == "done")
+            }
+            #expect(ContinuousClock.now - start == .seconds(30))
+            try await app.asyncShutdown()
+        }
+
+        @Test(.virtualTime) func aTimeoutHelperGivesUpAtFiveSeconds() async throws {
+            let app = try await Application.make(.testing)
+            app.get("dependency") { _ async throws -> String in
+                do {
+                    return try await withTimeout(.seconds(5)) {
+                        try await Task.sleep(for: .seconds(60))
+                        return "late"
+                    }
+                } catch is TimedOut {
+                    return "timed out"
+                }
+            }
+            let start = ContinuousClock.now
+            try await app.testing().test(.GET, "dependency") { response async in #expect(response.body.string == "timed out") }
+            #expect(ContinuousClock.now - start == .seconds(5))
+            try await app.asyncShutdown()
+        }
+
+        @Test(.virtualTime) func aDateRateLimiterHitAfterAVirtualSleepAnswersWithoutACrash() async throws {
+            let app = try await Application.make(.testing)
+            nonisolated(unsafe) var last: Date?
+            app.get("limited") { _ -> String in
+                let now = Date()
+                defer { last = now }
+                if let last, now.timeIntervalSince(last) < 1 { return "wait" }
+                return "ok"
+            }
+            try await app.testing().test(.GET, "limited") { response async in #expect(response.body.string == "ok") }
+            try await app.testing().test(.GET, "limited") { response async in #expect(response.body.string == "wait") }
+            try await Task.sleep(for: .seconds(10))
+            try await app.testing().test(.GET, "limited") { response async in #expect(response.body.string == "ok") }
+            try await app.asyncShutdown()
+        }
+    }
+}
