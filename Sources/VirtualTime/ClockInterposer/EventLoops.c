@@ -180,8 +180,7 @@ int timerfd_settime(int fd, int flags, const struct itimerspec *value, struct it
     if (members == NULL || (flags & TFD_TIMER_ABSTIME) != 0 || remaining == 0 || value->it_interval.tv_sec != 0 || value->it_interval.tv_nsec != 0) {
         return NEXT_OF(timerfd_settime)(fd, flags, value, old);
     }
-    due_timer *due = malloc(sizeof(due_timer));
-    if (due == NULL) abort();
+    due_timer *due = marbles_allocate(sizeof(due_timer));
     LOCK();
     *due = (due_timer){fd, ++serving->generation, members};
     UNLOCK();

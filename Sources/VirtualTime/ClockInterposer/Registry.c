@@ -70,8 +70,7 @@ void marbles_registry_hand(
 }
 
 void marbles_registry_arm(marbles_locked *locked, marbles_shadow *shadow, long long remaining, void (*woke)(void *)) {
-    wake *next = malloc(sizeof(wake));
-    if (next == NULL) abort();
+    wake *next = marbles_allocate(sizeof(wake));
     *next = (wake){shadow, shadow->generation};
     marbles_registry_hand(locked, shadow, NULL, remaining, next, woke);
 }

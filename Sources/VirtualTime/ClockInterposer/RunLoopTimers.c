@@ -208,8 +208,7 @@ void CFRunLoopAddTimer(cf_type run_loop, void *timer, cf_type mode) {
         marbles_members_note_escape(members, "a run-loop timer", LEFT, left != NULL ? left : "made before the run or on another thread,");
         return next(run_loop, timer, mode);
     }
-    shadowed *it = calloc(1, sizeof(shadowed));
-    if (it == NULL) abort();
+    shadowed *it = marbles_allocate(sizeof(shadowed));
     CFRetain(timer);
     *it = (shadowed){.base = {.object = timer, .members = members}, .info = context.info, .callout = callout};
     marbles_registry_add(&locked, &it->base);

@@ -111,8 +111,7 @@ static void after(marbles_members *members, uint64_t when, void *queue, void *co
     long long remaining;
     if (marbles_ip_virtual_remaining(members, when, &remaining)) {
         if (queue == marbles_ip_main_queue) return hand(members, queue, remaining, context, work);
-        kept_queue *it = malloc(sizeof(kept_queue));
-        if (it == NULL) abort();
+        kept_queue *it = marbles_allocate(sizeof(kept_queue));
         *it = (kept_queue){queue, context, work};
         dispatch_retain(queue);
         return hand(members, queue, remaining, it, run_and_let_go);
@@ -162,8 +161,7 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*
     marbles_members *members = marbles_members_here();
     // Only Foundation's `Thread`: libdispatch and the runtime start threads of their own.
     if (members == NULL || !marbles_ip_from_foundation((uintptr_t)__builtin_return_address(0))) return next(thread, attributes, start, argument);
-    tracked_thread *t = malloc(sizeof(tracked_thread));
-    if (t == NULL) abort();
+    tracked_thread *t = marbles_allocate(sizeof(tracked_thread));
     *t = (tracked_thread){members, marbles_members_begin(members, marbles_work_thread, "a Thread"), start, argument};
     int status = next(thread, attributes, run_tracked_thread, t);
     if (status != 0) {
@@ -198,8 +196,7 @@ static bool group_tracked(void *group, void *queue, void *block, group_f_fn next
         next(group, queue, marbles_members_wrap_notification(members, group, copy, marbles_invoke_block), marbles_members_run_wrapped);
         return true;
     }
-    group_block *it = malloc(sizeof(group_block));
-    if (it == NULL) abort();
+    group_block *it = marbles_allocate(sizeof(group_block));
     *it = (group_block){copy, group};
     dispatch_retain(group);
     dispatch_group_enter(group);

@@ -103,8 +103,7 @@ void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask,
     marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
     // Shadowed where its schedule can be virtual: on a driving thread with virtual clocks, or a member.
     if (members == NULL || marbles_ip_timers_here() != members) return made;
-    source *it = calloc(1, sizeof(source));
-    if (it == NULL) abort();
+    source *it = marbles_allocate(sizeof(source));
     dispatch_retain(made);
     *it = (source){.base = {.object = made, .members = members}, .queue = queue != NULL ? queue : dispatch_get_global_queue(0, 0), .interval_ns = UINT64_MAX, .suspended = 1};
     marbles_locked locked;

@@ -94,12 +94,6 @@ static MARBLES_THREAD_LOCAL bool reading_real, making_condition, signalling;
 static void submit_with_dispatch(void *queue, void *context, void (*work)(void *));
 static void (*_Atomic submit_next)(void *, void *, void (*)(void *)) = submit_with_dispatch;
 
-static void *allocate(size_t size) {
-    void *it = calloc(1, size);
-    if (it == NULL) abort();
-    return it;
-}
-
 static void make_condition(void) {
     making_condition = true;
     pthread_condattr_t attributes;
@@ -143,7 +137,7 @@ void marbles_members_unhold(marbles_members *members) {
 
 // Made on the driving thread at the run's first submission, before any other thread can know it.
 static marbles_members *create(marbles_run *run) {
-    marbles_members *members = allocate(sizeof(marbles_members));
+    marbles_members *members = marbles_allocate(sizeof(marbles_members));
     atomic_init(&members->references, 1);
     atomic_init(&members->owner, run->owner);
     members->driver = run->driver;
@@ -227,7 +221,7 @@ long long marbles_member_reading(marbles_members *members, int which) {
 // MARK: Work out
 
 long long marbles_members_begin(marbles_members *members, marbles_work_kind kind, const char *label) {
-    item *it = allocate(sizeof(item));
+    item *it = marbles_allocate(sizeof(item));
     it->row.kind = kind;
     snprintf(it->row.label, sizeof it->row.label, "%s", label);
     // Members read the instant being settled: the one this work starts at.
@@ -290,7 +284,7 @@ typedef struct {
 } wrapped;
 
 void *marbles_members_wrap(marbles_members *members, marbles_work_kind kind, const char *label, void *context, void (*work)(void *)) {
-    wrapped *it = allocate(sizeof(wrapped));
+    wrapped *it = marbles_allocate(sizeof(wrapped));
     *it = (wrapped){members, marbles_members_begin(members, kind, label), NULL, context, work};
     return it;
 }
@@ -356,7 +350,7 @@ void marbles_members_hand(marbles_members *members, long long now_ns, long long 
     bool is_main = queue != NULL && queue == marbles_main_queue();
     void *owner = atomic_load_explicit(&members->owner, memory_order_relaxed);
     if (marbles_driving(members)) return MARBLES_SWIFT(timer)(owner, queue, is_main, remaining_ns, context, work);
-    handoff *it = allocate(sizeof(handoff));
+    handoff *it = marbles_allocate(sizeof(handoff));
     it->out = (marbles_handoff){{now_ns + remaining_ns, queue, context, is_main, work}, -1, false};
     LOCK();
     push(members, it);
@@ -365,7 +359,7 @@ void marbles_members_hand(marbles_members *members, long long now_ns, long long 
 
 bool marbles_members_hold_main(marbles_members *members, void *context, void (*work)(void *), bool sync) {
     if (!atomic_load_explicit(&members->main_in_loop, memory_order_acquire)) return false;
-    handoff *it = allocate(sizeof(handoff));
+    handoff *it = marbles_allocate(sizeof(handoff));
     *it = (handoff){NULL, {{-1, marbles_main_queue(), context, true, work}, marbles_running_members == members ? running_sequence : -1, true}, sync};
     LOCK();
     bool held = members->driver != NULL && atomic_load_explicit(&members->main_in_loop, memory_order_relaxed);
@@ -533,7 +527,7 @@ static known_object *find_known(const void *object, long long sequence, bool tak
 }
 
 static void add_known(const void *object, marbles_members *members, long long sequence) {
-    known_object *it = allocate(sizeof(known_object));
+    known_object *it = marbles_allocate(sizeof(known_object));
     *it = (known_object){known, object, members, sequence};
     known = it;
 }
@@ -660,7 +654,7 @@ void marbles_wait_wake_locked(const void *object, long count) {
 void *marbles_members_wrap_notification(marbles_members *members, const void *group, void *context, void (*work)(void *)) {
     wrapped *it = marbles_members_wrap(members, marbles_work_block, "a group's notification", context, work);
     if (!members->virtual_clocks) return it;
-    it->wait = allocate(sizeof(wait_record));
+    it->wait = marbles_allocate(sizeof(wait_record));
     LOCK();
     list_wait(members, it->wait, marbles_wait_group, group, -1);
     atomic_fetch_sub_explicit(&members->pending, 1, memory_order_release);
@@ -725,7 +719,7 @@ bool marbles_wait(
     if (members == NULL) return false;
     wait_record record = {.sleeping = kind == marbles_wait_sleep};
     if (record.sleeping) sem_init(&record.wake, 0, 0);
-    handoff *deadline = remaining_ns >= 0 ? allocate(sizeof(handoff)) : NULL;
+    handoff *deadline = remaining_ns >= 0 ? marbles_allocate(sizeof(handoff)) : NULL;
     LOCK();
     known_object *made = record.sleeping ? NULL : find_known(object, 0, false);
     bool known = record.sleeping || (made != NULL && made->members == members);

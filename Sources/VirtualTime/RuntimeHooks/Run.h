@@ -34,6 +34,13 @@ static inline void marbles_unlock(pthread_mutex_t *mutex, unsigned rank) {
     pthread_mutex_unlock(mutex);
 }
 
+/// Zeroed memory for a record (out of memory: abort, as Swift would).
+static inline void *marbles_allocate(size_t size) {
+    void *it = calloc(1, size);
+    if (it == NULL) abort();
+    return it;
+}
+
 /// The calls into Swift, registered by `marbles_install`; call them through `MARBLES_SWIFT`.
 extern marbles_ops marbles_swift;
 #define MARBLES_SWIFT(call) (assert(marbles_held_ranks == 0 && "a call into Swift under a lock"), marbles_swift.call)
