@@ -337,7 +337,7 @@ nonisolated func clockReadBenchmarks() {
                     for _ in 0..<reads { _ = clock_gettime(CLOCK_BOOTTIME, &spec) }
                     blackHole(spec)
                 },
-                Contender("clock_gettime via the interposer, in a run (real)") {
+                Contender("clock_gettime via the interposer, in a run (the executable's own: virtual)") {
                     let scheduler = TestScheduler(reporter: MarbleFailure.Collector())
                     scheduler.run {
                         for _ in 0..<reads { _ = clock_gettime(CLOCK_BOOTTIME, &spec) }

@@ -133,7 +133,7 @@ static int code_read(clockid_t id, uintptr_t caller) {
     if (base < 0) return -1;
     if (base > 0 && in(lib_dispatch, caller)) return 3;
     // The executable's own code (SwiftNIO's `NIODeadline.now()`, the test's) reads the run's clocks.
-    return in(lib_concurrency, caller) || in(lib_main, caller) || (base == 0 && in(lib_foundation, caller)) ? base : -1;
+    return in(lib_concurrency, caller) || (base == 0 && in(lib_foundation, caller)) || in(lib_main, caller) ? base : -1;
 }
 
 // Whether Swift Testing made this read (a timestamp). Unwinds only for CLOCK_MONOTONIC (`Task.sleep`
