@@ -74,7 +74,7 @@ package struct DiagramSpecWriter: Sendable {
         lines.append(contentsOf: names.declarations)
         if let values = names.valuesLine { lines.append(values) }
         lines.append(contentsOf: body)
-        for mismatch in outcome.mismatches { lines.append("// \(mismatch)") }
+        for mismatch in outcome.mismatches { lines.append("// " + oneLine("\(mismatch)")) }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -175,14 +175,14 @@ struct InnerNames {
         key.count == 1 && key.allSatisfy { $0.isLetter || $0.isNumber } ? key : "'\(key)'"
     }
 
-    /// A value as a spec literal: numbers and booleans as such, anything else as its text.
+    /// A value as a spec literal: numbers and booleans as such, anything else as its text (one line).
     static func literal(_ value: Any) -> String {
         switch value {
         case let bool as Bool: return bool ? "true" : "false"
         case let int as any BinaryInteger: return "\(int)"
         case let double as Double where double.isFinite: return "\(double)"
         default:
-            let text = value as? String ?? String(describing: value)
+            let text = oneLine(value as? String ?? String(describing: value))
             return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         }
     }
@@ -223,7 +223,7 @@ struct InnerNames {
         switch value {
         case .inner(let inner): timeline = inner.events
         case .plain(let plain as any TestObservableMessages): timeline = plain.erasedMessages
-        case .plain: return value.description
+        case .plain: return oneLine(value.description)
         }
         let diagram = print(timeline)
         if let name = byDiagram[diagram] { return name }
@@ -235,3 +235,6 @@ struct InnerNames {
         return name
     }
 }
+
+/// `text` with its line breaks as spaces: a spec line ends at a line break.
+private func oneLine(_ text: String) -> String { String(text.map { $0.isNewline ? " " : $0 }) }

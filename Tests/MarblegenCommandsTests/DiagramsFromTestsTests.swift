@@ -62,11 +62,11 @@ struct DiagramsFromTestsTests {
         #expect(model.output.highlights == [5, 6, 7])
     }
 
-    @Test("a key for a value with no spec literal writes the value's text, quoted and escaped")
+    @Test("a key for a value with no spec literal writes the value's text, quoted, escaped and on one line")
     func keyedValuesWithoutLiteralsAreQuotedText() throws {
         struct Price: Equatable, CustomStringConvertible {
             var cents: Int
-            var description: String { "$\(cents / 100) \"net\"" }
+            var description: String { "$\(cents / 100)\n\"net\"" }
         }
         let specs = Self.specs(testName: "prices()") { scheduler in
             scheduler.expect(scheduler.cold("-a|", values: ["a": Price(cents: 100)])).toBe("-p|", values: ["p": Price(cents: 200)])

@@ -108,7 +108,8 @@ __attribute__((constructor)) static void resolve_next(void) {
     dl_iterate_phdr(note_library, NULL);
     marbles_ip_main_queue = marbles_main_queue();
     marbles_register_submit(marbles_ip_submit_untracked);
-    marbles_clock_interposer_register(next.dli_sname != NULL ? next.dli_sname : next.dli_fname != NULL ? next.dli_fname : "");
+    marbles_clock_interposer_register(
+        next.dli_sname != NULL ? next.dli_sname : next.dli_fname != NULL ? next.dli_fname : "", marbles_ip_real_clock_gettime);
 }
 
 int marbles_ip_real_clock_gettime(clockid_t id, struct timespec *tp) {

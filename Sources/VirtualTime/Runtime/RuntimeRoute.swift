@@ -130,11 +130,15 @@ package enum RuntimeHooks {
     }
 
     package static func enqueueGlobal(_ job: UnownedJob, afterNanoseconds delay: UInt64) {
-        marbles_enqueue_global_with_delay(delay, jobPointer(job))
+        _enqueueGlobalWithDelay(delay, job)
     }
 
     package static func enqueueGlobal(_ job: UnownedJob, deadlineAfterNanoseconds delay: Int64, clock: RuntimeClock) {
-        marbles_enqueue_global_with_deadline_after(delay, clock.cValue, jobPointer(job))
+        var seconds: Int64 = 0
+        var nanoseconds: Int64 = 0
+        _getTime(&seconds, &nanoseconds, CInt(clock.cValue.rawValue))
+        let total = nanoseconds + delay
+        _enqueueGlobalWithDeadline(seconds + total / 1_000_000_000, total % 1_000_000_000, 0, 0, CInt(clock.cValue.rawValue), job)
     }
 
     /// Whether the libc interposer is linked into this executable (test executables, through
@@ -164,3 +168,15 @@ package enum RuntimeClock: Sendable {
     /// The clock's type, for messages.
     package var type: Any.Type { self == .suspending ? SuspendingClock.self : ContinuousClock.self }
 }
+
+// The runtime's entry points, declared as the standard library declares them (the delay and
+// deadline hooks sit behind the first two; `swift_get_time` is what `ContinuousClock.now` reads).
+@_silgen_name("swift_task_enqueueGlobalWithDelay")
+private func _enqueueGlobalWithDelay(_ delay: UInt64, _ job: UnownedJob)
+
+@_silgen_name("swift_task_enqueueGlobalWithDeadline")
+private func _enqueueGlobalWithDeadline(
+    _ seconds: Int64, _ nanoseconds: Int64, _ toleranceSeconds: Int64, _ toleranceNanoseconds: Int64, _ clock: CInt, _ job: UnownedJob)
+
+@_silgen_name("swift_get_time")
+private func _getTime(_ seconds: UnsafeMutablePointer<Int64>, _ nanoseconds: UnsafeMutablePointer<Int64>, _ clock: CInt)

@@ -16,6 +16,7 @@ static MARBLES_THREAD_LOCAL marbles_run *current_run;
 static MARBLES_THREAD_LOCAL bool current_virtual;
 static MARBLES_THREAD_LOCAL void *watch_record;
 static const char *_Atomic interposer_next_name;
+static int (*_Atomic real_clock)(clockid_t, struct timespec *);
 
 marbles_route marbles_route_set(marbles_route route) {
     marbles_route previous = {current_driver, current_run, current_virtual, current_standin};
@@ -45,15 +46,12 @@ marbles_executor_ref marbles_standin_of(void *driver) {
     return MARBLES_SWIFT(main_standin)(driver);
 }
 
-// The kernel's, past any `clock_gettime` (the interposer answers the executable's own reads with
-// virtual time on a driving thread).
+// The definition past the interposer's (it answers the executable's own reads with virtual
+// time in a run), once it registered; before, and where it is not linked, ours reads real time.
 long long marbles_real_ns(int clock) {
+    int (*read)(clockid_t, struct timespec *) = atomic_load_explicit(&real_clock, memory_order_acquire);
     struct timespec ts = {0, 0};
-#if defined(__linux__)
-    syscall(SYS_clock_gettime, (clockid_t)clock, &ts);
-#else
-    clock_gettime((clockid_t)clock, &ts);
-#endif
+    (read != NULL ? read : clock_gettime)((clockid_t)clock, &ts);
     return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -71,7 +69,10 @@ void *marbles_watch_record(void) { return watch_record; }
 
 void marbles_watch_record_set(void *record) { watch_record = record; }
 
-void marbles_clock_interposer_register(const char *next_name) { atomic_store(&interposer_next_name, next_name); }
+void marbles_clock_interposer_register(const char *next_name, int (*real)(clockid_t, struct timespec *)) {
+    atomic_store(&real_clock, real);
+    atomic_store(&interposer_next_name, next_name);
+}
 
 bool marbles_clock_interposer_registered(void) { return atomic_load(&interposer_next_name) != NULL; }
 

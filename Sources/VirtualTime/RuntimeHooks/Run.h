@@ -161,7 +161,8 @@ void marbles_call_block(void *block);
 void marbles_invoke_block(void *block);
 /// The interposer's untracked `dispatch_async_f`, which member work is submitted through.
 void marbles_register_submit(void (*submit)(void *, void *, void (*)(void *)));
-/// Called once by the interposer's constructor with what its `clock_gettime` chains to (a symbol or a path).
-void marbles_clock_interposer_register(const char *next_name);
+/// Called once by the interposer's constructor: what its `clock_gettime` chains to (a symbol or a
+/// path), and its real clock, which `marbles_real_ns` reads.
+void marbles_clock_interposer_register(const char *next_name, int (*real)(clockid_t, struct timespec *));
 
 #endif

@@ -16,9 +16,6 @@ typedef __attribute__((swiftcall)) void (*deadline_hook)(
 
 // The runtime's clock reading, the one `ContinuousClock.now` and `SuspendingClock.now` use.
 extern void swift_get_time(long long *seconds, long long *nanoseconds, int clock);
-extern __attribute__((swiftcall)) void swift_task_enqueueGlobalWithDelay(unsigned long long delay, Job *job);
-extern __attribute__((swiftcall)) void swift_task_enqueueGlobalWithDeadline(
-    long long sec, long long nsec, long long tsec, long long tnsec, int clock, Job *job);
 
 typedef __attribute__((swiftcall)) marbles_executor_ref (*get_main_original)(void);
 typedef __attribute__((swiftcall)) marbles_executor_ref (*get_main_hook)(get_main_original original);
@@ -133,17 +130,6 @@ static void enqueue_past_hooks(Job *job, bool main) {
 void marbles_enqueue_on_real_main(void *job) { enqueue_past_hooks(job, true); }
 
 void marbles_enqueue_on_real_global(void *job) { enqueue_past_hooks(job, false); }
-
-void marbles_enqueue_global_with_delay(unsigned long long delay_ns, void *job) {
-    swift_task_enqueueGlobalWithDelay(delay_ns, (Job *)job);
-}
-
-void marbles_enqueue_global_with_deadline_after(long long delay_ns, marbles_clock_kind clock, void *job) {
-    long long sec = 0, nsec = 0;
-    swift_get_time(&sec, &nsec, (int)clock);
-    long long total = nsec + delay_ns;
-    swift_task_enqueueGlobalWithDeadline(sec + total / 1000000000, total % 1000000000, 0, 0, (int)clock, (Job *)job);
-}
 
 // A stand-in for a hook another library installed before ours: it counts, then takes the usual path.
 static atomic_int test_previous_calls;

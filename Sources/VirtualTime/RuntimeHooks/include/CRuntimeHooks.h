@@ -188,7 +188,7 @@ void marbles_enqueue_on_real_main(void *_Nonnull job);
 void marbles_enqueue_on_real_global(void *_Nonnull job);
 bool marbles_is_main_thread(void);
 /// A real clock reading in ns (`CLOCK_MONOTONIC`, `CLOCK_REALTIME`, …), past the interposer,
-/// which answers the executable's own reads with virtual time on a driving thread.
+/// which answers the executable's own reads with virtual time in a run.
 long long marbles_real_ns(int clock);
 /// libdispatch's main queue.
 void *_Nullable marbles_main_queue(void);
@@ -197,10 +197,7 @@ void *_Nullable marbles_main_queue(void);
 bool marbles_clock_interposer_registered(void);
 const char *_Nonnull marbles_clock_interposer_next_name(void);
 
-/// Tests of the hooks: the runtime's delay and deadline entry points (Swift 6.3's `Task.sleep`
-/// goes through the task executor instead), and a stand-in for a hook installed before ours.
-void marbles_enqueue_global_with_delay(unsigned long long delay_ns, void *_Nonnull job);
-void marbles_enqueue_global_with_deadline_after(long long delay_ns, marbles_clock_kind clock, void *_Nonnull job);
+/// Tests of the hooks: a stand-in for a delay hook installed before ours.
 void marbles_test_set_previous_delay_hook(bool on);
 int marbles_test_previous_hook_calls(void);
 
