@@ -28,9 +28,14 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", exact: "1.4.3"),
     ],
     targets: [
+        // One marble test run as a test runs it, for every executable below.
+        .target(
+            name: "BenchmarkSupport", dependencies: [.product(name: "MarbleCore", package: root), .product(name: "Marbles", package: root)],
+            path: "Sources/BenchmarkSupport"),
         .executableTarget(
             name: "MarblesBenchmarks",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "MarbleCore", package: root), .product(name: "Marbles", package: root),
                 // What a test executable links: the clock interposer (virtual system clocks) comes with it.
                 .product(name: "MarblesTesting", package: root),
@@ -43,6 +48,7 @@ let package = Package(
         .executableTarget(
             name: "MarblesAllocations",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "MarbleCore", package: root), .product(name: "Marbles", package: root),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],

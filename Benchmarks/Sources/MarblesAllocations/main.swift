@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import MallocInterposerSwift
 import MarbleCore
@@ -8,21 +9,6 @@ import Marbles
 // calloc, realloc and posix_memalign of the process while hooked. Each row is the count for one
 // test, and for the per-event rows the marginal count per event: (count at 2n − count at n) / n,
 // so the test's fixed cost drops out. Counts, not times: they do not vary from run to run.
-
-/// Runs one marble test on a fresh scheduler and stops the program if it fails.
-func passing(_ body: (TestScheduler) -> Void) {
-    let reporter = MarbleFailure.Collector()
-    let scheduler = TestScheduler(reporter: reporter)
-    scheduler.run { body(scheduler) }
-    precondition(reporter.failures.isEmpty, "\(reporter.failures)")
-}
-
-/// The diagram an observable's recording prints as.
-func recordedDiagram(_ make: (TestScheduler) -> Observable<String>) -> String {
-    let scheduler = TestScheduler(reporter: MarbleFailure.Collector())
-    let recording = scheduler.run { scheduler.record(make(scheduler)) }
-    return MarbleDiagram.Printer().print(recording.events)
-}
 
 /// The allocations `body` makes (the fewest of three runs: a first run may fill caches).
 func mallocs(_ body: () -> Void) -> Int {

@@ -1,23 +1,9 @@
+import BenchmarkSupport
 import Foundation
 import MarbleCore
 import Marbles
 
 // MARK: Marble tests, end to end: diagrams → test observables → operator → run → compare
-
-/// Runs one marble test on a fresh scheduler and stops the program if it fails.
-func passing(_ body: (TestScheduler) -> Void) {
-    let reporter = MarbleFailure.Collector()
-    let scheduler = TestScheduler(reporter: reporter)
-    scheduler.run { body(scheduler) }
-    precondition(reporter.failures.isEmpty, "\(reporter.failures)")
-}
-
-/// The diagram an observable's recording prints as: the expectation of a higher-order test.
-func recordedDiagram(_ make: (TestScheduler) -> Observable<String>) -> String {
-    let scheduler = TestScheduler(reporter: MarbleFailure.Collector())
-    let recording = scheduler.run { scheduler.record(make(scheduler)) }
-    return MarbleDiagram.Printer().print(recording.events)
-}
 
 /// The fixed cost of a test: what a suite of many small tests pays per test.
 func smallTestBenchmarks() { coldTestBenchmark(events: 10) }

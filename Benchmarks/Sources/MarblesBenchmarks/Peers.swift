@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import CombineSchedulers
 import Foundation
 import MarbleCore

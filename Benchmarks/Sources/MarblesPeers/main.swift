@@ -65,22 +65,10 @@ final class Countdown: @unchecked Sendable {
 let cases = Int(ProcessInfo.processInfo.environment["CASES"] ?? "") ?? 200
 let rounds = Int(ProcessInfo.processInfo.environment["ROUNDS"] ?? "") ?? 3
 
-/// The fastest of `rounds` runs of `cases` cases, in ms a case.
-func measure(_ name: String, _ oneCase: () async throws -> Void) async rethrows -> Double {
-    var best = Double.infinity
-    for _ in 0..<rounds {
-        let start = ContinuousClock.now
-        for _ in 0..<cases { try await oneCase() }
-        let elapsed = ContinuousClock.now - start
-        best = min(best, (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) * 1e3 / Double(cases))
-    }
-    print("  \(name.padding(toLength: 66, withPad: " ", startingAt: 0)) \(String(format: "%7.3f", best)) ms a case")
-    return best
-}
-
-/// The same, on the main actor.
-@MainActor
-func measureOnMain(_ name: String, _ oneCase: @MainActor () async throws -> Void) async rethrows -> Double {
+/// The fastest of `rounds` runs of `cases` cases, in ms a case, on the caller's actor.
+func measure(
+    _ name: String, isolation: isolated (any Actor)? = #isolation, _ oneCase: () async throws -> Void
+) async rethrows -> Double {
     var best = Double.infinity
     for _ in 0..<rounds {
         let start = ContinuousClock.now
@@ -131,7 +119,7 @@ let (debounceMarbles, retryMarbles) = blocking {
 
 Task { @MainActor in
     print("the peers, on the main actor")
-    let debounceSerial = await measureOnMain("debounce: TestClock injected, in withMainSerialExecutor") {
+    let debounceSerial = await measure("debounce: TestClock injected, in withMainSerialExecutor") {
         await withMainSerialExecutor {
             let clock = TestClock()
             let model = DebouncedSearch(clock: clock)
@@ -142,7 +130,7 @@ Task { @MainActor in
             precondition(model.results == ["SW"], "\(model.results)")
         }
     }
-    let retryTestClock = try await measureOnMain("retry: TestClock injected, advanced with run()") {
+    let retryTestClock = try await measure("retry: TestClock injected, advanced with run()") {
         let clock = TestClock()
         let countdown = Countdown(failures: 3)
         let task = Task { try await retrying(clock: clock, attempts: 5) { try countdown.call() } }
