@@ -1,7 +1,6 @@
 // The system clocks of a run on virtual time (Linux), and the chain to the next definitions (a
 // sanitizer's interceptor, else libc's). Which callers read virtual time: docs/DESIGN.md,
 // "Virtual clocks (Linux)".
-#define _GNU_SOURCE
 #include "InterposerShared.h"
 
 #if defined(__linux__)
@@ -14,8 +13,6 @@
 #include <unistd.h>
 
 INTERPOSED(int, clock_gettime, clockid_t id, struct timespec *tp);
-INTERPOSED(void, dispatch_after_f, uint64_t when, void *queue, void *context, void (*work)(void *));
-void *marbles_ip_main_queue;
 
 // The executable segments of the libraries whose calls matter, found once at load (a library
 // dlopened later keeps real reads). Swift Testing's reads are not the code's; FoundationNetworking's
@@ -36,21 +33,18 @@ static int note_library(struct dl_phdr_info *info, size_t size, void *data) {
     size_t length = info->dlpi_name != NULL ? strlen(info->dlpi_name) : 0;
     // The first object is the executable (no name): code linked into it, SwiftNIO's included.
     static bool first = true;
-    for (int name = first ? -1 : 0; name < 6; name++) {
-        if (name == -1) {
-            first = false;
-            if (length != 0) continue;
-        }
-        int lib = name == -1 ? lib_main : name == 5 ? lib_foundation : name;
-        size_t suffix = name == -1 ? 0 : strlen(lib_names[name]);
-        if (name >= 0 && (length < suffix || strcmp(info->dlpi_name + length - suffix, lib_names[name]) != 0)) continue;
-        for (int i = 0; i < info->dlpi_phnum && libs[lib].count < max_ranges; i++) {
-            const ElfW(Phdr) *header = &info->dlpi_phdr[i];
-            if (header->p_type != PT_LOAD || (header->p_flags & PF_X) == 0) continue;
-            uintptr_t start = info->dlpi_addr + header->p_vaddr;
-            libs[lib].ranges[libs[lib].count].start = start;
-            libs[lib].ranges[libs[lib].count++].end = start + header->p_memsz;
-        }
+    int lib = first && length == 0 ? lib_main : -1;
+    first = false;
+    for (int name = 0; name < 6 && lib < 0; name++) {
+        size_t suffix = strlen(lib_names[name]);
+        if (length >= suffix && strcmp(info->dlpi_name + length - suffix, lib_names[name]) == 0) lib = name == 5 ? lib_foundation : name;
+    }
+    for (int i = 0; lib >= 0 && i < info->dlpi_phnum && libs[lib].count < max_ranges; i++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[i];
+        if (header->p_type != PT_LOAD || (header->p_flags & PF_X) == 0) continue;
+        uintptr_t start = info->dlpi_addr + header->p_vaddr;
+        libs[lib].ranges[libs[lib].count].start = start;
+        libs[lib].ranges[libs[lib].count++].end = start + header->p_memsz;
     }
     return 0;
 }
@@ -78,6 +72,7 @@ static bool called_from(int lib, int depth) {
 bool marbles_ip_from_foundation(uintptr_t caller) { return in(lib_foundation, caller); }
 bool marbles_ip_from_executable(uintptr_t caller) { return in(lib_main, caller); }
 bool marbles_ip_from_runtime(uintptr_t caller) { return in(lib_concurrency, caller) || in(lib_dispatch, caller); }
+bool marbles_ip_from_concurrency(uintptr_t caller) { return in(lib_concurrency, caller); }
 bool marbles_ip_called_from_networking(void) { return called_from(lib_networking, 6); }
 
 // The definition ours stands in front of: a sanitizer's interceptor (a weak definition in this
@@ -92,11 +87,14 @@ static void *find_next(const char *name, const char *interceptor, void *ours) {
 // Found now if not yet: another library's constructor may call in before ours ran.
 void *marbles_ip_next_in(void *_Atomic *slot, const char *name, const char *interceptor, void *ours) {
     void *next = atomic_load_explicit(slot, memory_order_acquire);
-    if (next == NULL) {
-        next = find_next(name, interceptor, ours);
-        atomic_store_explicit(slot, next, memory_order_release);
-    }
+    if (next == NULL) atomic_store_explicit(slot, next = find_next(name, interceptor, ours), memory_order_release);
     return next;
+}
+
+static int real_clock_gettime(clockid_t id, struct timespec *tp) {
+    clock_gettime_fn next = atomic_load_explicit(&next_clock_gettime, memory_order_acquire);
+    // Before the constructor ran (another library's constructor): the kernel's.
+    return next != NULL ? next(id, tp) : (int)syscall(SYS_clock_gettime, id, tp);
 }
 
 void marbles_ip_submit_untracked(void *queue, void *context, void (*work)(void *));
@@ -104,24 +102,10 @@ void marbles_ip_submit_untracked(void *queue, void *context, void (*work)(void *
 __attribute__((constructor)) static void resolve_next(void) {
     Dl_info next = {0};
     if (NEXT_OF(clock_gettime) == NULL || dladdr((void *)NEXT_OF(clock_gettime), &next) == 0) next.dli_fname = "";
-    NEXT_OF(dispatch_after_f);
     dl_iterate_phdr(note_library, NULL);
-    marbles_ip_main_queue = marbles_main_queue();
     marbles_register_submit(marbles_ip_submit_untracked);
     marbles_clock_interposer_register(
-        next.dli_sname != NULL ? next.dli_sname : next.dli_fname != NULL ? next.dli_fname : "", marbles_ip_real_clock_gettime);
-}
-
-int marbles_ip_real_clock_gettime(clockid_t id, struct timespec *tp) {
-    clock_gettime_fn next = atomic_load_explicit(&next_clock_gettime, memory_order_acquire);
-    // Before the constructor ran (another library's constructor): the kernel's.
-    return next != NULL ? next(id, tp) : (int)syscall(SYS_clock_gettime, id, tp);
-}
-
-long long marbles_ip_real_ns(clockid_t id) {
-    struct timespec ts = {0, 0};
-    marbles_ip_real_clock_gettime(id, &ts);
-    return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        next.dli_sname != NULL ? next.dli_sname : next.dli_fname != NULL ? next.dli_fname : "", real_clock_gettime);
 }
 
 // Which of a run's bases a clock reads (-1: none).
@@ -157,27 +141,24 @@ static long long virtual_reading(marbles_run *run, clockid_t id, int source) {
         run->spin_clock = -1;
         return reading;
     }
-    if (run->spin_clock == source) return run->spin_virtual_ns + (marbles_ip_real_ns(id) - run->spin_real_ns);
+    if (run->spin_clock == source) return run->spin_virtual_ns + (marbles_real_ns(id) - run->spin_real_ns);
     if (++run->spin_reads < spin_limit || run->spin_clock != -1) return reading;
     run->spin_clock = source;
-    run->spin_real_ns = marbles_ip_real_ns(id);
+    run->spin_real_ns = marbles_real_ns(id);
     run->spin_virtual_ns = reading;
     run->spin_at_ns = virtual_now;
     run->spins += 1;
     return reading;
 }
 
-static int answer(struct timespec *tp, long long now) {
-    *tp = (struct timespec){(time_t)(now / 1000000000), (long)(now % 1000000000)};
-    return 0;
-}
+static int answer(struct timespec *tp, long long now) { return *tp = marbles_timespec_of(now), 0; }
 
 int clock_gettime(clockid_t id, struct timespec *tp) {
     uintptr_t caller = (uintptr_t)__builtin_return_address(0);
     marbles_run *run = marbles_route_virtual();
     if (run != NULL) {
         int source = code_read(id, caller);
-        if (source < 0) return marbles_ip_real_clock_gettime(id, tp);
+        if (source < 0) return real_clock_gettime(id, tp);
         long long now = virtual_reading(run, id, source);
         run->reads += 1;
         if (!read_by_test_framework(run, id)) run->code_reads[source] += 1;
@@ -190,32 +171,12 @@ int clock_gettime(clockid_t id, struct timespec *tp) {
         if (source >= 0 && !read_by_test_framework(run, id)) run->code_reads[source] += 1;
     }
     // A member reads the instant being settled, Foundation's uptime included (`Thread.sleep`'s).
-    marbles_members *member = run == NULL && marbles_running_members != NULL ? marbles_member() : NULL;
+    marbles_members *member = run == NULL && marbles_running.members != NULL ? marbles_member() : NULL;
     int base = base_index(id);
     if (member != NULL && base >= 0 && (code_read(id, caller) >= 0 || in(lib_foundation, caller))) {
         return answer(tp, marbles_member_reading(member, base));
     }
-    return marbles_ip_real_clock_gettime(id, tp);
-}
-
-// The default executor hands a `Task.sleep` (no executor preference, a default actor) to Dispatch
-// here, from libswift_Concurrency: the deadline in ns on CLOCK_MONOTONIC, with the top bit set
-// for `ContinuousClock`. Anyone else's is member work (Submissions.c).
-bool marbles_ip_after_f_tracked(uint64_t when, void *queue, void *context, void (*work)(void *), uintptr_t caller);
-
-void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(void *)) {
-    uintptr_t caller = (uintptr_t)__builtin_return_address(0);
-    bool runtime = in(lib_concurrency, caller);
-    if (!runtime && marbles_ip_after_f_tracked(when, queue, context, work, caller)) return;
-    marbles_run *run = marbles_route_virtual();
-    if (run != NULL && run->owner != NULL && context != NULL && runtime) {
-        const uint64_t continuous_flag = 1ULL << 63;
-        bool continuous = (when & continuous_flag) != 0;
-        long long remaining = (long long)(when & ~continuous_flag) - marbles_run_bases(run)[continuous ? 2 : 1] - marbles_run_now(run);
-        return MARBLES_SWIFT(sleep)(run->owner, context, remaining, continuous ? marbles_clock_continuous : marbles_clock_suspending);
-    }
-    dispatch_after_f_fn next = NEXT_OF(dispatch_after_f);
-    if (next != NULL) next(when, queue, context, work);
+    return real_clock_gettime(id, tp);
 }
 
 marbles_members *marbles_ip_members_for(uintptr_t caller) {
@@ -234,22 +195,10 @@ bool marbles_ip_virtual_remaining(marbles_members *members, uint64_t when, long 
     if (members == NULL || when == UINT64_MAX || (when >> 62) == 1 || (when >> 62) == 3) return false;
     int which = (when >> 62) == 0 ? 1 : 2;
     long long now;
-    if (marbles_driving_virtually(members)) {
-        marbles_run *run = marbles_route_virtual();
-        now = marbles_run_bases(run)[which] + marbles_run_now(run);
-    } else if (marbles_member() == members) {
-        now = marbles_member_reading(members, which);
-    } else {
-        return false;
-    }
+    if (marbles_driving_virtually(members)) now = marbles_run_reading(marbles_route_virtual(), which);
+    else if (marbles_member() == members) now = marbles_member_reading(members, which);
+    else return false;
     *remaining = (long long)(when & ~(1ULL << 63)) - now;
-    return true;
-}
-
-bool marbles_ip_virtual_date_ns(long long *now) {
-    marbles_run *run = marbles_route_virtual();
-    if (run == NULL) return false;
-    *now = marbles_run_bases(run)[0] + marbles_run_now(run);
     return true;
 }
 

@@ -5,27 +5,23 @@
 // call the thread is a member, so its clock reads are the run's, the jobs it resumes go to the
 // driver, and the timer it sets (`timerfd_settime`) is a virtual wake-up, at whose instant the
 // driver fires the real timerfd. docs/DESIGN.md, "SwiftNIO's event loops".
-#define _GNU_SOURCE
 #include "InterposerShared.h"
 
 #if defined(__linux__)
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
+#include <unistd.h>
 
-INTERPOSED(int, eventfd, unsigned int value, int flags);
-INTERPOSED(int, timerfd_create, int clock, int flags);
 INTERPOSED(int, epoll_ctl, int epfd, int op, int fd, struct epoll_event *event);
 INTERPOSED(int, epoll_wait, int epfd, struct epoll_event *events, int count, int timeout);
 INTERPOSED(int, eventfd_write, int fd, eventfd_t value);
 INTERPOSED(int, timerfd_settime, int fd, int flags, const struct itimerspec *value, struct itimerspec *old);
 
-enum { loop_limit = 32, fd_limit = 4096, epoll = 0, wake = 1, timer = 2 };
+enum { loop_limit = 32, epoll = 0, wake = 1, timer = 2 };
 typedef struct {
     int fds[3];  // its epoll instance, eventfd and timerfd
-    // The run the next iteration serves, and its work item (begun when it was woken).
-    marbles_members *pending;
-    long long sequence;
+    marbles_member_context pending;  // the run the next iteration serves, and its work item (begun when woken)
     unsigned long generation;  // of the virtual timer: a newer one leaves older wake-ups stale
 } loop;
 
@@ -33,8 +29,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static loop loops[loop_limit];
 // Loops made, and loops marked to serve a run (while none is, a wait's return takes no lock).
 static _Atomic int loop_count, pending_count;
-// What the executable made each fd as (`wake`, `timer`; 0: anything else, or past the limit).
-static _Atomic unsigned char made_as[fd_limit];
 // The loop this thread serves a run for, and the work item it ends at its next wait.
 static MARBLES_THREAD_LOCAL loop *serving;
 static MARBLES_THREAD_LOCAL marbles_member_context serving_saved, serving_item;
@@ -43,14 +37,13 @@ static MARBLES_THREAD_LOCAL marbles_member_context serving_saved, serving_item;
 #define LOCK() marbles_lock(&lock, marbles_rank_list)
 #define UNLOCK() marbles_unlock(&lock, marbles_rank_list)
 
-static int made(int fd, unsigned char kind, uintptr_t caller) {
-    if (fd >= 0 && fd < fd_limit && marbles_ip_from_executable(caller)) atomic_store_explicit(&made_as[fd], kind, memory_order_relaxed);
-    return fd;
+// What `fd` is: an eventfd (`wake`), a timerfd (`timer`), or anything else (0).
+static int kind_of(int fd) {
+    char path[32], target[24] = "";
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    if (readlink(path, target, sizeof target - 1) <= 0) return 0;
+    return strcmp(target, "anon_inode:[eventfd]") == 0 ? wake : strcmp(target, "anon_inode:[timerfd]") == 0 ? timer : 0;
 }
-
-int eventfd(unsigned int value, int flags) { return made(NEXT_OF(eventfd)(value, flags), wake, CALLER); }
-
-int timerfd_create(int clock, int flags) { return made(NEXT_OF(timerfd_create)(clock, flags), timer, CALLER); }
 
 // Under the lock: the loop whose fd `which` is `fd` (an epoll instance's made when `create`).
 static loop *find(int fd, int which, bool create) {
@@ -59,14 +52,15 @@ static loop *find(int fd, int which, bool create) {
         if (loops[i].fds[which] == fd) return &loops[i];
     }
     if (!create || count == loop_limit) return NULL;
-    loops[count] = (loop){{fd, -1, -1}, NULL, 0, 0};
+    loops[count] = (loop){{fd, -1, -1}, {NULL, 0}, 0};
     atomic_store_explicit(&loop_count, count + 1, memory_order_release);
     return &loops[count];
 }
 
+// An eventfd or timerfd that the executable's code adds to an epoll instance makes it a loop.
 int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
-    unsigned char kind = fd >= 0 && fd < fd_limit ? atomic_load_explicit(&made_as[fd], memory_order_relaxed) : 0;
-    if (kind != 0 && op == EPOLL_CTL_ADD) {
+    int kind = op == EPOLL_CTL_ADD && marbles_ip_from_executable(CALLER) ? kind_of(fd) : 0;
+    if (kind != 0) {
         LOCK();
         loop *it = find(epfd, epoll, true);
         if (it != NULL) it->fds[kind] = fd;
@@ -77,11 +71,8 @@ int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
 
 // Under the lock: takes what `it` was marked to serve ({NULL, 0}: nothing).
 static marbles_member_context take_pending(loop *it) {
-    marbles_member_context taken = {it != NULL ? it->pending : NULL, it != NULL ? it->sequence : 0};
-    if (taken.members != NULL) {
-        it->pending = NULL;
-        atomic_fetch_sub_explicit(&pending_count, 1, memory_order_release);
-    }
+    marbles_member_context taken = it != NULL ? it->pending : (marbles_member_context){NULL, 0};
+    if (taken.members != NULL) it->pending.members = NULL, atomic_fetch_sub_explicit(&pending_count, 1, memory_order_release);
     return taken;
 }
 
@@ -93,7 +84,7 @@ static void wake_for(int fd, int which, marbles_members *members) {
     loop *it = find(fd, which, false);
     marbles_member_context replaced = take_pending(it);
     if (it != NULL) {
-        *it = (loop){{it->fds[0], it->fds[1], it->fds[2]}, members, sequence, it->generation};
+        it->pending = (marbles_member_context){members, sequence};
         atomic_fetch_add_explicit(&pending_count, 1, memory_order_release);
     }
     UNLOCK();
@@ -122,7 +113,6 @@ static void stop_serving(void) {
 // A loop's thread that ends (its group shut down) ends the iteration it served and gives up the
 // wake-up it did not take, which the run would otherwise wait for.
 static pthread_key_t exit_key;
-static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
 static void loop_thread_exits(void *raw) {
     stop_serving();
@@ -132,7 +122,7 @@ static void loop_thread_exits(void *raw) {
     if (left.members != NULL) marbles_members_end(left.members, left.sequence);
 }
 
-static void make_exit_key(void) { pthread_key_create(&exit_key, loop_thread_exits); }
+__attribute__((constructor)) static void make_exit_key(void) { pthread_key_create(&exit_key, loop_thread_exits); }
 
 int epoll_wait(int epfd, struct epoll_event *events, int count, int timeout) {
     stop_serving();
@@ -143,7 +133,6 @@ int epoll_wait(int epfd, struct epoll_event *events, int count, int timeout) {
     marbles_member_context taken = take_pending(it);
     UNLOCK();
     if (taken.members != NULL) {
-        pthread_once(&exit_once, make_exit_key);
         if (pthread_getspecific(exit_key) != it) pthread_setspecific(exit_key, it);
         serving = it, serving_item = taken;
         serving_saved = marbles_members_enter(taken.members, taken.sequence);
@@ -152,7 +141,7 @@ int epoll_wait(int epfd, struct epoll_event *events, int count, int timeout) {
 }
 
 typedef struct {
-    int timerfd;
+    loop *loop;
     unsigned long generation;
     marbles_members *members;
 } due_timer;
@@ -163,29 +152,28 @@ static void timer_came(void *raw) {
     due_timer due = *(due_timer *)raw;
     free(raw);
     LOCK();
-    loop *it = find(due.timerfd, timer, false);
-    bool current = it != NULL && it->generation == due.generation;
+    int fd = due.loop->generation == due.generation ? due.loop->fds[timer] : -1;
     UNLOCK();
-    if (current) {
-        wake_for(due.timerfd, timer, due.members);
+    if (fd >= 0) {
+        wake_for(fd, timer, due.members);
         struct itimerspec now = {{0, 0}, {0, 1}};
-        NEXT_OF(timerfd_settime)(due.timerfd, 0, &now, NULL);
+        NEXT_OF(timerfd_settime)(fd, 0, &now, NULL);
     }
     marbles_members_unhold(due.members);
 }
 
 int timerfd_settime(int fd, int flags, const struct itimerspec *value, struct itimerspec *old) {
     marbles_members *members = serving != NULL && fd == serving->fds[timer] ? marbles_member() : NULL;
-    long long remaining = value != NULL ? (long long)value->it_value.tv_sec * 1000000000 + value->it_value.tv_nsec : 0;
+    long long remaining = value != NULL ? marbles_ns_of(&value->it_value) : 0;
     if (members == NULL || (flags & TFD_TIMER_ABSTIME) != 0 || remaining == 0 || value->it_interval.tv_sec != 0 || value->it_interval.tv_nsec != 0) {
         return NEXT_OF(timerfd_settime)(fd, flags, value, old);
     }
     due_timer *due = marbles_allocate(sizeof(due_timer));
     LOCK();
-    *due = (due_timer){fd, ++serving->generation, members};
+    *due = (due_timer){serving, ++serving->generation, members};
     UNLOCK();
     marbles_members_hold(members);
-    marbles_members_hand(members, marbles_members_now(members), remaining, NULL, due, timer_came);
+    marbles_members_hand(members, remaining, NULL, due, timer_came);
     // The real timer never fires on its own: the run's wake-up fires it.
     struct itimerspec never = {{0, 0}, {0, 0}};
     return NEXT_OF(timerfd_settime)(fd, flags, &never, old);

@@ -4,8 +4,8 @@
 #if defined(__linux__)
 #include "../RuntimeHooks/Run.h"
 
-/// libdispatch's main queue.
-extern void *marbles_ip_main_queue;
+extern char _dispatch_main_q[];
+#define marbles_ip_main_queue ((void *)_dispatch_main_q)
 /// A slot's next definition of an interposed function, found now if not yet.
 void *marbles_ip_next_in(void *_Atomic *slot, const char *name, const char *interceptor, void *ours);
 #define NEXT(slot, type, name, ours) ((type)marbles_ip_next_in((void *_Atomic *)&(slot), name, "__interceptor_" name, (void *)(ours)))
@@ -22,15 +22,11 @@ marbles_members *marbles_ip_members_for(uintptr_t caller);
 marbles_members *marbles_ip_timers_here(void);
 /// The virtual time left to a Dispatch deadline for `members`; false where it cannot be virtual.
 bool marbles_ip_virtual_remaining(marbles_members *members, uint64_t when, long long *remaining);
-/// `Date()` on a driving thread whose clocks are virtual, in ns since 1970; false elsewhere.
-bool marbles_ip_virtual_date_ns(long long *now);
-/// The next `clock_gettime` (real time), and its reading in ns.
-int marbles_ip_real_clock_gettime(clockid_t id, struct timespec *tp);
-long long marbles_ip_real_ns(clockid_t id);
 /// Whether FoundationNetworking's code is among the callers (a few frames up).
 bool marbles_ip_called_from_networking(void);
 /// Whether `caller` lies in the Swift runtime's or libdispatch's code, or in Foundation's.
 bool marbles_ip_from_runtime(uintptr_t caller);
+bool marbles_ip_from_concurrency(uintptr_t caller);
 bool marbles_ip_from_foundation(uintptr_t caller);
 bool marbles_ip_from_executable(uintptr_t caller);
 
@@ -59,7 +55,6 @@ typedef struct {
 /// A registry while locked, with what waits for the unlock.
 typedef struct {
     marbles_registry *registry;
-    long long now;
     int hands, released, dead;
     struct {
         marbles_members *members;
@@ -74,11 +69,12 @@ typedef struct {
 static inline bool marbles_registry_empty(marbles_registry *registry) {
     return atomic_load_explicit(&registry->count, memory_order_acquire) == 0;
 }
-/// Locks `registry`; `now` (virtual, read before: see `marbles_members_now`) is what hand-offs count from.
-void marbles_registry_lock(marbles_locked *locked, marbles_registry *registry, long long now);
+void marbles_registry_lock(marbles_locked *locked, marbles_registry *registry);
+/// Locks `registry` and finds `object`'s shadow (NULL: none); an empty registry stays unlocked.
+marbles_shadow *marbles_registry_open(marbles_locked *locked, marbles_registry *registry, void *object);
+marbles_shadow *marbles_registry_find(marbles_registry *registry, void *object);
 /// Unlocks, then hands off, releases and frees what waited.
 void marbles_registry_unlock(marbles_locked *locked);
-marbles_shadow *marbles_registry_find(marbles_registry *registry, void *object);
 /// Lists `shadow` (one reference, the list's); holds its members.
 void marbles_registry_add(marbles_locked *locked, marbles_shadow *shadow);
 /// Takes `shadow` off the list; its object is released after the unlock.

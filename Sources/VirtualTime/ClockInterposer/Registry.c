@@ -1,5 +1,4 @@
 // The timer registry every shadowed timer kind shares (InterposerShared.h).
-#define _GNU_SOURCE
 #include "InterposerShared.h"
 
 #if defined(__linux__)
@@ -8,23 +7,9 @@ typedef struct {
     unsigned long generation;
 } wake;
 
-void marbles_registry_lock(marbles_locked *locked, marbles_registry *registry, long long now) {
-    *locked = (marbles_locked){.registry = registry, .now = now};
+void marbles_registry_lock(marbles_locked *locked, marbles_registry *registry) {
+    *locked = (marbles_locked){.registry = registry};
     marbles_lock(&registry->lock, marbles_rank_list);
-}
-
-void marbles_registry_unlock(marbles_locked *locked) {
-    marbles_registry *registry = locked->registry;
-    marbles_unlock(&registry->lock, marbles_rank_list);
-    for (int i = 0; i < locked->hands; i++) {
-        __typeof__(locked->hand[0]) *it = &locked->hand[i];
-        marbles_members_hand(it->members, locked->now, it->remaining, it->queue, it->context, it->work);
-    }
-    for (int i = 0; i < locked->released; i++) registry->release_object(locked->release[i]);
-    for (int i = 0; i < locked->dead; i++) {
-        marbles_members_unhold(locked->dispose[i]->members);
-        registry->dispose(locked->dispose[i]);
-    }
 }
 
 marbles_shadow *marbles_registry_find(marbles_registry *registry, void *object) {
@@ -32,6 +17,27 @@ marbles_shadow *marbles_registry_find(marbles_registry *registry, void *object) 
         if (it->object == object) return it;
     }
     return NULL;
+}
+
+marbles_shadow *marbles_registry_open(marbles_locked *locked, marbles_registry *registry, void *object) {
+    if (marbles_registry_empty(registry)) return *locked = (marbles_locked){0}, NULL;
+    marbles_registry_lock(locked, registry);
+    return marbles_registry_find(registry, object);
+}
+
+void marbles_registry_unlock(marbles_locked *locked) {
+    marbles_registry *registry = locked->registry;
+    if (registry == NULL) return;
+    marbles_unlock(&registry->lock, marbles_rank_list);
+    for (int i = 0; i < locked->hands; i++) {
+        __typeof__(locked->hand[0]) *it = &locked->hand[i];
+        marbles_members_hand(it->members, it->remaining, it->queue, it->context, it->work);
+    }
+    for (int i = 0; i < locked->released; i++) registry->release_object(locked->release[i]);
+    for (int i = 0; i < locked->dead; i++) {
+        marbles_members_unhold(locked->dispose[i]->members);
+        registry->dispose(locked->dispose[i]);
+    }
 }
 
 void marbles_registry_add(marbles_locked *locked, marbles_shadow *shadow) {

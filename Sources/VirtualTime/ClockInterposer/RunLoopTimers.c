@@ -1,7 +1,6 @@
 // Run-loop timers (`Timer`, `RunLoop.add`, OpenCombine's `Timer.publish`, `RunLoop` as a Combine
 // scheduler: CoreFoundation's `CFRunLoopAddTimer`) and `RunLoop.perform` on virtual time (Linux):
 // nothing runs a run loop in a test, so the run stands in for it. docs/DESIGN.md, "Run-loop timers".
-#define _GNU_SOURCE
 #include "InterposerShared.h"
 
 #if defined(__linux__)
@@ -35,16 +34,10 @@ extern __attribute__((weak)) cf_type kCFRunLoopDefaultMode, kCFRunLoopCommonMode
 
 // `Date()` in seconds since 2001, virtual on the driving thread as Foundation's fire dates are.
 static double absolute_now(void) {
-    long long now = 0;
-    if (!marbles_ip_virtual_date_ns(&now)) {
-        struct timespec real;
-        clock_gettime(CLOCK_REALTIME, &real);
-        now = (long long)real.tv_sec * 1000000000LL + real.tv_nsec;
-    }
+    marbles_run *run = marbles_route_virtual();
+    long long now = run != NULL ? marbles_run_reading(run, 0) : marbles_real_ns(CLOCK_REALTIME);
     return (double)(now / 1000000000LL - 978307200LL) + (double)(now % 1000000000LL) * 1e-9;
 }
-
-static bool have_cf(void) { return CFRunLoopGetCurrent != NULL; }
 
 // Timers made on a driving thread, not yet added: their callouts, which CoreFoundation keeps to
 // itself (the last `made_limit`: a timer made and never added drops out).
@@ -113,9 +106,8 @@ static void woke(void *raw) {
     unsigned long generation;
     shadowed *it = (shadowed *)marbles_registry_woken(raw, &generation);
     double now = absolute_now();
-    long long virtual_now = marbles_members_now(it->base.members);
     marbles_locked locked;
-    marbles_registry_lock(&locked, &timers, virtual_now);
+    marbles_registry_lock(&locked, &timers);
     void *timer = it->base.object;
     bool live = it->base.generation == generation && CFRunLoopTimerIsValid(timer);
     double fire_date = live ? CFRunLoopTimerGetNextFireDate(timer) : 0;
@@ -128,7 +120,7 @@ static void woke(void *raw) {
     marbles_registry_unlock(&locked);
     if (live) it->callout(timer, it->info);
     bool ended = false;
-    marbles_registry_lock(&locked, &timers, virtual_now);
+    marbles_registry_lock(&locked, &timers);
     // Unless the callout invalidated the timer or gave it a new fire date (both bump the generation).
     if (live && it->base.generation == generation) {
         double interval = CFRunLoopTimerGetInterval(timer);
@@ -186,7 +178,7 @@ static const char *elsewhere(marbles_members *members) {
 void CFRunLoopAddTimer(cf_type run_loop, void *timer, cf_type mode) {
     CFRunLoopAddTimer_fn next = NEXT_OF(CFRunLoopAddTimer);
     marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
-    if (members == NULL || !have_cf()) return next(run_loop, timer, mode);
+    if (members == NULL) return next(run_loop, timer, mode);
     if (!marbles_driving_virtually(members)) {
         marbles_members_note_escape(members, "a run-loop timer", LEFT, elsewhere(members));
         return next(run_loop, timer, mode);
@@ -195,7 +187,7 @@ void CFRunLoopAddTimer(cf_type run_loop, void *timer, cf_type mode) {
     CFRunLoopTimerGetContext(timer, &context);
     double now = absolute_now();
     marbles_locked locked;
-    marbles_registry_lock(&locked, &timers, marbles_members_now(members));
+    marbles_registry_lock(&locked, &timers);
     if (marbles_registry_find(&timers, timer) != NULL) {
         // Already shadowed (added in another mode too).
         return marbles_registry_unlock(&locked);
@@ -218,10 +210,8 @@ void CFRunLoopAddTimer(cf_type run_loop, void *timer, cf_type mode) {
 
 // Takes a shadowed timer off the list (removed or invalidated); false when it was not shadowed.
 static bool unshadow(void *timer) {
-    if (marbles_registry_empty(&timers)) return false;
     marbles_locked locked;
-    marbles_registry_lock(&locked, &timers, 0);
-    marbles_shadow *it = marbles_registry_find(&timers, timer);
+    marbles_shadow *it = marbles_registry_open(&locked, &timers, timer);
     if (it != NULL) marbles_registry_remove(&locked, it);
     marbles_registry_unlock(&locked);
     return it != NULL;
@@ -244,8 +234,7 @@ void CFRunLoopTimerSetNextFireDate(void *timer, double fire_date) {
     if (here == NULL || !marbles_driving_virtually(here)) return;
     double now = absolute_now();
     marbles_locked locked;
-    marbles_registry_lock(&locked, &timers, marbles_members_now(here));
-    shadowed *it = (shadowed *)marbles_registry_find(&timers, timer);
+    shadowed *it = (shadowed *)marbles_registry_open(&locked, &timers, timer);
     if (it != NULL && it->base.members == here) {
         it->base.generation += 1;
         arm(&locked, it, now);
@@ -257,7 +246,7 @@ void CFRunLoopTimerSetNextFireDate(void *timer, double fire_date) {
 void CFRunLoopPerformBlock(cf_type run_loop, cf_type modes, void *block) {
     CFRunLoopPerformBlock_fn next = NEXT_OF(CFRunLoopPerformBlock);
     marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
-    if (members == NULL || block == NULL || !have_cf()) return next(run_loop, modes, block);
+    if (members == NULL || block == NULL) return next(run_loop, modes, block);
     char place[160];
     const char *left = marbles_driving_virtually(members) ? why_left(run_loop, modes, place, sizeof place) : elsewhere(members);
     void *copy = left == NULL ? marbles_copy_block(block) : NULL;
@@ -265,6 +254,6 @@ void CFRunLoopPerformBlock(cf_type run_loop, cf_type modes, void *block) {
         marbles_members_note_escape(members, "a block performed on a run loop", LEFT, left != NULL ? left : "");
         return next(run_loop, modes, block);
     }
-    marbles_members_hand(members, marbles_members_now(members), 0, NULL, copy, marbles_invoke_block);
+    marbles_members_hand(members, 0, NULL, copy, marbles_invoke_block);
 }
 #endif

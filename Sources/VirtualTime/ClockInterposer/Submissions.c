@@ -1,7 +1,6 @@
 // Work a run hands to other threads (Linux): Dispatch's async, after, sync and group forms, and
 // Foundation's `Thread`. Each becomes member work (Members.c), a virtual wake-up, or a main-queue
 // block for the driver's loop; the Swift runtime's and libdispatch's own calls pass through.
-#define _GNU_SOURCE
 #include "InterposerShared.h"
 
 #if defined(__linux__)
@@ -23,18 +22,13 @@ void dispatch_retain(void *object);
 void dispatch_release(void *object);
 
 void marbles_ip_submit_untracked(void *queue, void *context, void (*work)(void *)) {
-    dispatch_async_f_fn next = NEXT_OF(dispatch_async_f);
-    if (next != NULL) next(queue, context, work);
-}
-
-static void hand(marbles_members *members, void *queue, long long remaining, void *context, void (*work)(void *)) {
-    marbles_members_hand(members, marbles_members_now(members), remaining, queue, context, work);
+    NEXT_OF(dispatch_async_f)(queue, context, work);
 }
 
 // Work for `queue`: the main queue's runs in the driver's loop (from the driving thread, or held
 // from a member in a test on the main actor); anything else is member work on its queue.
 static void submit(marbles_members *members, void *queue, marbles_work_kind kind, void *context, void (*work)(void *)) {
-    if (queue == marbles_ip_main_queue && marbles_driving(members)) return hand(members, queue, 0, context, work);
+    if (queue == marbles_ip_main_queue && marbles_driving(members)) return marbles_members_hand(members, 0, queue, context, work);
     bool held = queue == marbles_ip_main_queue && marbles_route_members() != members && marbles_members_hold_main(members, context, work, false);
     if (!held) marbles_members_submit(members, queue, kind, context, work);
 }
@@ -43,8 +37,7 @@ void dispatch_async(void *queue, void *block) {
     marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
     void *copy = members != NULL ? marbles_copy_block(block) : NULL;
     if (copy != NULL) return submit(members, queue, marbles_work_block, copy, marbles_invoke_block);
-    dispatch_async_fn next = NEXT_OF(dispatch_async);
-    if (next != NULL) next(queue, block);
+    NEXT_OF(dispatch_async)(queue, block);
 }
 
 void dispatch_async_f(void *queue, void *context, void (*work)(void *)) {
@@ -80,14 +73,12 @@ static bool sync_in_main_loop(void *queue, void *context, void (*work)(void *), 
 
 void dispatch_sync(void *queue, void *block) {
     if (sync_in_main_loop(queue, block, marbles_call_block, (uintptr_t)__builtin_return_address(0))) return;
-    dispatch_sync_fn next = NEXT_OF(dispatch_sync);
-    if (next != NULL) next(queue, block);
+    NEXT_OF(dispatch_sync)(queue, block);
 }
 
 void dispatch_sync_f(void *queue, void *context, void (*work)(void *)) {
     if (sync_in_main_loop(queue, context, work, (uintptr_t)__builtin_return_address(0))) return;
-    dispatch_sync_f_fn next = NEXT_OF(dispatch_sync_f);
-    if (next != NULL) next(queue, context, work);
+    NEXT_OF(dispatch_sync_f)(queue, context, work);
 }
 
 // A timer's queue lives until its work ran there, as libdispatch's own timers keep theirs.
@@ -110,11 +101,11 @@ static void run_and_let_go(void *raw) {
 static void after(marbles_members *members, uint64_t when, void *queue, void *context, void (*work)(void *)) {
     long long remaining;
     if (marbles_ip_virtual_remaining(members, when, &remaining)) {
-        if (queue == marbles_ip_main_queue) return hand(members, queue, remaining, context, work);
+        if (queue == marbles_ip_main_queue) return marbles_members_hand(members, remaining, queue, context, work);
         kept_queue *it = marbles_allocate(sizeof(kept_queue));
         *it = (kept_queue){queue, context, work};
         dispatch_retain(queue);
-        return hand(members, queue, remaining, it, run_and_let_go);
+        return marbles_members_hand(members, remaining, queue, it, run_and_let_go);
     }
     dispatch_after_f_fn next = NEXT_OF(dispatch_after_f);
     if (queue == marbles_ip_main_queue && marbles_route_members() == members) {
@@ -128,15 +119,23 @@ void dispatch_after(uint64_t when, void *queue, void *block) {
     marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
     void *copy = members != NULL ? marbles_copy_block(block) : NULL;
     if (copy != NULL) return after(members, when, queue, copy, marbles_invoke_block);
-    dispatch_after_fn next = NEXT_OF(dispatch_after);
-    if (next != NULL) next(when, queue, block);
+    NEXT_OF(dispatch_after)(when, queue, block);
 }
 
-// The `_f` form from the code under test (Clocks.c's `dispatch_after_f` asks).
-bool marbles_ip_after_f_tracked(uint64_t when, void *queue, void *context, void (*work)(void *), uintptr_t caller) {
+// The default executor hands a `Task.sleep` (no executor preference, a default actor) to Dispatch
+// here, from libswift_Concurrency: the deadline in ns on CLOCK_MONOTONIC, with the top bit set
+// for `ContinuousClock`. Anyone else's is a timer from the run.
+void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(void *)) {
+    uintptr_t caller = (uintptr_t)__builtin_return_address(0);
     marbles_members *members = marbles_ip_members_for(caller);
-    if (members != NULL) after(members, when, queue, context, work);
-    return members != NULL;
+    if (members != NULL) return after(members, when, queue, context, work);
+    marbles_run *run = marbles_route_virtual();
+    if (run != NULL && run->owner != NULL && context != NULL && marbles_ip_from_concurrency(caller)) {
+        bool continuous = (when >> 63) != 0;
+        long long remaining = (long long)(when & ~(1ULL << 63)) - marbles_run_reading(run, continuous ? 2 : 1);
+        return MARBLES_SWIFT(sleep)(run->owner, context, remaining, continuous ? marbles_clock_continuous : marbles_clock_suspending);
+    }
+    NEXT_OF(dispatch_after_f)(when, queue, context, work);
 }
 
 typedef struct {
@@ -207,14 +206,12 @@ static bool group_tracked(void *group, void *queue, void *block, group_f_fn next
 void dispatch_group_async(void *group, void *queue, void *block) {
     group_f_fn tracked = NEXT(next_group_async_f, group_f_fn, "dispatch_group_async_f", NULL);
     if (group_tracked(group, queue, block, tracked, false, (uintptr_t)__builtin_return_address(0))) return;
-    dispatch_group_async_fn next = NEXT_OF(dispatch_group_async);
-    if (next != NULL) next(group, queue, block);
+    NEXT_OF(dispatch_group_async)(group, queue, block);
 }
 
 void dispatch_group_notify(void *group, void *queue, void *block) {
     group_f_fn tracked = NEXT(next_group_notify_f, group_f_fn, "dispatch_group_notify_f", NULL);
     if (group_tracked(group, queue, block, tracked, true, (uintptr_t)__builtin_return_address(0))) return;
-    dispatch_group_notify_fn next = NEXT_OF(dispatch_group_notify);
-    if (next != NULL) next(group, queue, block);
+    NEXT_OF(dispatch_group_notify)(group, queue, block);
 }
 #endif

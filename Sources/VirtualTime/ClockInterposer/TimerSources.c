@@ -1,7 +1,6 @@
 // Dispatch timer sources on virtual time (Linux): shadowed where made on a driving thread with
 // virtual clocks or by a member; anything else keeps its real timer and is noted as an escape.
 // docs/DESIGN.md, "Dispatch timer sources".
-#define _GNU_SOURCE
 #include "InterposerShared.h"
 
 #if defined(__linux__)
@@ -54,14 +53,11 @@ static void woke(void *raw) {
     unsigned long generation;
     source *it = (source *)marbles_registry_woken(raw, &generation);
     marbles_locked locked;
-    marbles_registry_lock(&locked, &sources, marbles_members_now(it->base.members));
+    marbles_registry_lock(&locked, &sources);
     if (!it->cancelled && it->base.generation == generation) {
         if (it->interval_ns != UINT64_MAX) marbles_registry_arm(&locked, &it->base, (long long)it->interval_ns, woke);
-        if (it->suspended > 0) {
-            it->missed += 1;
-        } else {
-            send_delivery(&locked, it, 1);
-        }
+        if (it->suspended > 0) it->missed += 1;
+        else send_delivery(&locked, it, 1);
     }
     marbles_registry_drop(&locked, &it->base);
     marbles_registry_unlock(&locked);
@@ -71,19 +67,14 @@ static void woke(void *raw) {
 static void deliver(void *raw) {
     source *it = raw;
     marbles_locked locked;
-    marbles_registry_lock(&locked, &sources, 0);
-    bool live = !it->cancelled;
-    void *handler = it->handler != NULL ? marbles_copy_block(it->handler) : NULL;
-    void (*function)(void *) = it->handler_function;
-    void *context = it->handler_context;
+    marbles_registry_lock(&locked, &sources);
+    void *block = !it->cancelled && it->handler != NULL ? marbles_copy_block(it->handler) : NULL;
+    void (*function)(void *) = it->cancelled ? NULL : block != NULL ? marbles_call_block : it->handler_function;
+    void *argument = block != NULL ? block : it->handler_context;
     marbles_registry_unlock(&locked);
-    if (live && handler != NULL) {
-        marbles_call_block(handler);
-    } else if (live && function != NULL) {
-        function(context);
-    }
-    marbles_release_block(handler);
-    marbles_registry_lock(&locked, &sources, 0);
+    if (function != NULL) function(argument);
+    marbles_release_block(block);
+    marbles_registry_lock(&locked, &sources);
     marbles_registry_drop(&locked, &it->base);
     marbles_registry_unlock(&locked);
 }
@@ -107,7 +98,7 @@ void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask,
     dispatch_retain(made);
     *it = (source){.base = {.object = made, .members = members}, .queue = queue != NULL ? queue : dispatch_get_global_queue(0, 0), .interval_ns = UINT64_MAX, .suspended = 1};
     marbles_locked locked;
-    marbles_registry_lock(&locked, &sources, 0);
+    marbles_registry_lock(&locked, &sources);
     marbles_registry_add(&locked, &it->base);
     marbles_registry_unlock(&locked);
     return made;
@@ -120,8 +111,7 @@ void dispatch_source_set_timer(void *object, uint64_t start, uint64_t interval, 
     long long remaining = 0;
     bool virtual = here != NULL && marbles_ip_virtual_remaining(here, start, &remaining);
     marbles_locked locked;
-    marbles_registry_lock(&locked, &sources, here != NULL ? marbles_members_now(here) : 0);
-    source *it = (source *)marbles_registry_find(&sources, object);
+    source *it = (source *)marbles_registry_open(&locked, &sources, object);
     if (it != NULL && !it->cancelled && virtual && it->base.members == here) {
         it->base.generation += 1;
         it->interval_ns = interval == 0 ? 1 : interval;
@@ -150,13 +140,10 @@ void dispatch_source_set_timer(void *object, uint64_t start, uint64_t interval, 
 
 // Replaces the handler (a block, or a function); the old block is let go of after the unlock.
 static void set_handler(void *object, void *block, void (*function)(void *)) {
-    if (marbles_registry_empty(&sources)) return;
     marbles_locked locked;
-    marbles_registry_lock(&locked, &sources, 0);
-    source *it = (source *)marbles_registry_find(&sources, object);
-    void *old = NULL;
+    source *it = (source *)marbles_registry_open(&locked, &sources, object);
+    void *old = it != NULL ? it->handler : NULL;
     if (it != NULL) {
-        old = it->handler;
         it->handler = block != NULL ? marbles_copy_block(block) : NULL;
         it->handler_function = function;
     }
@@ -175,26 +162,20 @@ void dispatch_source_set_event_handler_f(void *object, void (*handler)(void *)) 
 }
 
 void dispatch_set_context(void *object, void *context) {
-    if (!marbles_registry_empty(&sources)) {
-        marbles_locked locked;
-        marbles_registry_lock(&locked, &sources, 0);
-        source *it = (source *)marbles_registry_find(&sources, object);
-        if (it != NULL) it->handler_context = context;
-        marbles_registry_unlock(&locked);
-    }
+    marbles_locked locked;
+    source *it = (source *)marbles_registry_open(&locked, &sources, object);
+    if (it != NULL) it->handler_context = context;
+    marbles_registry_unlock(&locked);
     NEXT_OF(dispatch_set_context)(object, context);
 }
 
 // One suspension more (`by` 1) or less (-1: resume, activate), which delivers what was missed.
 static void suspend(void *object, long by, bool activating) {
-    if (marbles_registry_empty(&sources)) return;
-    marbles_members *here = by < 0 ? marbles_ip_timers_here() : NULL;
     marbles_locked locked;
-    marbles_registry_lock(&locked, &sources, here != NULL ? marbles_members_now(here) : 0);
-    source *it = (source *)marbles_registry_find(&sources, object);
+    source *it = (source *)marbles_registry_open(&locked, &sources, object);
     if (it != NULL && (by > 0 || (it->suspended > 0 && (!activating || it->suspended == 1)))) {
         it->suspended += by;
-        if (it->suspended == 0 && it->missed > 0 && !it->cancelled && it->base.members == here) {
+        if (it->suspended == 0 && it->missed > 0 && !it->cancelled && it->base.members == marbles_ip_timers_here()) {
             send_delivery(&locked, it, it->missed);
             it->missed = 0;
         }
@@ -218,12 +199,9 @@ void dispatch_suspend(void *object) {
 }
 
 void dispatch_source_cancel(void *object) {
-    dispatch_source_cancel_fn next = NEXT_OF(dispatch_source_cancel);
     marbles_io_end(object);
-    if (marbles_registry_empty(&sources)) return next(object);
     marbles_locked locked;
-    marbles_registry_lock(&locked, &sources, 0);
-    source *it = (source *)marbles_registry_find(&sources, object);
+    source *it = (source *)marbles_registry_open(&locked, &sources, object);
     if (it != NULL) {
         it->cancelled = true;
         // Kept past the unlock: libdispatch's cancel comes before the last release (maybe the list's).
@@ -231,18 +209,15 @@ void dispatch_source_cancel(void *object) {
         marbles_registry_remove(&locked, &it->base);
     }
     marbles_registry_unlock(&locked);
-    next(object);
+    NEXT_OF(dispatch_source_cancel)(object);
     if (it != NULL) dispatch_release(object);
 }
 
 uintptr_t dispatch_source_get_data(void *object) {
-    dispatch_source_get_data_fn next = NEXT_OF(dispatch_source_get_data);
-    if (marbles_registry_empty(&sources)) return next(object);
     marbles_locked locked;
-    marbles_registry_lock(&locked, &sources, 0);
-    source *it = (source *)marbles_registry_find(&sources, object);
+    source *it = (source *)marbles_registry_open(&locked, &sources, object);
     uintptr_t data = it != NULL ? it->data : 0;
     marbles_registry_unlock(&locked);
-    return it != NULL ? data : next(object);
+    return it != NULL ? data : NEXT_OF(dispatch_source_get_data)(object);
 }
 #endif

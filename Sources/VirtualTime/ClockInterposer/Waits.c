@@ -1,7 +1,6 @@
 // A run's members' blocking waits on virtual time (Linux): sleeps, and waits on a semaphore, group
 // or condition made inside the run (known waits); any other wait holds virtual time still.
 // docs/DESIGN.md, "One bubble". Outside runs a call costs a thread-local read or an atomic load.
-#define _GNU_SOURCE
 #include "InterposerShared.h"
 
 #if defined(__linux__)
@@ -32,10 +31,6 @@ __attribute__((constructor)) static void register_conditions(void) {
         (marbles_real_conditions){NEXT_OF(pthread_cond_wait), NEXT_OF(pthread_cond_timedwait), NEXT_OF(pthread_cond_broadcast)});
 }
 
-static struct timespec timespec_of(long long ns) { return (struct timespec){(time_t)(ns / 1000000000), (long)(ns % 1000000000)}; }
-
-static long long ns_of(const struct timespec *ts) { return (long long)ts->tv_sec * 1000000000 + ts->tv_nsec; }
-
 // MARK: Sleeps
 
 // A member's sleep of `ns`, a known wait; false elsewhere and for the runtime's and libdispatch's.
@@ -46,7 +41,7 @@ static bool slept_virtually(long long ns, uintptr_t caller) {
 #define CALLER ((uintptr_t)__builtin_return_address(0))
 
 int nanosleep(const struct timespec *request, struct timespec *remaining) {
-    if (request == NULL || !slept_virtually(ns_of(request), CALLER)) return NEXT_OF(nanosleep)(request, remaining);
+    if (request == NULL || !slept_virtually(marbles_ns_of(request), CALLER)) return NEXT_OF(nanosleep)(request, remaining);
     if (remaining != NULL) *remaining = (struct timespec){0, 0};
     return 0;
 }
@@ -55,7 +50,7 @@ int clock_nanosleep(clockid_t clock, int flags, const struct timespec *request, 
     marbles_members *member = request != NULL ? marbles_member() : NULL;
     int which = clock == CLOCK_REALTIME ? 0 : clock == CLOCK_MONOTONIC ? 1 : clock == CLOCK_BOOTTIME ? 2 : -1;
     bool absolute = (flags & TIMER_ABSTIME) != 0;
-    if (member == NULL || which < 0 || !slept_virtually(ns_of(request) - (absolute ? marbles_member_reading(member, which) : 0), CALLER)) {
+    if (member == NULL || which < 0 || !slept_virtually(marbles_ns_of(request) - (absolute ? marbles_member_reading(member, which) : 0), CALLER)) {
         return NEXT_OF(clock_nanosleep)(clock, flags, request, remaining);
     }
     if (remaining != NULL && !absolute) *remaining = (struct timespec){0, 0};
@@ -90,7 +85,7 @@ typedef struct {
 
 static bool attempt_object(void *raw, long long slice_ns) {
     object_attempt *it = raw;
-    it->result = it->next(it->object, slice_ns < 0 ? UINT64_MAX : (uint64_t)(marbles_ip_real_ns(CLOCK_MONOTONIC) + slice_ns));
+    it->result = it->next(it->object, slice_ns < 0 ? UINT64_MAX : (uint64_t)(marbles_real_ns(CLOCK_MONOTONIC) + slice_ns));
     return it->result == 0;
 }
 
@@ -112,37 +107,19 @@ intptr_t dispatch_group_wait(void *group, uint64_t timeout) {
     return object_wait(marbles_wait_group, group, timeout, NEXT_OF(dispatch_group_wait), group_empty);
 }
 
-intptr_t dispatch_semaphore_signal(void *semaphore) {
-    if (!marbles_waits_possible()) return NEXT_OF(dispatch_semaphore_signal)(semaphore);
-    // The waiter counts as working before it can run, and a waiter that began meanwhile either
-    // took the count already or is found here.
-    marbles_waits_lock();
-    marbles_wait_wake_locked(semaphore, 1);
-    intptr_t result = NEXT_OF(dispatch_semaphore_signal)(semaphore);
-    marbles_waits_unlock();
-    return result;
-}
+// The waiter counts as working before it can run, and a waiter that began meanwhile either took
+// the count already or is found.
+intptr_t dispatch_semaphore_signal(void *semaphore) { return marbles_wake_waiters(semaphore, 1, NEXT_OF(dispatch_semaphore_signal)); }
 
 void dispatch_group_leave(void *group) {
     NEXT_OF(dispatch_group_leave)(group);
     // After the leave (which may run notifications): the leaving member works until it returns.
-    if (!marbles_waits_possible() || !group_empty(group)) return;
-    marbles_waits_lock();
-    marbles_wait_wake_locked(group, -1);
-    marbles_waits_unlock();
+    if (marbles_waits_possible() && group_empty(group)) marbles_wake_waiters(group, -1, NULL);
 }
 
-void *dispatch_semaphore_create(intptr_t value) {
-    void *semaphore = NEXT_OF(dispatch_semaphore_create)(value);
-    if (semaphore != NULL) marbles_note_object(semaphore);
-    return semaphore;
-}
+void *dispatch_semaphore_create(intptr_t value) { return marbles_note_object(NEXT_OF(dispatch_semaphore_create)(value)); }
 
-void *dispatch_group_create(void) {
-    void *group = NEXT_OF(dispatch_group_create)();
-    if (group != NULL) marbles_note_object(group);
-    return group;
-}
+void *dispatch_group_create(void) { return marbles_note_object(NEXT_OF(dispatch_group_create)()); }
 
 // MARK: Conditions
 
@@ -166,7 +143,7 @@ typedef struct {
 
 static bool attempt_condition(void *raw, long long slice_ns) {
     condition_attempt *it = raw;
-    struct timespec until = timespec_of(marbles_ip_real_ns(it->clock) + slice_ns);
+    struct timespec until = marbles_timespec_of(marbles_real_ns(it->clock) + slice_ns);
     it->status = slice_ns < 0 ? NEXT_OF(pthread_cond_wait)(it->condition, it->mutex) : NEXT_OF(pthread_cond_timedwait)(it->condition, it->mutex, &until);
     return it->status == 0;
 }
@@ -189,7 +166,7 @@ int pthread_cond_timedwait(pthread_cond_t *condition, pthread_mutex_t *mutex, co
 #else
     clockid_t clock = CLOCK_REALTIME;
 #endif
-    long long remaining = ns_of(deadline) - marbles_member_reading(member, clock == CLOCK_MONOTONIC ? 1 : 0);
+    long long remaining = marbles_ns_of(deadline) - marbles_member_reading(member, clock == CLOCK_MONOTONIC ? 1 : 0);
     // A wall-clock deadline comes from a `Date` (a `Double`, exact to about 0.1 µs): to the microsecond.
     if (clock == CLOCK_REALTIME) remaining = (remaining + 500) / 1000 * 1000;
     condition_attempt attempt = {condition, mutex, clock, ETIMEDOUT};
@@ -199,11 +176,7 @@ int pthread_cond_timedwait(pthread_cond_t *condition, pthread_mutex_t *mutex, co
 }
 
 static int signal_condition(pthread_cond_t *condition, long count) {
-    if (marbles_waits_possible()) {
-        marbles_waits_lock();
-        marbles_wait_wake_locked(condition, count);
-        marbles_waits_unlock();
-    }
+    marbles_wake_waiters(condition, count, NULL);
     return count == 1 ? NEXT_OF(pthread_cond_signal)(condition) : NEXT_OF(pthread_cond_broadcast)(condition);
 }
 

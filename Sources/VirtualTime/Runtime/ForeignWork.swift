@@ -247,8 +247,8 @@ extension VirtualRuntime {
                     continue
                 }
                 scheduleDispatchWork(
-                    on: handoff.wake.queue, isMain: handoff.wake.is_main, after: .nanoseconds(handoff.wake.due_ns) - virtualNow,
-                    context: handoff.wake.context, work: handoff.wake.work)
+                    on: handoff.queue, isMain: handoff.is_main, after: .nanoseconds(handoff.due_ns) - virtualNow,
+                    context: handoff.context, work: handoff.work)
             }
             if taken.count < 32 { return held }
         }

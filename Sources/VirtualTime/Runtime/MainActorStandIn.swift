@@ -48,7 +48,7 @@ package final class MainActorStandIn: SerialExecutor, @unchecked Sendable {
             lock.unlock()
         } else {
             lock.unlock()
-            marbles_enqueue_on_real_main(jobPointer(unowned))
+            marbles_enqueue_past_hooks(jobPointer(unowned), true)
         }
     }
 

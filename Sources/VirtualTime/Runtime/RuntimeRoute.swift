@@ -143,11 +143,11 @@ package enum RuntimeHooks {
 
     /// Whether the libc interposer is linked into this executable (test executables, through
     /// MarblesTesting) and registered itself.
-    package static var clockInterposerLinked: Bool { marbles_clock_interposer_registered() }
+    package static var clockInterposerLinked: Bool { marbles_clock_interposer_next_name() != nil }
 
     /// What the interposed `clock_gettime` calls for every read it does not answer: the symbol
     /// name, or the library's path ("" where the interposer is not linked).
-    package static var clockGettimeNext: String { String(cString: marbles_clock_interposer_next_name()) }
+    package static var clockGettimeNext: String { marbles_clock_interposer_next_name().map { String(cString: $0) } ?? "" }
 
     /// Puts a counting hook where another library's delay hook would be, before ours in the chain.
     package static func simulatePreviousDelayHook(_ on: Bool) { marbles_test_set_previous_delay_hook(on) }

@@ -210,7 +210,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
         guard isOwnerThread else { return enqueueReturned(Queued(job: job, onMainActor: true)) }
         guard driver.drivesOnMainActor else {
             noteMainActorEscape()
-            return marbles_enqueue_on_real_main(jobPointer(job))
+            return marbles_enqueue_past_hooks(jobPointer(job), true)
         }
         enqueue(Queued(job: job, onMainActor: true), routed: true)
     }
@@ -266,7 +266,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
     /// the global executor for the rest (past the hooks: no test scheduler takes it).
     private static func sendElsewhere(_ queued: Queued) {
         let job = jobPointer(queued.job)
-        if queued.onMainActor { marbles_enqueue_on_real_main(job) } else { marbles_enqueue_on_real_global(job) }
+        marbles_enqueue_past_hooks(job, queued.onMainActor)
     }
 
     /// The runtime is going: the stand-in lets go of this executor, and jobs queued or held and
@@ -323,7 +323,7 @@ package final class TestTaskExecutor: @unchecked Sendable {
             queue.mainActorEscapes += escaped.count
             return escaped
         }
-        for queued in escaped { marbles_enqueue_on_real_main(jobPointer(queued.job)) }
+        for queued in escaped { marbles_enqueue_past_hooks(jobPointer(queued.job), true) }
     }
 
     /// Jobs enqueued from other threads so far.

@@ -36,10 +36,10 @@ extension VirtualRuntime {
         guard !held.isEmpty else { return }
         for block in ForeignWork.inSubmissionOrder(held, sequence: \.sequence) {
             if executor.drivesOnMainActor {
-                block.wake.work(block.wake.context)
+                block.work(block.context)
             } else if let main = marbles_main_queue() {
                 executor.noteMainActorEscape()
-                marbles_members_submit_untracked(main, block.wake.context, block.wake.work)
+                marbles_members_submit_untracked(main, block.context, block.work)
             }
         }
     }

@@ -1,6 +1,5 @@
 // A run's members (Run.h): work out, hand-offs to the driver, known waits, real I/O, and the
 // driver's settle. docs/DESIGN.md, "One bubble".
-#define _GNU_SOURCE
 #include "Run.h"
 #include <stdarg.h>
 
@@ -9,6 +8,7 @@
 #define WEAK __attribute__((weak))
 extern WEAK void *dispatch_get_global_queue(long identifier, unsigned long flags);
 extern WEAK const char *dispatch_queue_get_label(void *queue);
+extern WEAK unsigned dispatch_queue_get_qos_class(void *queue, int *relative_priority);
 extern WEAK void dispatch_async_f(void *queue, void *context, void (*work)(void *));
 extern WEAK char _dispatch_main_q[];
 extern WEAK void *_Block_copy(const void *block);
@@ -17,8 +17,7 @@ extern WEAK void _Block_release(const void *block);
 // Work out: its row for the report when the bound passes.
 typedef struct item {
     struct item *next;
-    long long sequence;
-    struct timespec began;
+    long long sequence, began_ns;
     marbles_overdue row;
 } item;
 
@@ -86,8 +85,7 @@ static long long next_wait_id;
 static _Atomic long virtual_runs, io_count;
 // The interposer's next condition functions: these waits must not come back through it.
 static marbles_real_conditions real = {pthread_cond_wait, pthread_cond_timedwait, pthread_cond_broadcast};
-MARBLES_THREAD_LOCAL marbles_members *marbles_running_members;
-static MARBLES_THREAD_LOCAL long long running_sequence = -1;
+MARBLES_THREAD_LOCAL marbles_member_context marbles_running = {NULL, -1};
 // While the interposer waits for real for a member (its reads are real), while `changed` is made,
 // and while a signal holds the lock (libdispatch's nested signals pass by).
 static MARBLES_THREAD_LOCAL bool reading_real, making_condition, signalling;
@@ -120,14 +118,9 @@ void marbles_members_unhold(marbles_members *members) {
     if (atomic_fetch_sub_explicit(&members->references, 1, memory_order_acq_rel) != 1) return;
     if (members->virtual_clocks) atomic_fetch_sub_explicit(&virtual_runs, 1, memory_order_acq_rel);
     LOCK();
-    for (known_object **link = &known; *link != NULL;) {
-        known_object *it = *link;
-        if (it->members != members) {
-            link = &it->next;
-            continue;
-        }
-        *link = it->next;
-        free(it);
+    for (known_object **link = &known, *it; (it = *link) != NULL;) {
+        if (it->members != members) link = &it->next;
+        else *link = it->next, free(it);
     }
     UNLOCK();
     free_list(members->items);
@@ -155,14 +148,16 @@ static marbles_members *create(marbles_run *run) {
 
 marbles_members *marbles_members_here(void) {
     marbles_run *run = marbles_route_run();
-    if (run == NULL) return marbles_running_members;
+    if (run == NULL) return marbles_running.members;
     if (run->members == NULL) run->members = create(run);
     return run->members;
 }
 
 // On the driving thread: the stand-in is made before the flag publishes it.
 void marbles_members_set_main_in_loop(marbles_members *members, bool in_loop) {
-    if (in_loop && members->standin.identity == NULL && members->driver != NULL) members->standin = marbles_standin_of(members->driver);
+    if (in_loop && members->standin.identity == NULL && members->driver != NULL && marbles_swift.main_standin != NULL) {
+        members->standin = MARBLES_SWIFT(main_standin)(members->driver);
+    }
     atomic_store_explicit(&members->main_in_loop, in_loop, memory_order_release);
 }
 
@@ -185,7 +180,7 @@ void marbles_members_detach(marbles_members *members) {
     for (handoff *it = taken, *next; it != NULL; it = next) {
         next = it->next;
         atomic_fetch_sub_explicit(&members->pending, 1, memory_order_release);
-        if (it->out.held) submit_next(marbles_main_queue(), it->out.wake.context, it->out.wake.work);
+        if (it->out.held) submit_next(marbles_main_queue(), it->out.context, it->out.work);
         free(it);
     }
 }
@@ -210,7 +205,7 @@ long long marbles_members_now(marbles_members *members) {
 }
 
 marbles_members *marbles_member(void) {
-    marbles_members *members = marbles_running_members;
+    marbles_members *members = marbles_running.members;
     return members != NULL && !reading_real && atomic_load_explicit(&members->members_virtual, memory_order_acquire) ? members : NULL;
 }
 
@@ -227,15 +222,14 @@ long long marbles_members_begin(marbles_members *members, marbles_work_kind kind
     // Members read the instant being settled: the one this work starts at.
     it->row.submitted_ns = marbles_members_now(members);
     if (marbles_route_members() == members) atomic_store_explicit(&members->now_ns, it->row.submitted_ns, memory_order_relaxed);
-    long long began = marbles_real_ns(CLOCK_MONOTONIC);
-    it->began = (struct timespec){(time_t)(began / 1000000000), (long)(began % 1000000000)};
+    it->began_ns = marbles_real_ns(CLOCK_MONOTONIC);
     marbles_members_hold(members);
     LOCK();
     it->sequence = ++members->next_sequence;
     it->next = members->items;
     members->items = it;
     members->out += 1;
-    if (kind == marbles_work_io) members->io_out += 1;
+    members->io_out += kind == marbles_work_io;
     atomic_fetch_add_explicit(&members->pending, 1, memory_order_release);
     UNLOCK();
     return it->sequence;
@@ -249,7 +243,7 @@ void marbles_members_end(marbles_members *members, long long sequence) {
         item *done = *link;
         *link = done->next;
         members->out -= 1;
-        if (done->row.kind == marbles_work_io) members->io_out -= 1;
+        members->io_out -= done->row.kind == marbles_work_io;
         free(done);
         atomic_fetch_sub_explicit(&members->pending, 1, memory_order_release);
         break;
@@ -260,18 +254,14 @@ void marbles_members_end(marbles_members *members, long long sequence) {
 }
 
 marbles_member_context marbles_members_enter(marbles_members *members, long long sequence) {
-    marbles_member_context saved = {marbles_running_members, running_sequence};
-    marbles_running_members = members;
-    running_sequence = sequence;
+    marbles_member_context saved = marbles_running;
+    marbles_running = (marbles_member_context){members, sequence};
     return saved;
 }
 
-void marbles_members_leave(marbles_member_context saved) {
-    marbles_running_members = saved.members;
-    running_sequence = saved.sequence;
-}
+void marbles_members_leave(marbles_member_context saved) { marbles_running = saved; }
 
-long long marbles_members_current_sequence(void) { return marbles_running_members != NULL ? running_sequence : -1; }
+long long marbles_members_current_sequence(void) { return marbles_running.members != NULL ? marbles_running.sequence : -1; }
 
 static void end_wait(wait_record *it, bool satisfied);
 
@@ -308,11 +298,8 @@ void marbles_members_run_wrapped(void *raw) {
 // at once. On the plain one member work waited while members in known waits held the pool's
 // threads, and libdispatch grows the pool about once a second. (Serial queues already overcommit.)
 static void *overcommitting(void *queue) {
-    static const long classes[] = {0x21, 0x19, 0x15, 0x11, 0x09};  // the QoS classes
-    for (size_t i = 0; dispatch_get_global_queue != NULL && i < sizeof classes / sizeof classes[0]; i++) {
-        if (dispatch_get_global_queue(classes[i], 0) == queue) return dispatch_get_global_queue(classes[i], 2);  // DISPATCH_QUEUE_OVERCOMMIT
-    }
-    return queue;
+    long qos = dispatch_queue_get_qos_class != NULL ? dispatch_queue_get_qos_class(queue, NULL) : 0;
+    return qos != 0 && dispatch_get_global_queue(qos, 0) == queue ? dispatch_get_global_queue(qos, 2) : queue;  // DISPATCH_QUEUE_OVERCOMMIT
 }
 
 const char *marbles_queue_label(void *queue) {
@@ -345,13 +332,13 @@ static void push(marbles_members *members, handoff *it) {
     atomic_fetch_add_explicit(&members->pending, 1, memory_order_release);
 }
 
-void marbles_members_hand(marbles_members *members, long long now_ns, long long remaining_ns, void *queue, void *context, void (*work)(void *)) {
+void marbles_members_hand(marbles_members *members, long long remaining_ns, void *queue, void *context, void (*work)(void *)) {
     remaining_ns = remaining_ns < 0 ? 0 : remaining_ns;
     bool is_main = queue != NULL && queue == marbles_main_queue();
     void *owner = atomic_load_explicit(&members->owner, memory_order_relaxed);
     if (marbles_driving(members)) return MARBLES_SWIFT(timer)(owner, queue, is_main, remaining_ns, context, work);
     handoff *it = marbles_allocate(sizeof(handoff));
-    it->out = (marbles_handoff){{now_ns + remaining_ns, queue, context, is_main, work}, -1, false};
+    it->out = (marbles_handoff){marbles_members_now(members) + remaining_ns, -1, queue, context, work, is_main, false};
     LOCK();
     push(members, it);
     UNLOCK();
@@ -360,7 +347,8 @@ void marbles_members_hand(marbles_members *members, long long now_ns, long long 
 bool marbles_members_hold_main(marbles_members *members, void *context, void (*work)(void *), bool sync) {
     if (!atomic_load_explicit(&members->main_in_loop, memory_order_acquire)) return false;
     handoff *it = marbles_allocate(sizeof(handoff));
-    *it = (handoff){NULL, {{-1, marbles_main_queue(), context, true, work}, marbles_running_members == members ? running_sequence : -1, true}, sync};
+    long long sequence = marbles_running.members == members ? marbles_running.sequence : -1;
+    *it = (handoff){NULL, {-1, sequence, marbles_main_queue(), context, work, true, true}, sync};
     LOCK();
     bool held = members->driver != NULL && atomic_load_explicit(&members->main_in_loop, memory_order_relaxed);
     if (held) {
@@ -393,7 +381,7 @@ long marbles_members_take(marbles_members *members, marbles_handoff *buffer, lon
 }
 
 bool marbles_members_return_job(void *job) {
-    marbles_members *members = marbles_running_members;
+    marbles_members *members = marbles_running.members;
     if (members == NULL) return false;
     LOCK();
     void *driver = members->driver;
@@ -408,7 +396,7 @@ bool marbles_members_return_job(void *job) {
 }
 
 marbles_executor_ref marbles_members_running_standin(void) {
-    marbles_members *members = marbles_running_members;
+    marbles_members *members = marbles_running.members;
     if (members == NULL || !atomic_load_explicit(&members->main_in_loop, memory_order_acquire)) return (marbles_executor_ref){NULL, NULL};
     return members->standin;
 }
@@ -439,37 +427,29 @@ long marbles_members_take_escapes(marbles_members *members, marbles_escape *buff
 
 // MARK: Settling
 
-static struct timespec after(long long ns) {
-    long long real = marbles_real_ns(CLOCK_MONOTONIC);
-    struct timespec at = {(time_t)(real / 1000000000), (long)(real % 1000000000)};
-    long long total = at.tv_nsec + ns % 1000000000;
-    return (struct timespec){at.tv_sec + ns / 1000000000 + total / 1000000000, total % 1000000000};
-}
-
 static marbles_members_state state_of(marbles_members *members) {
     return (marbles_members_state){members->out - members->blocked, members->io_out, members->held, members->held_sync, members->next_sequence};
 }
 
 marbles_members_state marbles_members_watch(marbles_members *members, const marbles_members_state *seen, long long timeout_ns) {
-    struct timespec deadline = after(timeout_ns);
+    struct timespec deadline = marbles_timespec_of(marbles_real_ns(CLOCK_MONOTONIC) + timeout_ns);
     LOCK();
     marbles_members_state now = state_of(members);
-    while (seen != NULL && memcmp(&now, seen, sizeof now) == 0 && real.timedwait(&changed, &mutex, &deadline) != ETIMEDOUT) {
+    while (seen != NULL && memcmp(&now, seen, sizeof now) == 0 && real.timedwait(&changed, &mutex, &deadline) != ETIMEDOUT)
         now = state_of(members);
-    }
     UNLOCK();
     return now;
 }
 
 long marbles_members_abandon(marbles_members *members, marbles_overdue *buffer, long capacity) {
-    struct timespec now = after(0);
+    long long now = marbles_real_ns(CLOCK_MONOTONIC);
     LOCK();
     long count = 0;
     for (item *it = members->items, *next; it != NULL; it = next, count++) {
         next = it->next;
         if (buffer != NULL && count < capacity) {
             buffer[count] = it->row;
-            buffer[count].age_ns = (long long)(now.tv_sec - it->began.tv_sec) * 1000000000 + (now.tv_nsec - it->began.tv_nsec);
+            buffer[count].age_ns = now - it->began_ns;
         }
         free(it);
     }
@@ -532,13 +512,13 @@ static void add_known(const void *object, marbles_members *members, long long se
     known = it;
 }
 
-void marbles_note_object(const void *object) {
-    if (making_condition) return;
-    marbles_members *members = marbles_members_here();
-    if (members == NULL || !members->virtual_clocks) return;
+void *marbles_note_object(void *object) {
+    marbles_members *members = object != NULL && !making_condition ? marbles_members_here() : NULL;
+    if (members == NULL || !members->virtual_clocks) return object;
     LOCK();
     add_known(object, members, 0);
     UNLOCK();
+    return object;
 }
 
 void marbles_forget_object(const void *object) {
@@ -556,16 +536,6 @@ static void publish_now_if_driving(void) {
     if (run != NULL && run->members != NULL) atomic_store_explicit(&run->members->now_ns, marbles_run_now(run), memory_order_relaxed);
 }
 
-void marbles_waits_lock(void) {
-    publish_now_if_driving();
-    LOCK();
-    signalling = true;
-}
-
-void marbles_waits_unlock(void) {
-    signalling = false;
-    UNLOCK();
-}
 
 // Under the lock: a blocked member works again (a signal, its deadline).
 static void unblock(wait_record *it) {
@@ -579,17 +549,12 @@ static void time_out(wait_record *it) {
     if (it->sleeping) sem_post(&it->wake);
 }
 
-static wait_record *find_wait(long long id) {
-    wait_record *it = waits;
-    while (it != NULL && it->info.id != id) it = it->next;
-    return it;
-}
-
 // A wait's deadline, on the driving thread at its virtual instant.
 static void deadline_came(void *context) {
     publish_now_if_driving();
     LOCK();
-    wait_record *it = find_wait((long long)(intptr_t)context);
+    wait_record *it = waits;
+    while (it != NULL && it->info.id != (long long)(intptr_t)context) it = it->next;
     if (it != NULL && !it->woken && !it->timed_out) {
         unblock(it);
         time_out(it);
@@ -621,11 +586,9 @@ static void list_wait(marbles_members *members, wait_record *it, marbles_wait_ki
 // Under the lock: unlists `it`. Satisfied by a signal meant for another waiter, it counts as
 // working, and that one waits on.
 static void end_wait(wait_record *it, bool satisfied) {
-    for (wait_record **link = &waits; *link != NULL; link = &(*link)->next) {
-        if (*link != it) continue;
-        *link = it->next;
-        break;
-    }
+    wait_record **link = &waits;
+    while (*link != NULL && *link != it) link = &(*link)->next;
+    if (*link != NULL) *link = it->next;
     if (!satisfied || it->woken || it->timed_out) return;
     wait_record *other = waits;
     while (other != NULL && !(other->object == it->object && other->woken)) other = other->next;
@@ -637,7 +600,11 @@ static void end_wait(wait_record *it, bool satisfied) {
     }
 }
 
-void marbles_wait_wake_locked(const void *object, long count) {
+intptr_t marbles_wake_waiters(void *object, long count, intptr_t (*signal)(void *)) {
+    if (!marbles_waits_possible()) return signal != NULL ? signal(object) : 0;
+    publish_now_if_driving();
+    LOCK();
+    signalling = true;
     // Oldest first: the list is newest first, so wake from its end.
     for (; count != 0; count -= count > 0) {
         wait_record *oldest = NULL;
@@ -649,6 +616,10 @@ void marbles_wait_wake_locked(const void *object, long count) {
         unblock(oldest);
     }
     real.broadcast(&changed);
+    intptr_t result = signal != NULL ? signal(object) : 0;
+    signalling = false;
+    UNLOCK();
+    return result;
 }
 
 void *marbles_members_wrap_notification(marbles_members *members, const void *group, void *context, void (*work)(void *)) {
@@ -665,11 +636,11 @@ void *marbles_members_wrap_notification(marbles_members *members, const void *gr
 
 // The calling member waits for real on what the run cannot know (`what`), or no longer (NULL).
 static void waits_for_real(const char *what) {
-    marbles_members *members = marbles_running_members;
+    marbles_members *members = marbles_running.members;
     if (members == NULL) return;
     LOCK();
     for (item *it = members->items; it != NULL; it = it->next) {
-        if (it->sequence == running_sequence) it->row.waits_on = what;
+        if (it->sequence == marbles_running.sequence) it->row.waits_on = what;
     }
     UNLOCK();
 }
@@ -728,13 +699,13 @@ bool marbles_wait(
         list_wait(members, &record, kind, object, remaining_ns);
         // The deadline first: the driver, reading `pending` unlocked, must never miss both.
         if (deadline != NULL) {
-            deadline->out = (marbles_handoff){{record.info.deadline_ns, NULL, (void *)(intptr_t)record.info.id, false, deadline_came}, -1, false};
+            deadline->out = (marbles_handoff){record.info.deadline_ns, -1, NULL, (void *)(intptr_t)record.info.id, deadline_came, false, false};
             push(members, deadline);
             deadline = NULL;
         }
         atomic_fetch_sub_explicit(&members->pending, 1, memory_order_release);
         for (item *work = members->items; work != NULL; work = work->next) {
-            if (work->sequence != running_sequence) continue;
+            if (work->sequence != marbles_running.sequence) continue;
             record.info.member_kind = work->row.kind;
             snprintf(record.info.member, sizeof record.info.member, "%s", work->row.label);
         }

@@ -1,6 +1,5 @@
 // The route: which driver and run the calling thread serves, and the calls into Swift. The
 // lowest layer: it depends on nothing else in C (Run.h draws the layers).
-#define _GNU_SOURCE
 #include "Run.h"
 #include <unistd.h>
 #if defined(__linux__)
@@ -10,41 +9,31 @@
 marbles_ops marbles_swift;
 MARBLES_THREAD_LOCAL unsigned marbles_held_ranks;
 
-static MARBLES_THREAD_LOCAL void *current_driver;
-static MARBLES_THREAD_LOCAL marbles_executor_ref current_standin;
-static MARBLES_THREAD_LOCAL marbles_run *current_run;
-static MARBLES_THREAD_LOCAL bool current_virtual;
+static MARBLES_THREAD_LOCAL marbles_route current;
 static MARBLES_THREAD_LOCAL void *watch_record;
 static const char *_Atomic interposer_next_name;
 static int (*_Atomic real_clock)(clockid_t, struct timespec *);
 
 marbles_route marbles_route_set(marbles_route route) {
-    marbles_route previous = {current_driver, current_run, current_virtual, current_standin};
-    current_driver = route.driver;
-    current_run = route.run;
-    current_virtual = route.virtual_clocks && route.run != NULL;
-    current_standin = route.standin;
+    marbles_route previous = current;
+    current = route;
+    current.virtual_clocks = route.virtual_clocks && route.run != NULL;
     return previous;
 }
 
 bool marbles_route_is(void *driver, marbles_run *run, bool virtual_clocks) {
-    return driver != NULL && current_driver == driver && current_run == run && current_virtual == virtual_clocks;
+    return driver != NULL && current.driver == driver && current.run == run && current.virtual_clocks == virtual_clocks;
 }
 
-void *marbles_route_driver(void) { return current_driver; }
+void *marbles_route_driver(void) { return current.driver; }
 
-marbles_executor_ref *marbles_route_standin(void) { return &current_standin; }
+marbles_executor_ref *marbles_route_standin(void) { return &current.standin; }
 
-marbles_run *marbles_route_run(void) { return current_run; }
+marbles_run *marbles_route_run(void) { return current.run; }
 
-marbles_run *marbles_route_virtual(void) { return current_virtual ? current_run : NULL; }
+marbles_run *marbles_route_virtual(void) { return current.virtual_clocks ? current.run : NULL; }
 
-marbles_members *marbles_route_members(void) { return current_run != NULL ? current_run->members : NULL; }
-
-marbles_executor_ref marbles_standin_of(void *driver) {
-    if (marbles_swift.main_standin == NULL) return (marbles_executor_ref){NULL, NULL};
-    return MARBLES_SWIFT(main_standin)(driver);
-}
+marbles_members *marbles_route_members(void) { return current.run != NULL ? current.run->members : NULL; }
 
 // The definition past the interposer's (it answers the executable's own reads with virtual
 // time in a run), once it registered; before, and where it is not linked, ours reads real time.
@@ -52,7 +41,7 @@ long long marbles_real_ns(int clock) {
     int (*read)(clockid_t, struct timespec *) = atomic_load_explicit(&real_clock, memory_order_acquire);
     struct timespec ts = {0, 0};
     (read != NULL ? read : clock_gettime)((clockid_t)clock, &ts);
-    return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return marbles_ns_of(&ts);
 }
 
 // The real time a run spent before its first reading is not counted: virtual time starts at
@@ -74,12 +63,7 @@ void marbles_clock_interposer_register(const char *next_name, int (*real)(clocki
     atomic_store(&interposer_next_name, next_name);
 }
 
-bool marbles_clock_interposer_registered(void) { return atomic_load(&interposer_next_name) != NULL; }
-
-const char *marbles_clock_interposer_next_name(void) {
-    const char *next_name = atomic_load(&interposer_next_name);
-    return next_name != NULL ? next_name : "";
-}
+const char *marbles_clock_interposer_next_name(void) { return atomic_load(&interposer_next_name); }
 
 bool marbles_is_main_thread(void) {
 #if defined(__APPLE__)

@@ -2,6 +2,7 @@
 // sees CRuntimeHooks.h). Members and known waits: docs/DESIGN.md, "One bubble".
 #ifndef MARBLES_RUN_H
 #define MARBLES_RUN_H
+#define _GNU_SOURCE 1  // before any system header (RTLD_NEXT, dladdr)
 #include "CRuntimeHooks.h"
 #include <assert.h>
 #include <errno.h>
@@ -34,6 +35,9 @@ static inline void marbles_unlock(pthread_mutex_t *mutex, unsigned rank) {
     pthread_mutex_unlock(mutex);
 }
 
+static inline long long marbles_ns_of(const struct timespec *ts) { return (long long)ts->tv_sec * 1000000000 + ts->tv_nsec; }
+static inline struct timespec marbles_timespec_of(long long ns) { return (struct timespec){(time_t)(ns / 1000000000), (long)(ns % 1000000000)}; }
+
 /// Zeroed memory for a record (out of memory: abort, as Swift would).
 static inline void *marbles_allocate(size_t size) {
     void *it = calloc(1, size);
@@ -55,8 +59,6 @@ marbles_executor_ref *marbles_route_standin(void);
 marbles_run *marbles_route_run(void);
 marbles_run *marbles_route_virtual(void);
 marbles_members *marbles_route_members(void);
-/// The route's driver's main-actor stand-in ({NULL, NULL} before the ops are registered).
-marbles_executor_ref marbles_standin_of(void *driver);
 /// A run's clock bases, taken at its first virtual reading (on the driving thread).
 void marbles_run_set_bases(marbles_run *run);
 static inline const long long *marbles_run_bases(marbles_run *run) {
@@ -67,14 +69,20 @@ static inline const long long *marbles_run_bases(marbles_run *run) {
 static inline long long marbles_run_now(const marbles_run *run) {
     return run->scheduler != NULL ? MARBLES_SWIFT(now_ns)(run->scheduler) : 0;
 }
+/// A run's reading of clock `which` (0 realtime, 1 monotonic, 2 boottime) on its driving thread.
+static inline long long marbles_run_reading(marbles_run *run, int which) { return marbles_run_bases(run)[which] + marbles_run_now(run); }
 
 // MARK: Members
 
 /// Where work submitted on this thread joins: the route's run's members (made now if not yet),
 /// or those of the member work running here; NULL: nowhere.
 marbles_members *marbles_members_here(void);
-/// The members of the member work running on this thread (read inline on the clock's path).
-extern MARBLES_THREAD_LOCAL marbles_members *marbles_running_members;
+typedef struct {
+    marbles_members *members;
+    long long sequence;
+} marbles_member_context;
+/// The member work running on this thread (read inline on the clock's path; sequence -1: none).
+extern MARBLES_THREAD_LOCAL marbles_member_context marbles_running;
 /// The calling thread's members when it is a member of a run with virtual clocks (not in a real wait).
 marbles_members *marbles_member(void);
 /// Whether the calling thread drives `members`' run while its runtime lives (with virtual clocks).
@@ -90,10 +98,6 @@ long long marbles_member_reading(marbles_members *members, int which);
 /// runs it, end. `wrap` makes a context for `run_wrapped`, which does all of it.
 long long marbles_members_begin(marbles_members *members, marbles_work_kind kind, const char *label);
 void marbles_members_end(marbles_members *members, long long sequence);
-typedef struct {
-    marbles_members *members;
-    long long sequence;
-} marbles_member_context;
 marbles_member_context marbles_members_enter(marbles_members *members, long long sequence);
 void marbles_members_leave(marbles_member_context saved);
 void *marbles_members_wrap(marbles_members *members, marbles_work_kind kind, const char *label, void *context, void (*work)(void *));
@@ -104,9 +108,10 @@ void *marbles_members_wrap_notification(marbles_members *members, const void *gr
 void marbles_members_hold(marbles_members *members);
 void marbles_members_unhold(marbles_members *members);
 
-/// Hands `work(context)` to the driver, due `remaining_ns` after `now_ns` on `queue` (NULL: on the
-/// driving thread): at once on the driving thread, else at its next settle. With no lock held.
-void marbles_members_hand(marbles_members *members, long long now_ns, long long remaining_ns, void *queue, void *context, void (*work)(void *));
+/// Hands `work(context)` to the driver, due `remaining_ns` after now where the caller stands, on
+/// `queue` (NULL: on the driving thread): at once on the driving thread, else at its next settle.
+/// With no lock held (it may read the driver's now).
+void marbles_members_hand(marbles_members *members, long long remaining_ns, void *queue, void *context, void (*work)(void *));
 /// A main-queue block from a member, held for the driver's loop when its test runs on the main
 /// actor (true); `sync`: the submitter waits for it (`DispatchQueue.main.sync`).
 bool marbles_members_hold_main(marbles_members *members, void *context, void (*work)(void *), bool sync);
@@ -128,17 +133,14 @@ typedef struct {
     int (*broadcast)(pthread_cond_t *);
 } marbles_real_conditions;
 void marbles_register_real_conditions(marbles_real_conditions conditions);
-/// Notes a semaphore, group or condition made in a run (a wait on it is known), and forgets one.
-void marbles_note_object(const void *object);
+/// Notes a semaphore, group or condition made in a run (a wait on it is known; NULL: none), and forgets one.
+void *marbles_note_object(void *object);
 void marbles_forget_object(const void *object);
 /// Whether signals must look for member waiters (a run with virtual clocks is alive).
 bool marbles_waits_possible(void);
-/// Around a signal and its real call: the members lock, so that a waiter either saw the signal
-/// or is found by `marbles_wait_wake_locked`, which wakes up to `count` (-1: all) waiters on
-/// `object`: they count as working from now.
-void marbles_waits_lock(void);
-void marbles_waits_unlock(void);
-void marbles_wait_wake_locked(const void *object, long count);
+/// Wakes up to `count` (-1: all) member waiters on `object`, which count as working from now, and
+/// calls `signal(object)` (if any) under the same lock: a waiter either saw the signal or is found.
+intptr_t marbles_wake_waiters(void *object, long count, intptr_t (*signal)(void *));
 /// A member's wait on `object` (a sleep: NULL), at most `remaining_ns` of virtual time (< 0: no
 /// deadline). Known (made in the run): `try_acquire` under the lock, then `attempt(argument,
 /// slice_ns)` (a real wait of at most `slice_ns`, < 0: no limit) in slices until satisfied or the

@@ -1,4 +1,3 @@
-#define _GNU_SOURCE
 #include "Run.h"
 #include <dlfcn.h>
 
@@ -67,10 +66,8 @@ static __attribute__((swiftcall)) marbles_executor_ref marbles_get_main_hook(get
 
 static __attribute__((swiftcall)) void marbles_delay_hook(unsigned long long delay, Job *job, delay_original original) {
     void *driver = marbles_route_driver();
-    if (driver != NULL) {
-        long long ns = delay > (unsigned long long)INT64_MAX ? INT64_MAX : (long long)delay;
-        return MARBLES_SWIFT(delayed)(driver, job, ns, false, marbles_clock_continuous);
-    }
+    long long ns = delay > (unsigned long long)INT64_MAX ? INT64_MAX : (long long)delay;
+    if (driver != NULL) return MARBLES_SWIFT(delayed)(driver, job, ns, false, marbles_clock_continuous);
     previous_delay != NULL ? previous_delay(delay, job, original) : original(delay, job);
 }
 
@@ -82,9 +79,8 @@ static __attribute__((swiftcall)) void marbles_deadline_hook(
         swift_get_time(&now_sec, &now_nsec, clock);
         // Saturating: a deadline decades away stays a very long sleep, not an overflow.
         __int128 remaining = ((__int128)sec - now_sec) * 1000000000 + ((__int128)nsec - now_nsec);
-        if (remaining > INT64_MAX) remaining = INT64_MAX;
-        if (remaining < INT64_MIN) remaining = INT64_MIN;
-        return MARBLES_SWIFT(delayed)(driver, job, (long long)remaining, true, (marbles_clock_kind)clock);
+        long long ns = remaining > INT64_MAX ? INT64_MAX : remaining < INT64_MIN ? INT64_MIN : (long long)remaining;
+        return MARBLES_SWIFT(delayed)(driver, job, ns, true, (marbles_clock_kind)clock);
     }
     previous_deadline != NULL ? previous_deadline(sec, nsec, tsec, tnsec, clock, job, original) : original(sec, nsec, tsec, tnsec, clock, job);
 }
@@ -119,17 +115,13 @@ int marbles_runtime_hooks_installed(void) { return installed; }
 extern __attribute__((swiftcall)) void swift_task_enqueueGlobal(Job *job);
 
 // With no route and no member work on this thread, so that the hooks take the usual paths.
-static void enqueue_past_hooks(Job *job, bool main) {
+void marbles_enqueue_past_hooks(void *job, bool main) {
     marbles_route saved = marbles_route_set((marbles_route){0});
     marbles_member_context outside = marbles_members_enter(NULL, -1);
     main ? swift_task_enqueue(job, swift_task_getMainExecutor()) : swift_task_enqueueGlobal(job);
     marbles_members_leave(outside);
     marbles_route_set(saved);
 }
-
-void marbles_enqueue_on_real_main(void *job) { enqueue_past_hooks(job, true); }
-
-void marbles_enqueue_on_real_global(void *job) { enqueue_past_hooks(job, false); }
 
 // A stand-in for a hook another library installed before ours: it counts, then takes the usual path.
 static atomic_int test_previous_calls;

@@ -1,9 +1,7 @@
-#ifndef MARBLES_CRUNTIMEHOOKS_H
-#define MARBLES_CRUNTIMEHOOKS_H
-
 // What Swift (MarblesRuntime) sees of the C layer; the C files' own view is `Run.h`. Layers and
 // lock order: docs/DESIGN.md, "The C layer".
-
+#ifndef MARBLES_CRUNTIMEHOOKS_H
+#define MARBLES_CRUNTIMEHOOKS_H
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -43,10 +41,10 @@ typedef struct {
     void (*_Nonnull sleep)(void *_Nonnull owner, void *_Nonnull job, long long remaining_ns, marbles_clock_kind clock);
 } marbles_ops;
 
-/// Registers the ops and installs the Swift runtime's hooks once per process, each chained to
-/// the one before. False when the runtime does not export `swift_task_enqueueGlobal_hook`.
+/// Registers the ops and installs the Swift runtime's hooks once per process, each chained to the
+/// one before; false without `swift_task_enqueueGlobal_hook`. Installed, as bits: 1 global, 2 main
+/// enqueue, 4 delay, 8 deadline, 16 get main executor.
 bool marbles_install(marbles_ops ops);
-/// Which hooks are installed, as bits: 1 global, 2 main enqueue, 4 delay, 8 deadline, 16 get main executor.
 int marbles_runtime_hooks_installed(void);
 
 typedef struct marbles_members marbles_members;
@@ -86,9 +84,8 @@ typedef struct {
     marbles_executor_ref standin;
 } marbles_route;
 
-/// Sets the calling thread's route; returns the one before, to restore.
+/// Sets the calling thread's route, returning the one before; whether it is this one already.
 marbles_route marbles_route_set(marbles_route route);
-/// Whether the calling thread's route is this one already (a run's drive inside its own routing).
 bool marbles_route_is(void *_Nullable driver, marbles_run *_Nullable run, bool virtual_clocks);
 
 // MARK: What the driver asks of a run's members
@@ -121,20 +118,14 @@ typedef struct {
     long long at_ns;
 } marbles_escape;
 
-/// `work(context)` for the driver at virtual `due_ns` on `queue` (NULL: on the driving thread).
+/// What members left for the driver, in arrival order: `work(context)` at virtual `due_ns` on
+/// `queue` (NULL: on the driving thread), a timer a member set or a wait's deadline; or (`held`)
+/// a main-queue block from member work `sequence` for the loop.
 typedef struct {
-    long long due_ns;
+    long long due_ns, sequence;
     void *_Nullable queue, *_Nullable context;
-    bool is_main;
     void (*_Nonnull work)(void *_Nullable);
-} marbles_wake_request;
-
-/// What members left for the driver, in arrival order: a virtual wake-up (a timer a member set,
-/// a wait's deadline), or (`held`) a main-queue block from member work `sequence` for the loop.
-typedef struct {
-    marbles_wake_request wake;
-    long long sequence;
-    bool held;
+    bool is_main, held;
 } marbles_handoff;
 
 typedef enum marbles_wait_kind { marbles_wait_sleep, marbles_wait_semaphore, marbles_wait_group, marbles_wait_condition } marbles_wait_kind;
@@ -157,18 +148,17 @@ marbles_members_state marbles_members_watch(
     marbles_members *_Nonnull members, const marbles_members_state *_Nullable seen, long long timeout_ns);
 /// Describes the work out into `buffer` and abandons it; returns how many were out.
 long marbles_members_abandon(marbles_members *_Nonnull members, marbles_overdue *_Nullable buffer, long capacity);
-/// Take what members left for the driver (escapes: the first 4 kept); each returns how many.
+/// Take what members left for the driver (escapes: the first 4 kept), each returning how many;
+/// and whether real I/O ended since the last call (its answer may still be on its way).
 long marbles_members_take_escapes(marbles_members *_Nonnull members, marbles_escape *_Nonnull buffer, long capacity);
 long marbles_members_take(marbles_members *_Nonnull members, marbles_handoff *_Nonnull buffer, long capacity);
-/// Whether real I/O ended since the last call (its answer may still be on its way).
 bool marbles_members_take_io_ended(marbles_members *_Nonnull members);
 /// How many members are blocked in known waits (-1: not settled), and which (up to `capacity`).
 long marbles_members_blocked(marbles_members *_Nonnull members, marbles_wait_info *_Nullable buffer, long capacity);
-/// Cuts the members off from their runtime, which is going: late work takes its usual paths.
+/// Cuts the members off from their runtime, which is going (late work takes its usual paths);
+/// drops the run's reference, abandoning what is still out.
 void marbles_members_detach(marbles_members *_Nonnull members);
-/// Drops the run's reference; first abandons what is still out.
 void marbles_members_release(marbles_members *_Nonnull members);
-/// Whether the driver runs main-actor work in its loop (on the driving thread).
 void marbles_members_set_main_in_loop(marbles_members *_Nonnull members, bool in_loop);
 /// Submits `work(context)` to `queue` as member work, or past the interposer (untracked).
 void marbles_members_submit(
@@ -183,19 +173,15 @@ long long marbles_members_current_sequence(void);
 /// This thread's watchdog record (a Swift object), set once.
 void *_Nullable marbles_watch_record(void);
 void marbles_watch_record_set(void *_Nullable record);
-/// Enqueues `job` on the real main executor or the global executor, past the hooks.
-void marbles_enqueue_on_real_main(void *_Nonnull job);
-void marbles_enqueue_on_real_global(void *_Nonnull job);
+/// Enqueues `job` on the real main executor (`main`) or the global executor, past the hooks.
+void marbles_enqueue_past_hooks(void *_Nonnull job, bool main);
 bool marbles_is_main_thread(void);
-/// A real clock reading in ns (`CLOCK_MONOTONIC`, `CLOCK_REALTIME`, …), past the interposer,
-/// which answers the executable's own reads with virtual time in a run.
+/// A real clock reading in ns, past the interposer (it answers the executable's reads in a run).
 long long marbles_real_ns(int clock);
-/// libdispatch's main queue.
 void *_Nullable marbles_main_queue(void);
-/// Whether the interposer is linked into this executable (MarblesTesting links it), and what
-/// its `clock_gettime` chains to ("" when it is not).
-bool marbles_clock_interposer_registered(void);
-const char *_Nonnull marbles_clock_interposer_next_name(void);
+/// What the interposer's `clock_gettime` chains to (a symbol or a path); NULL where the interposer
+/// is not linked into this executable (MarblesTesting links it).
+const char *_Nullable marbles_clock_interposer_next_name(void);
 
 /// Tests of the hooks: a stand-in for a delay hook installed before ours.
 void marbles_test_set_previous_delay_hook(bool on);
