@@ -1,7 +1,8 @@
 // swift-tools-version: 6.0
-// Server code on the test's clock (issue 69): SwiftNIO's event loops and Vapor's in-memory
-// tester inside `.virtualTime` tests, nothing injected. `make server-check` builds and runs it
-// (its first build compiles SwiftNIO and Vapor: about 4.5 minutes on two cores).
+// Server code on the test's clock (issue 69): SwiftNIO's event loops, Vapor's in-memory tester,
+// Hummingbird's router and live testers and async-http-client inside `.virtualTime` tests,
+// nothing injected. `make server-check` builds and runs it (its first build compiles SwiftNIO,
+// Vapor, Hummingbird and async-http-client: about 7 minutes on two cores).
 import PackageDescription
 
 let package = Package(
@@ -11,6 +12,8 @@ let package = Package(
         .package(name: "Marbles", path: "../.."),
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         .package(url: "https://github.com/vapor/vapor", exact: "4.122.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
     ],
     targets: [
         .testTarget(
@@ -21,6 +24,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Vapor", package: "vapor"),
                 .product(name: "VaporTesting", package: "vapor"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ])
     ]
 )

@@ -154,7 +154,7 @@ static long long virtual_reading(marbles_run *run, clockid_t id, int source) {
 static int answer(struct timespec *tp, long long now) { return *tp = marbles_timespec_of(now), 0; }
 
 int clock_gettime(clockid_t id, struct timespec *tp) {
-    uintptr_t caller = (uintptr_t)__builtin_return_address(0);
+    uintptr_t caller = CALLER;
     marbles_run *run = marbles_route_virtual();
     if (run != NULL) {
         int source = code_read(id, caller);

@@ -4,21 +4,28 @@
 // virtual timer comes serves that run for one iteration: from epoll_wait's return to its next
 // call the thread is a member, so its clock reads are the run's, the jobs it resumes go to the
 // driver, and the timer it sets (`timerfd_settime`) is a virtual wake-up, at whose instant the
-// driver fires the real timerfd. docs/DESIGN.md, "SwiftNIO's event loops".
+// driver fires the real timerfd. A member that sends through one of the loops' sockets (a write,
+// a connect) makes every loop serve its run once, woken now: the other end may be a loop of this
+// process, and time stands still until each has looked. docs/DESIGN.md, "SwiftNIO's event loops".
 #include "InterposerShared.h"
 
 #if defined(__linux__)
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 INTERPOSED(int, epoll_ctl, int epfd, int op, int fd, struct epoll_event *event);
 INTERPOSED(int, epoll_wait, int epfd, struct epoll_event *events, int count, int timeout);
 INTERPOSED(int, eventfd_write, int fd, eventfd_t value);
 INTERPOSED(int, timerfd_settime, int fd, int flags, const struct itimerspec *value, struct itimerspec *old);
+INTERPOSED(ssize_t, write, int fd, const void *bytes, size_t count);
+INTERPOSED(ssize_t, writev, int fd, const struct iovec *parts, int count);
+INTERPOSED(int, connect, int fd, __CONST_SOCKADDR_ARG address, socklen_t length);
 
-enum { loop_limit = 32, epoll = 0, wake = 1, timer = 2 };
+enum { loop_limit = 32, fd_limit = 4096, epoll = 0, wake = 1, timer = 2, sock = 3 };
 typedef struct {
     int fds[3];  // its epoll instance, eventfd and timerfd
     marbles_member_context pending;  // the run the next iteration serves, and its work item (begun when woken)
@@ -29,44 +36,36 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static loop loops[loop_limit];
 // Loops made, and loops marked to serve a run (while none is, a wait's return takes no lock).
 static _Atomic int loop_count, pending_count;
+// The sockets the executable's code added to a loop, by fd.
+static _Atomic bool loop_socket[fd_limit];
 // The loop this thread serves a run for, and the work item it ends at its next wait.
 static MARBLES_THREAD_LOCAL loop *serving;
 static MARBLES_THREAD_LOCAL marbles_member_context serving_saved, serving_item;
 
-#define CALLER ((uintptr_t)__builtin_return_address(0))
 #define LOCK() marbles_lock(&lock, marbles_rank_list)
 #define UNLOCK() marbles_unlock(&lock, marbles_rank_list)
 
-// What `fd` is: an eventfd (`wake`), a timerfd (`timer`), or anything else (0).
+// What `fd` is: an eventfd (`wake`), a timerfd (`timer`), a socket (`sock`), or anything else (0).
 static int kind_of(int fd) {
     char path[32], target[24] = "";
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    if (readlink(path, target, sizeof target - 1) <= 0) return 0;
+    if (fd < 0 || fd >= fd_limit || readlink(path, target, sizeof target - 1) <= 0) return 0;
+    if (strncmp(target, "socket:[", 8) == 0) return sock;
     return strcmp(target, "anon_inode:[eventfd]") == 0 ? wake : strcmp(target, "anon_inode:[timerfd]") == 0 ? timer : 0;
 }
 
-// Under the lock: the loop whose fd `which` is `fd` (an epoll instance's made when `create`).
+// Under the lock: the loop whose fd `which` is `fd` (an epoll instance's made when `create`, in
+// the slot of a loop whose thread ended if there is one).
 static loop *find(int fd, int which, bool create) {
-    int count = atomic_load_explicit(&loop_count, memory_order_relaxed);
-    for (int i = 0; i < count; i++) {
+    int count = atomic_load_explicit(&loop_count, memory_order_relaxed), slot = count;
+    for (int i = 0; fd >= 0 && i < count; i++) {
         if (loops[i].fds[which] == fd) return &loops[i];
+        if (loops[i].fds[epoll] < 0) slot = i;
     }
-    if (!create || count == loop_limit) return NULL;
-    loops[count] = (loop){{fd, -1, -1}, {NULL, 0}, 0};
-    atomic_store_explicit(&loop_count, count + 1, memory_order_release);
-    return &loops[count];
-}
-
-// An eventfd or timerfd that the executable's code adds to an epoll instance makes it a loop.
-int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
-    int kind = op == EPOLL_CTL_ADD && marbles_ip_from_executable(CALLER) ? kind_of(fd) : 0;
-    if (kind != 0) {
-        LOCK();
-        loop *it = find(epfd, epoll, true);
-        if (it != NULL) it->fds[kind] = fd;
-        UNLOCK();
-    }
-    return NEXT_OF(epoll_ctl)(epfd, op, fd, event);
+    if (!create || fd < 0 || slot == loop_limit) return NULL;
+    loops[slot] = (loop){{fd, -1, -1}, {NULL, 0}, 0};
+    if (slot == count) atomic_store_explicit(&loop_count, count + 1, memory_order_release);
+    return &loops[slot];
 }
 
 // Under the lock: takes what `it` was marked to serve ({NULL, 0}: nothing).
@@ -77,28 +76,71 @@ static marbles_member_context take_pending(loop *it) {
 }
 
 // Marks the loop whose fd `which` is `fd` to serve `members` at its next iteration (a work item
-// of theirs until that iteration ends).
-static void wake_for(int fd, int which, marbles_members *members) {
+// of theirs until that iteration ends); `nudge`: woken now through its eventfd, as NIO wakes it.
+static void serve(int fd, int which, marbles_members *members, bool nudge) {
     long long sequence = marbles_members_begin(members, marbles_work_block, "an event loop's iteration");
     LOCK();
     loop *it = find(fd, which, false);
     marbles_member_context replaced = take_pending(it);
-    if (it != NULL) {
-        it->pending = (marbles_member_context){members, sequence};
-        atomic_fetch_add_explicit(&pending_count, 1, memory_order_release);
-    }
+    if (it != NULL) it->pending = (marbles_member_context){members, sequence}, atomic_fetch_add_explicit(&pending_count, 1, memory_order_release);
+    int wake_fd = it != NULL && nudge ? it->fds[wake] : -1;
     UNLOCK();
     if (it == NULL) marbles_members_end(members, sequence);
     if (replaced.members != NULL) marbles_members_end(replaced.members, replaced.sequence);
+    if (wake_fd >= 0) NEXT_OF(eventfd_write)(wake_fd, 1);
+}
+
+// An eventfd or timerfd that the executable's code adds to an epoll instance makes it a loop.
+int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
+    int kind = op == EPOLL_CTL_ADD && marbles_ip_from_executable(CALLER) ? kind_of(fd) : 0;
+    if (op == EPOLL_CTL_DEL && fd >= 0 && fd < fd_limit) atomic_store_explicit(&loop_socket[fd], false, memory_order_relaxed);
+    if (kind == sock) atomic_store_explicit(&loop_socket[fd], true, memory_order_relaxed);
+    if (kind == wake || kind == timer) {
+        LOCK();
+        loop *it = find(epfd, epoll, true);
+        if (it != NULL) it->fds[kind] = fd;
+        UNLOCK();
+    }
+    int result = NEXT_OF(epoll_ctl)(epfd, op, fd, event);
+    // A socket a member registers may hold bytes already: its loop serves the run once more.
+    if (kind == sock && marbles_member() != NULL) serve(epfd, epoll, marbles_member(), true);
+    return result;
+}
+
+// `result` of a write or connect through `fd`: when a member sent (`sent`) through one of the
+// loops' sockets, every loop serves its run. errno is kept (NIO reads a connect's EINPROGRESS).
+static ssize_t sending(int fd, ssize_t result, bool sent) {
+    bool ours = sent && marbles_running.members != NULL && fd >= 0 && fd < fd_limit && atomic_load_explicit(&loop_socket[fd], memory_order_relaxed);
+    marbles_members *members = ours ? marbles_member() : NULL;
+    if (members == NULL) return result;
+    int saved = errno, epolls[loop_limit], count = 0;
+    LOCK();
+    for (int i = 0; i < atomic_load_explicit(&loop_count, memory_order_relaxed); i++) epolls[count++] = loops[i].fds[epoll];
+    UNLOCK();
+    for (int i = 0; i < count; i++) serve(epolls[i], epoll, members, true);
+    return errno = saved, result;
+}
+
+ssize_t write(int fd, const void *bytes, size_t count) {
+    ssize_t written = NEXT_OF(write)(fd, bytes, count);
+    return sending(fd, written, written > 0);
+}
+
+ssize_t writev(int fd, const struct iovec *parts, int count) {
+    ssize_t written = NEXT_OF(writev)(fd, parts, count);
+    return sending(fd, written, written > 0);
+}
+
+int connect(int fd, __CONST_SOCKADDR_ARG address, socklen_t length) {
+    int result = NEXT_OF(connect)(fd, address, length);
+    return (int)sending(fd, result, result == 0 || errno == EINPROGRESS);
 }
 
 int eventfd_write(int fd, eventfd_t value) {
     // From a driving thread with virtual clocks (its members made now if not yet), or a member.
-    marbles_members *members = NULL;
-    if (atomic_load_explicit(&loop_count, memory_order_relaxed) > 0 && marbles_ip_from_executable(CALLER)) {
-        members = marbles_route_virtual() != NULL ? marbles_members_here() : marbles_member();
-    }
-    if (members != NULL) wake_for(fd, wake, members);
+    bool ours = atomic_load_explicit(&loop_count, memory_order_relaxed) > 0 && marbles_ip_from_executable(CALLER);
+    marbles_members *members = !ours ? NULL : marbles_route_virtual() != NULL ? marbles_members_here() : marbles_member();
+    if (members != NULL) serve(fd, wake, members, false);
     return NEXT_OF(eventfd_write)(fd, value);
 }
 
@@ -110,14 +152,15 @@ static void stop_serving(void) {
     serving = NULL;
 }
 
-// A loop's thread that ends (its group shut down) ends the iteration it served and gives up the
-// wake-up it did not take, which the run would otherwise wait for.
+// A loop's thread that ends (its group shut down) ends the iteration it served, gives up the
+// wake-up it did not take (the run would wait for it) and frees the loop's slot.
 static pthread_key_t exit_key;
 
 static void loop_thread_exits(void *raw) {
     stop_serving();
     LOCK();
     marbles_member_context left = take_pending(raw);
+    *(loop *)raw = (loop){{-1, -1, -1}, {NULL, 0}, 0};  // gone: its fd numbers are free for others
     UNLOCK();
     if (left.members != NULL) marbles_members_end(left.members, left.sequence);
 }
@@ -127,13 +170,15 @@ __attribute__((constructor)) static void make_exit_key(void) { pthread_key_creat
 int epoll_wait(int epfd, struct epoll_event *events, int count, int timeout) {
     stop_serving();
     int ready = NEXT_OF(epoll_wait)(epfd, events, count, timeout);
-    if (atomic_load_explicit(&pending_count, memory_order_acquire) == 0 || !marbles_ip_from_executable(CALLER)) return ready;
+    static MARBLES_THREAD_LOCAL bool watched;  // by the loop's thread-exit key
+    bool look = atomic_load_explicit(&pending_count, memory_order_acquire) > 0 || (!watched && atomic_load_explicit(&loop_count, memory_order_relaxed) > 0);
+    if (!look || !marbles_ip_from_executable(CALLER)) return ready;
     LOCK();
     loop *it = find(epfd, epoll, false);
     marbles_member_context taken = take_pending(it);
     UNLOCK();
+    if (it != NULL && !watched) watched = true, pthread_setspecific(exit_key, it);
     if (taken.members != NULL) {
-        if (pthread_getspecific(exit_key) != it) pthread_setspecific(exit_key, it);
         serving = it, serving_item = taken;
         serving_saved = marbles_members_enter(taken.members, taken.sequence);
     }
@@ -146,8 +191,8 @@ typedef struct {
     marbles_members *members;
 } due_timer;
 
-// At a loop timer's virtual instant, on the driving thread: the loop serves the run, woken by
-// its real timerfd set to fire at once.
+// At a loop timer's virtual instant, on the driving thread: the loop serves the run, woken by its
+// real timerfd set to fire at once (NIO arms its timerfd again only once it saw it fire).
 static void timer_came(void *raw) {
     due_timer due = *(due_timer *)raw;
     free(raw);
@@ -155,9 +200,8 @@ static void timer_came(void *raw) {
     int fd = due.loop->generation == due.generation ? due.loop->fds[timer] : -1;
     UNLOCK();
     if (fd >= 0) {
-        wake_for(fd, timer, due.members);
-        struct itimerspec now = {{0, 0}, {0, 1}};
-        NEXT_OF(timerfd_settime)(fd, 0, &now, NULL);
+        serve(fd, timer, due.members, false);
+        NEXT_OF(timerfd_settime)(fd, 0, &(struct itimerspec){{0, 0}, {0, 1}}, NULL);
     }
     marbles_members_unhold(due.members);
 }

@@ -5,6 +5,8 @@
 #include "../RuntimeHooks/Run.h"
 
 extern char _dispatch_main_q[];
+void dispatch_retain(void *object);
+void dispatch_release(void *object);
 #define marbles_ip_main_queue ((void *)_dispatch_main_q)
 /// A slot's next definition of an interposed function, found now if not yet.
 void *marbles_ip_next_in(void *_Atomic *slot, const char *name, const char *interceptor, void *ours);
@@ -16,6 +18,7 @@ void *marbles_ip_next_in(void *_Atomic *slot, const char *name, const char *inte
     typedef result (*name##_fn)(__VA_ARGS__);    \
     static _Atomic(name##_fn) next_##name
 #define NEXT_OF(name) NEXT(next_##name, name##_fn, #name, name)
+#define CALLER ((uintptr_t)__builtin_return_address(0))
 /// The members a submission from `caller` joins: none for the Swift runtime's and libdispatch's own.
 marbles_members *marbles_ip_members_for(uintptr_t caller);
 /// The members whose timers the calling thread sets on virtual time (its run's, or its work's).

@@ -177,7 +177,7 @@ static const char *elsewhere(marbles_members *members) {
 
 void CFRunLoopAddTimer(cf_type run_loop, void *timer, cf_type mode) {
     CFRunLoopAddTimer_fn next = NEXT_OF(CFRunLoopAddTimer);
-    marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
+    marbles_members *members = marbles_ip_members_for(CALLER);
     if (members == NULL) return next(run_loop, timer, mode);
     if (!marbles_driving_virtually(members)) {
         marbles_members_note_escape(members, "a run-loop timer", LEFT, elsewhere(members));
@@ -245,7 +245,7 @@ void CFRunLoopTimerSetNextFireDate(void *timer, double fire_date) {
 // `RunLoop.perform(_:)`: the block runs in the scheduler's loop at the current instant.
 void CFRunLoopPerformBlock(cf_type run_loop, cf_type modes, void *block) {
     CFRunLoopPerformBlock_fn next = NEXT_OF(CFRunLoopPerformBlock);
-    marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
+    marbles_members *members = marbles_ip_members_for(CALLER);
     if (members == NULL || block == NULL) return next(run_loop, modes, block);
     char place[160];
     const char *left = marbles_driving_virtually(members) ? why_left(run_loop, modes, place, sizeof place) : elsewhere(members);

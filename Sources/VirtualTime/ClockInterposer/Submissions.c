@@ -13,13 +13,11 @@ INTERPOSED(void, dispatch_after_f, uint64_t when, void *queue, void *context, vo
 INTERPOSED(void, dispatch_group_async, void *group, void *queue, void *block);
 INTERPOSED(void, dispatch_group_notify, void *group, void *queue, void *block);
 INTERPOSED(int, pthread_create, pthread_t *thread, const pthread_attr_t *attributes, void *(*start)(void *), void *argument);
-// The `_f` forms the block forms go through when they are ours (not interposed).
+// The `_f` form a notification goes through when it is ours (not interposed).
 typedef void (*group_f_fn)(void *group, void *queue, void *context, void (*work)(void *));
-static _Atomic(group_f_fn) next_group_async_f, next_group_notify_f;
+static _Atomic(group_f_fn) next_group_notify_f;
 void dispatch_group_enter(void *group);
 void dispatch_group_leave(void *group);
-void dispatch_retain(void *object);
-void dispatch_release(void *object);
 
 void marbles_ip_submit_untracked(void *queue, void *context, void (*work)(void *)) {
     NEXT_OF(dispatch_async_f)(queue, context, work);
@@ -34,14 +32,14 @@ static void submit(marbles_members *members, void *queue, marbles_work_kind kind
 }
 
 void dispatch_async(void *queue, void *block) {
-    marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
+    marbles_members *members = marbles_ip_members_for(CALLER);
     void *copy = members != NULL ? marbles_copy_block(block) : NULL;
     if (copy != NULL) return submit(members, queue, marbles_work_block, copy, marbles_invoke_block);
     NEXT_OF(dispatch_async)(queue, block);
 }
 
 void dispatch_async_f(void *queue, void *context, void (*work)(void *)) {
-    marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
+    marbles_members *members = marbles_ip_members_for(CALLER);
     if (members != NULL) return submit(members, queue, marbles_work_function, context, work);
     marbles_ip_submit_untracked(queue, context, work);
 }
@@ -72,12 +70,12 @@ static bool sync_in_main_loop(void *queue, void *context, void (*work)(void *), 
 }
 
 void dispatch_sync(void *queue, void *block) {
-    if (sync_in_main_loop(queue, block, marbles_call_block, (uintptr_t)__builtin_return_address(0))) return;
+    if (sync_in_main_loop(queue, block, marbles_call_block, CALLER)) return;
     NEXT_OF(dispatch_sync)(queue, block);
 }
 
 void dispatch_sync_f(void *queue, void *context, void (*work)(void *)) {
-    if (sync_in_main_loop(queue, context, work, (uintptr_t)__builtin_return_address(0))) return;
+    if (sync_in_main_loop(queue, context, work, CALLER)) return;
     NEXT_OF(dispatch_sync_f)(queue, context, work);
 }
 
@@ -116,7 +114,7 @@ static void after(marbles_members *members, uint64_t when, void *queue, void *co
 }
 
 void dispatch_after(uint64_t when, void *queue, void *block) {
-    marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
+    marbles_members *members = marbles_ip_members_for(CALLER);
     void *copy = members != NULL ? marbles_copy_block(block) : NULL;
     if (copy != NULL) return after(members, when, queue, copy, marbles_invoke_block);
     NEXT_OF(dispatch_after)(when, queue, block);
@@ -126,7 +124,7 @@ void dispatch_after(uint64_t when, void *queue, void *block) {
 // here, from libswift_Concurrency: the deadline in ns on CLOCK_MONOTONIC, with the top bit set
 // for `ContinuousClock`. Anyone else's is a timer from the run.
 void dispatch_after_f(uint64_t when, void *queue, void *context, void (*work)(void *)) {
-    uintptr_t caller = (uintptr_t)__builtin_return_address(0);
+    uintptr_t caller = CALLER;
     marbles_members *members = marbles_ip_members_for(caller);
     if (members != NULL) return after(members, when, queue, context, work);
     marbles_run *run = marbles_route_virtual();
@@ -159,7 +157,7 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*
     pthread_create_fn next = NEXT_OF(pthread_create);
     marbles_members *members = marbles_members_here();
     // Only Foundation's `Thread`: libdispatch and the runtime start threads of their own.
-    if (members == NULL || !marbles_ip_from_foundation((uintptr_t)__builtin_return_address(0))) return next(thread, attributes, start, argument);
+    if (members == NULL || !marbles_ip_from_foundation(CALLER)) return next(thread, attributes, start, argument);
     tracked_thread *t = marbles_allocate(sizeof(tracked_thread));
     *t = (tracked_thread){members, marbles_members_begin(members, marbles_work_thread, "a Thread"), start, argument};
     int status = next(thread, attributes, run_tracked_thread, t);
@@ -186,12 +184,13 @@ static void run_group_block(void *raw) {
     free(it);
 }
 
-static bool group_tracked(void *group, void *queue, void *block, group_f_fn next, bool notify, uintptr_t caller) {
+static bool group_tracked(void *group, void *queue, void *block, bool notify, uintptr_t caller) {
     // The main queue's notification stays as it was: the loop does not run group work.
-    marbles_members *members = next != NULL && queue != marbles_ip_main_queue ? marbles_ip_members_for(caller) : NULL;
+    marbles_members *members = queue != marbles_ip_main_queue ? marbles_ip_members_for(caller) : NULL;
     void *copy = members != NULL ? marbles_copy_block(block) : NULL;
     if (copy == NULL) return false;
     if (notify) {
+        group_f_fn next = NEXT(next_group_notify_f, group_f_fn, "dispatch_group_notify_f", NULL);
         next(group, queue, marbles_members_wrap_notification(members, group, copy, marbles_invoke_block), marbles_members_run_wrapped);
         return true;
     }
@@ -204,14 +203,12 @@ static bool group_tracked(void *group, void *queue, void *block, group_f_fn next
 }
 
 void dispatch_group_async(void *group, void *queue, void *block) {
-    group_f_fn tracked = NEXT(next_group_async_f, group_f_fn, "dispatch_group_async_f", NULL);
-    if (group_tracked(group, queue, block, tracked, false, (uintptr_t)__builtin_return_address(0))) return;
+    if (group_tracked(group, queue, block, false, CALLER)) return;
     NEXT_OF(dispatch_group_async)(group, queue, block);
 }
 
 void dispatch_group_notify(void *group, void *queue, void *block) {
-    group_f_fn tracked = NEXT(next_group_notify_f, group_f_fn, "dispatch_group_notify_f", NULL);
-    if (group_tracked(group, queue, block, tracked, true, (uintptr_t)__builtin_return_address(0))) return;
+    if (group_tracked(group, queue, block, true, CALLER)) return;
     NEXT_OF(dispatch_group_notify)(group, queue, block);
 }
 #endif

@@ -17,8 +17,6 @@ typedef struct {
     unsigned long data;             // what `dispatch_source_get_data` answers in the handler
 } source;
 
-void dispatch_release(void *object);
-void dispatch_retain(void *object);
 void *dispatch_get_global_queue(long identifier, unsigned long flags);
 
 static void dispose(marbles_shadow *shadow) {
@@ -39,8 +37,21 @@ INTERPOSED(void, dispatch_activate, void *object);
 INTERPOSED(void, dispatch_source_cancel, void *source);
 INTERPOSED(uintptr_t, dispatch_source_get_data, void *source);
 
-static void deliver(void *raw);
-static void woke(void *raw);
+// The handler, on the source's queue as member work (or in the loop).
+static void deliver(void *raw) {
+    source *it = raw;
+    marbles_locked locked;
+    marbles_registry_lock(&locked, &sources);
+    void *block = !it->cancelled && it->handler != NULL ? marbles_copy_block(it->handler) : NULL;
+    void (*function)(void *) = it->cancelled ? NULL : block != NULL ? marbles_call_block : it->handler_function;
+    void *argument = block != NULL ? block : it->handler_context;
+    marbles_registry_unlock(&locked);
+    if (function != NULL) function(argument);
+    marbles_release_block(block);
+    marbles_registry_lock(&locked, &sources);
+    marbles_registry_drop(&locked, &it->base);
+    marbles_registry_unlock(&locked);
+}
 
 // Sends the handler to the source's queue (or the scheduler's loop, for the main queue).
 static void send_delivery(marbles_locked *locked, source *it, unsigned long data) {
@@ -63,22 +74,6 @@ static void woke(void *raw) {
     marbles_registry_unlock(&locked);
 }
 
-// The handler, on the source's queue as member work (or in the loop).
-static void deliver(void *raw) {
-    source *it = raw;
-    marbles_locked locked;
-    marbles_registry_lock(&locked, &sources);
-    void *block = !it->cancelled && it->handler != NULL ? marbles_copy_block(it->handler) : NULL;
-    void (*function)(void *) = it->cancelled ? NULL : block != NULL ? marbles_call_block : it->handler_function;
-    void *argument = block != NULL ? block : it->handler_context;
-    marbles_registry_unlock(&locked);
-    if (function != NULL) function(argument);
-    marbles_release_block(block);
-    marbles_registry_lock(&locked, &sources);
-    marbles_registry_drop(&locked, &it->base);
-    marbles_registry_unlock(&locked);
-}
-
 extern __attribute__((weak)) const char _dispatch_source_type_timer[];
 
 void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask, void *queue) {
@@ -91,7 +86,7 @@ void *dispatch_source_create(const void *type, uintptr_t handle, uintptr_t mask,
         return made;
     }
     if (type == NULL || type != _dispatch_source_type_timer) return made;
-    marbles_members *members = marbles_ip_members_for((uintptr_t)__builtin_return_address(0));
+    marbles_members *members = marbles_ip_members_for(CALLER);
     // Shadowed where its schedule can be virtual: on a driving thread with virtual clocks, or a member.
     if (members == NULL || marbles_ip_timers_here() != members) return made;
     source *it = marbles_allocate(sizeof(source));
@@ -121,15 +116,10 @@ void dispatch_source_set_timer(void *object, uint64_t start, uint64_t interval, 
         // libdispatch's own timer never fires.
         return next(object, UINT64_MAX, UINT64_MAX, leeway);
     }
-    marbles_members *escaped = NULL;
-    void *queue = NULL;
-    if (it != NULL) {
-        // Off the run's threads, or a wall-clock deadline: the real timer, noted as an escape.
-        escaped = it->base.members;
-        queue = it->queue;
-        marbles_members_hold(escaped);
-        marbles_registry_remove(&locked, &it->base);
-    }
+    // Off the run's threads, or a wall-clock deadline: the real timer, noted as an escape.
+    marbles_members *escaped = it != NULL ? it->base.members : NULL;
+    void *queue = it != NULL ? it->queue : NULL;
+    if (it != NULL) marbles_members_hold(escaped), marbles_registry_remove(&locked, &it->base);
     marbles_registry_unlock(&locked);
     next(object, start, interval, leeway);
     if (escaped != NULL) {
@@ -152,13 +142,11 @@ static void set_handler(void *object, void *block, void (*function)(void *)) {
 }
 
 void dispatch_source_set_event_handler(void *object, void *handler) {
-    set_handler(object, handler, NULL);
-    NEXT_OF(dispatch_source_set_event_handler)(object, handler);
+    set_handler(object, handler, NULL), NEXT_OF(dispatch_source_set_event_handler)(object, handler);
 }
 
 void dispatch_source_set_event_handler_f(void *object, void (*handler)(void *)) {
-    set_handler(object, NULL, handler);
-    NEXT_OF(dispatch_source_set_event_handler_f)(object, handler);
+    set_handler(object, NULL, handler), NEXT_OF(dispatch_source_set_event_handler_f)(object, handler);
 }
 
 void dispatch_set_context(void *object, void *context) {
@@ -183,20 +171,11 @@ static void suspend(void *object, long by, bool activating) {
     marbles_registry_unlock(&locked);
 }
 
-void dispatch_resume(void *object) {
-    suspend(object, -1, false);
-    NEXT_OF(dispatch_resume)(object);
-}
+void dispatch_resume(void *object) { suspend(object, -1, false), NEXT_OF(dispatch_resume)(object); }
 
-void dispatch_activate(void *object) {
-    suspend(object, -1, true);
-    NEXT_OF(dispatch_activate)(object);
-}
+void dispatch_activate(void *object) { suspend(object, -1, true), NEXT_OF(dispatch_activate)(object); }
 
-void dispatch_suspend(void *object) {
-    suspend(object, 1, false);
-    NEXT_OF(dispatch_suspend)(object);
-}
+void dispatch_suspend(void *object) { suspend(object, 1, false), NEXT_OF(dispatch_suspend)(object); }
 
 void dispatch_source_cancel(void *object) {
     marbles_io_end(object);

@@ -89,7 +89,11 @@ MARBLES_THREAD_LOCAL marbles_member_context marbles_running = {NULL, -1};
 // While the interposer waits for real for a member (its reads are real), while `changed` is made,
 // and while a signal holds the lock (libdispatch's nested signals pass by).
 static MARBLES_THREAD_LOCAL bool reading_real, making_condition, signalling;
-static void submit_with_dispatch(void *queue, void *context, void (*work)(void *));
+
+// Before the interposer registers its untracked submission (or where it is not linked).
+static void submit_with_dispatch(void *queue, void *context, void (*work)(void *)) {
+    if (dispatch_async_f != NULL) dispatch_async_f(queue, context, work);
+}
 static void (*_Atomic submit_next)(void *, void *, void (*)(void *)) = submit_with_dispatch;
 
 static void make_condition(void) {
@@ -100,6 +104,47 @@ static void make_condition(void) {
     pthread_cond_init(&changed, &attributes);
     pthread_condattr_destroy(&attributes);
     making_condition = false;
+}
+
+// MARK: Wait records
+
+// Under the lock: a blocked member works again (a signal, its deadline).
+static void unblock(wait_record *it) {
+    if (it->members == NULL) return;
+    it->members->blocked -= 1;
+    atomic_fetch_add_explicit(&it->members->pending, 1, memory_order_release);
+}
+
+static void time_out(wait_record *it) {
+    it->timed_out = true;
+    if (it->sleeping) sem_post(&it->wake);
+}
+
+// Under the lock: the run is gone or gave up on its work: its waits no longer count, sleeps end.
+static void release_waits(marbles_members *members) {
+    members->blocked = 0;
+    for (wait_record *it = waits; it != NULL; it = it->next) {
+        if (it->members != members) continue;
+        it->members = NULL;
+        if (!it->timed_out) time_out(it);
+    }
+}
+
+// Under the lock: unlists `it`. Satisfied by a signal meant for another waiter, it counts as
+// working, and that one waits on.
+static void end_wait(wait_record *it, bool satisfied) {
+    wait_record **link = &waits;
+    while (*link != NULL && *link != it) link = &(*link)->next;
+    if (*link != NULL) *link = it->next;
+    if (!satisfied || it->woken || it->timed_out) return;
+    wait_record *other = waits;
+    while (other != NULL && !(other->object == it->object && other->woken)) other = other->next;
+    unblock(it);
+    if (other != NULL && other->members != NULL) {
+        other->woken = false;
+        other->members->blocked += 1;
+        atomic_fetch_sub_explicit(&other->members->pending, 1, memory_order_release);
+    }
 }
 
 // MARK: Life
@@ -160,8 +205,6 @@ void marbles_members_set_main_in_loop(marbles_members *members, bool in_loop) {
     }
     atomic_store_explicit(&members->main_in_loop, in_loop, memory_order_release);
 }
-
-static void release_waits(marbles_members *members);
 
 void marbles_members_detach(marbles_members *members) {
     LOCK();
@@ -263,8 +306,6 @@ void marbles_members_leave(marbles_member_context saved) { marbles_running = sav
 
 long long marbles_members_current_sequence(void) { return marbles_running.members != NULL ? marbles_running.sequence : -1; }
 
-static void end_wait(wait_record *it, bool satisfied);
-
 typedef struct {
     marbles_members *members;
     long long sequence;
@@ -308,18 +349,13 @@ const char *marbles_queue_label(void *queue) {
 }
 
 void marbles_members_submit(marbles_members *members, void *queue, marbles_work_kind kind, void *context, void (*work)(void *)) {
-    const char *label = marbles_queue_label(queue);
-    submit_next(overcommitting(queue), marbles_members_wrap(members, kind, label, context, work), marbles_members_run_wrapped);
+    void *wrapped = marbles_members_wrap(members, kind, marbles_queue_label(queue), context, work);
+    submit_next(overcommitting(queue), wrapped, marbles_members_run_wrapped);
 }
 
 void marbles_members_submit_untracked(void *queue, void *context, void (*work)(void *)) { submit_next(queue, context, work); }
 
 void marbles_register_submit(void (*submit)(void *, void *, void (*)(void *))) { submit_next = submit; }
-
-// Before the interposer registers its untracked submission (or where it is not linked).
-static void submit_with_dispatch(void *queue, void *context, void (*work)(void *)) {
-    if (dispatch_async_f != NULL) dispatch_async_f(queue, context, work);
-}
 
 void *marbles_main_queue(void) { return _dispatch_main_q; }
 
@@ -397,8 +433,8 @@ bool marbles_members_return_job(void *job) {
 
 marbles_executor_ref marbles_members_running_standin(void) {
     marbles_members *members = marbles_running.members;
-    if (members == NULL || !atomic_load_explicit(&members->main_in_loop, memory_order_acquire)) return (marbles_executor_ref){NULL, NULL};
-    return members->standin;
+    bool in_loop = members != NULL && atomic_load_explicit(&members->main_in_loop, memory_order_acquire);
+    return in_loop ? members->standin : (marbles_executor_ref){NULL, NULL};
 }
 
 void marbles_members_note_escape(marbles_members *members, const char *what, const char *place, ...) {
@@ -536,40 +572,14 @@ static void publish_now_if_driving(void) {
     if (run != NULL && run->members != NULL) atomic_store_explicit(&run->members->now_ns, marbles_run_now(run), memory_order_relaxed);
 }
 
-
-// Under the lock: a blocked member works again (a signal, its deadline).
-static void unblock(wait_record *it) {
-    if (it->members == NULL) return;
-    it->members->blocked -= 1;
-    atomic_fetch_add_explicit(&it->members->pending, 1, memory_order_release);
-}
-
-static void time_out(wait_record *it) {
-    it->timed_out = true;
-    if (it->sleeping) sem_post(&it->wake);
-}
-
 // A wait's deadline, on the driving thread at its virtual instant.
 static void deadline_came(void *context) {
     publish_now_if_driving();
     LOCK();
     wait_record *it = waits;
     while (it != NULL && it->info.id != (long long)(intptr_t)context) it = it->next;
-    if (it != NULL && !it->woken && !it->timed_out) {
-        unblock(it);
-        time_out(it);
-    }
+    if (it != NULL && !it->woken && !it->timed_out) unblock(it), time_out(it);
     UNLOCK();
-}
-
-// Under the lock: the run is gone or gave up on its work: its waits no longer count, sleeps end.
-static void release_waits(marbles_members *members) {
-    members->blocked = 0;
-    for (wait_record *it = waits; it != NULL; it = it->next) {
-        if (it->members != members) continue;
-        it->members = NULL;
-        if (!it->timed_out) time_out(it);
-    }
 }
 
 // Under the lock: lists `it`, a wait of `members`' work, and counts it blocked.
@@ -581,23 +591,6 @@ static void list_wait(marbles_members *members, wait_record *it, marbles_wait_ki
     it->next = waits;
     waits = it;
     members->blocked += 1;
-}
-
-// Under the lock: unlists `it`. Satisfied by a signal meant for another waiter, it counts as
-// working, and that one waits on.
-static void end_wait(wait_record *it, bool satisfied) {
-    wait_record **link = &waits;
-    while (*link != NULL && *link != it) link = &(*link)->next;
-    if (*link != NULL) *link = it->next;
-    if (!satisfied || it->woken || it->timed_out) return;
-    wait_record *other = waits;
-    while (other != NULL && !(other->object == it->object && other->woken)) other = other->next;
-    unblock(it);
-    if (other != NULL && other->members != NULL) {
-        other->woken = false;
-        other->members->blocked += 1;
-        atomic_fetch_sub_explicit(&other->members->pending, 1, memory_order_release);
-    }
 }
 
 intptr_t marbles_wake_waiters(void *object, long count, intptr_t (*signal)(void *)) {
@@ -729,11 +722,8 @@ bool marbles_wait(
             // glibc can spend a signal on a slice that is timing out: woken, the wait returns as
             // signalled and its caller rechecks its predicate (sliced on, an NSCondition wait
             // lost its signal 1 run in 8).
-            if (woken && kind == marbles_wait_condition) {
-                satisfied = true;
-                break;
-            }
-            if (timed_out) break;
+            satisfied = woken && kind == marbles_wait_condition;
+            if (satisfied || timed_out) break;
         }
         if (!known) waits_for_real(NULL);
         reading_real = false;

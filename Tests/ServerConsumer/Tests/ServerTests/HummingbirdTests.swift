@@ -1,0 +1,80 @@
+import AsyncHTTPClient
+import Hummingbird
+import HummingbirdTesting
+import MarblesTesting
+import NIOCore
+import NIOPosix
+import Testing
+
+/// Issue 69's Hummingbird and async-http-client shapes. Router tests call the responder directly;
+/// live tests run a real server on loopback, so the request's bytes cross sockets between two
+/// event loops of this process. Measured on main before sockets were part of the run: the live
+/// fast route answered 1/10 and the 10 s route 2/10 (Hummingbird's `DateCache` ticks every second
+/// and jumped time while the request was on the sockets, so the client's 20 s read timeout fired
+/// in milliseconds), and a 2 s client timeout against a 10 s route "passed" with status 200.
+extension OnTheTestsClock {
+    @Suite("Hummingbird and async-http-client on the test's clock")
+    struct HummingbirdTests {
+        static func slowRouter() -> Router<BasicRequestContext> {
+            let router = Router()
+            router.get("fast") { _, _ in "fast" }
+            router.get("slow") { _, _ -> String in
+                try await Task.sleep(for: .seconds(10))
+                return "slow"
+            }
+            return router
+        }
+
+        @Test(.virtualTime) func aRouterTestOfASleepingHandlerAnswersAtItsVirtualInstant() async throws {
+            let app = Application(router: Self.slowRouter())
+            let start = ContinuousClock.now
+            try await app.test(.router) { client in
+                try await client.execute(uri: "/slow", method: .get) { response in
+                    #expect(String(buffer: response.body) == "slow")
+                }
+            }
+            #expect(ContinuousClock.now - start == .seconds(10))
+        }
+
+        @Test(.virtualTime) func aLiveFastRouteAnswers() async throws {
+            let app = Application(router: Self.slowRouter())
+            let elapsed = try await app.test(.live) { client in
+                let start = ContinuousClock.now
+                try await client.execute(uri: "/fast", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(String(buffer: response.body) == "fast")
+                }
+                return ContinuousClock.now - start
+            }
+            #expect(elapsed == .zero)
+        }
+
+        @Test(.virtualTime) func aLiveRouteThatSleepsTenSecondsAnswersAtTenSeconds() async throws {
+            let app = Application(router: Self.slowRouter())
+            let elapsed = try await app.test(.live) { client in
+                let start = ContinuousClock.now
+                try await client.execute(uri: "/slow", method: .get) { response in
+                    #expect(String(buffer: response.body) == "slow")
+                }
+                return ContinuousClock.now - start
+            }
+            #expect(elapsed == .seconds(10))
+        }
+
+        @Test(.virtualTime) func aClientsTwoSecondTimeoutFiresBeforeATenSecondRoute() async throws {
+            let app = Application(router: Self.slowRouter())
+            let outcome = try await app.test(.live) { client in
+                let start = ContinuousClock.now
+                let request = HTTPClientRequest(url: "http://localhost:\(client.port!)/slow")
+                do {
+                    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(2))
+                    return ("answered \(response.status.code)", ContinuousClock.now - start)
+                } catch let error as HTTPClientError where error == .deadlineExceeded {
+                    return ("timed out", ContinuousClock.now - start)
+                }
+            }
+            #expect(outcome.0 == "timed out")
+            #expect(outcome.1 == .seconds(2))
+        }
+    }
+}
