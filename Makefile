@@ -8,7 +8,7 @@ MARBLEGEN := .build/debug/marblegen
 # Apple platforms. Off by default so that dependents fetch neither; this repository builds both.
 TRAITS := --traits Tools,OpenCombine
 
-.PHONY: code-blocks stress-mixed test-release-layout bench-ab bench-allocs bench-peers server-check consumer-check diagrams test test-tsan test-asan asan-soak interposer-check examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
+.PHONY: code-blocks stress-mixed test-release-layout bench-ab bench-allocs bench-peers server-check server-own-tests consumer-check diagrams test test-tsan test-asan asan-soak interposer-check examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
 	playground playground-deps playground-e2e playground-load playground-load-debug playground-screenshot attachment-screenshot font-metrics
 
 deps:
@@ -231,6 +231,10 @@ bench-peers: deps
 # about a minute here; not in CI's fresh-clone run).
 server-check: deps
 	cd Tests/ServerConsumer && $(SWIFT) build --build-tests && $(SWIFT) test --skip-build --parallel
+
+# Hummingbird's own tests as published and with MarblesTesting linked: the same outcomes (issue 69).
+server-own-tests:
+	SWIFT=$(SWIFT) bash scripts/server-own-tests.sh
 
 # A/B against another revision in one run (release, both sides alternated): make bench-ab BASE=40fe785
 # (BENCH_AB_FLAGS="--single-threaded" without the idle thread both sides get: see scripts/bench-ab.py)
