@@ -50,6 +50,9 @@ let package = Package(
             dependencies: [
                 "BenchmarkSupport",
                 .product(name: "MarbleCore", package: root), .product(name: "Marbles", package: root),
+                // Links the clock interposer, as every test executable does: runs then have virtual
+                // clocks (Linux), not the read-back mode a plain executable gets.
+                .product(name: "MarblesTesting", package: root),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Sources/MarblesAllocations"),

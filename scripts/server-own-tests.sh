@@ -40,7 +40,7 @@ open("Package.swift", "w").write(text)
 PY
 run "with MarblesTesting linked"
 binary=$(find .build -name '*PackageTests.xctest' -type f | head -1)
-if nm --defined-only "$binary" | grep -qwE 'epoll_wait|clock_gettime'; then
+if nm --defined-only "$binary" | grep -wE 'epoll_wait|clock_gettime' >/dev/null; then
     echo "the test executable defines the interposers (epoll_wait, clock_gettime): Marbles is linked"
 else
     echo "the test executable does not define the interposers: Marbles is not linked"; exit 1
