@@ -25,79 +25,49 @@ extension ObserverType {
 /// the subscription's ``Disposable``: disposing it stops delivery at once and releases the
 /// upstream.
 public final class Observer<Element>: ObserverType, Disposable, @unchecked Sendable {
-    // `handler` is immutable. One atomic word is the state shared between threads (a dispose
-    // racing with delivery, or with `setUpstream`): `stoppedBit`, `upstreamSetBit`,
-    // `upstreamDisposedBit`. `upstream` is written only by `setUpstream` while the set bit is
-    // clear (then published by a releasing exchange), and taken only by whoever sets the
-    // disposed bit after an acquiring read of the set bit: never by two threads at once. (It was a
-    // `SingleAssignmentDisposable` of its own: one allocation more per subscription, issue 70.)
+    // `handler` is immutable; `stopped` is the only state shared between threads (a dispose
+    // racing with delivery), and `upstream` guards itself.
     // First stored property: see InlineAtomic.swift.
-    @usableFromInline var stateStorage = Int.AtomicRepresentation(0)
+    @usableFromInline var stoppedStorage = Int.AtomicRepresentation(0)
     @usableFromInline let handler: (Event<Element>) -> Void
-    @usableFromInline var upstream: (any Disposable)?
+    @usableFromInline let upstream = SingleAssignmentDisposable()
     // measured (inline atomics): see InlineAtomic.swift.
-    @inlinable var state: UnsafeAtomic<Int> { inlineAtomic(self, of: Int.self) }
-    @inlinable static var stoppedBit: Int { 1 }
-    @inlinable static var upstreamSetBit: Int { 2 }
-    @inlinable static var upstreamDisposedBit: Int { 4 }
+    @inlinable var stopped: UnsafeAtomic<Int> { inlineAtomic(self, of: Int.self) }
 
     /// Whether the state is where ``inlineAtomic(_:of:)`` looks.
-    var layoutHolds: Bool { isFirstStoredProperty(of: self, &stateStorage) }
+    var layoutHolds: Bool { isFirstStoredProperty(of: self, &stoppedStorage) }
 
     @inlinable
     init(_ handler: @escaping (Event<Element>) -> Void) {
         self.handler = handler
-        assert(isFirstStoredProperty(of: self, &stateStorage))
+        assert(isFirstStoredProperty(of: self, &stoppedStorage))
     }
 
     /// Whether the subscription is over: a terminal event went through or it was disposed.
     /// Synchronous producers check this to stop early.
-    @inlinable public var isDisposed: Bool { state.load(ordering: .acquiring) & Self.stoppedBit != 0 }
+    @inlinable public var isDisposed: Bool { stopped.load(ordering: .acquiring) != 0 }
 
     @inlinable
     public func on(_ event: Event<Element>) {
         switch event {
         case .next:
-            if state.load(ordering: .acquiring) & Self.stoppedBit != 0 { return }
+            if stopped.load(ordering: .acquiring) != 0 { return }
             handler(event)
         case .error, .completed:
-            if state.loadThenBitwiseOr(with: Self.stoppedBit, ordering: .acquiringAndReleasing) & Self.stoppedBit != 0 { return }
+            if stopped.exchange(1, ordering: .acquiringAndReleasing) != 0 { return }
             handler(event)
-            release(setting: Self.upstreamDisposedBit)
+            upstream.dispose()
         }
     }
 
     /// Links the resources this subscription holds; set once, before or while producing.
     @inlinable
-    package func setUpstream(_ disposable: any Disposable) {
-        var before = state.load(ordering: .acquiring)
-        precondition(before & Self.upstreamSetBit == 0, "an observer's upstream is set once")
-        if before & Self.upstreamDisposedBit != 0 { return disposable.dispose() }
-        upstream = disposable
-        while true {
-            let (exchanged, found) = state.compareExchange(
-                expected: before, desired: before | Self.upstreamSetBit, ordering: .acquiringAndReleasing)
-            if exchanged { return }
-            if found & Self.upstreamDisposedBit != 0 {
-                // Disposed meanwhile, before it could see `upstream`.
-                upstream = nil
-                return disposable.dispose()
-            }
-            before = found  // only the stopped bit moved
-        }
-    }
+    package func setUpstream(_ disposable: any Disposable) { upstream.set(disposable) }
 
-    /// Sets `bits` (the upstream's disposed bit among them) and disposes the upstream if this
-    /// call is the one that found it set and not yet disposed.
-    @usableFromInline
-    func release(setting bits: Int) {
-        let before = state.loadThenBitwiseOr(with: bits, ordering: .acquiringAndReleasing)
-        guard before & (Self.upstreamSetBit | Self.upstreamDisposedBit) == Self.upstreamSetBit else { return }
-        // Moved out, not copied: an existential's copy goes through its type's value witnesses.
-        upstream.take()?.dispose()
+    public func dispose() {
+        stopped.store(1, ordering: .releasing)
+        upstream.dispose()
     }
-
-    public func dispose() { release(setting: Self.stoppedBit | Self.upstreamDisposedBit) }
 }
 
 /// An observer made of a closure.
