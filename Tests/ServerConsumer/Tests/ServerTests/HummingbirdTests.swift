@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Foundation
 import Hummingbird
 import HummingbirdTesting
 import MarblesTesting
@@ -34,6 +35,51 @@ extension OnTheTestsClock {
                 }
             }
             #expect(ContinuousClock.now - start == .seconds(10))
+        }
+
+        @Test(.virtualTime) func aRouterTestsTimeoutHelperGivesUpAtFiveSeconds() async throws {
+            let router = Router()
+            router.get("dependency") { _, _ -> String in
+                do {
+                    return try await withTimeout(.seconds(5)) {
+                        try await Task.sleep(for: .seconds(60))
+                        return "late"
+                    }
+                } catch is TimedOut {
+                    return "timed out"
+                }
+            }
+            let start = ContinuousClock.now
+            try await Application(router: router).test(.router) { client in
+                try await client.execute(uri: "/dependency", method: .get) { response in
+                    #expect(String(buffer: response.body) == "timed out")
+                }
+            }
+            #expect(ContinuousClock.now - start == .seconds(5))
+        }
+
+        /// A limiter on whole wall-clock seconds (`Date()`): three requests a second. The issue saw
+        /// it fail unless the start date was on a whole second; `Date()` in a test body now starts
+        /// at 2000-01-01 00:00:00 UTC.
+        @Test(.virtualTime) func aDateLimiterOnWholeSecondsCountsPerVirtualSecond() async throws {
+            let router = Router()
+            nonisolated(unsafe) var counts: [Int: Int] = [:]
+            router.get("limited") { _, _ -> String in
+                let second = Int(Date().timeIntervalSince1970)
+                counts[second, default: 0] += 1
+                return counts[second]! <= 3 ? "ok" : "wait"
+            }
+            let answers = try await Application(router: router).test(.router) { client in
+                var answers: [String] = []
+                for _ in 0..<4 {
+                    answers.append(try await client.execute(uri: "/limited", method: .get) { String(buffer: $0.body) })
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+                try await Task.sleep(for: .seconds(1))
+                answers.append(try await client.execute(uri: "/limited", method: .get) { String(buffer: $0.body) })
+                return answers
+            }
+            #expect(answers == ["ok", "ok", "ok", "wait", "ok"])
         }
 
         @Test(.virtualTime) func aLiveFastRouteAnswers() async throws {
