@@ -100,6 +100,7 @@ extension TestScheduler {
                 outcome.result = .failure(error)
             }
             scheduler.value.runtime.bodyTask = nil
+            scheduler.value.runtime.clocks.bodyReturned = true
         }
     }
 

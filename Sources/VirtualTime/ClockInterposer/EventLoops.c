@@ -165,8 +165,6 @@ static void loop_thread_exits(void *raw) {
     if (left.members != NULL) marbles_members_end(left.members, left.sequence);
 }
 
-__attribute__((constructor)) static void make_exit_key(void) { pthread_key_create(&exit_key, loop_thread_exits); }
-
 int epoll_wait(int epfd, struct epoll_event *events, int count, int timeout) {
     stop_serving();
     int ready = NEXT_OF(epoll_wait)(epfd, events, count, timeout);
@@ -205,6 +203,9 @@ static void timer_came(void *raw) {
     }
     marbles_members_unhold(due.members);
 }
+
+__attribute__((constructor)) static void make_exit_key(void) { pthread_key_create(&exit_key, loop_thread_exits); }
+void (*const marbles_loop_timer_work)(void *) = timer_came;
 
 int timerfd_settime(int fd, int flags, const struct itimerspec *value, struct itimerspec *old) {
     marbles_members *members = serving != NULL && fd == serving->fds[timer] ? marbles_member() : NULL;

@@ -38,7 +38,6 @@ static bool slept_virtually(long long ns, uintptr_t caller) {
     return !marbles_ip_from_runtime(caller) && marbles_wait(marbles_wait_sleep, NULL, ns < 0 ? 0 : ns, NULL, NULL, NULL, NULL);
 }
 
-
 int nanosleep(const struct timespec *request, struct timespec *remaining) {
     if (request == NULL || !slept_virtually(marbles_ns_of(request), CALLER)) return NEXT_OF(nanosleep)(request, remaining);
     if (remaining != NULL) *remaining = (struct timespec){0, 0};

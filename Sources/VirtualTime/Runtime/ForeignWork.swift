@@ -182,7 +182,10 @@ extension VirtualRuntime {
         work: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void
     ) {
         guard let tracker = clocks.tracker else { return }
-        scheduleWake(at: virtualNow + max(delay, .zero)) { [executor] in
+        let loopTimer = unsafeBitCast(work, to: UnsafeRawPointer.self) == unsafeBitCast(marbles_loop_timer_work, to: UnsafeRawPointer?.self)
+        if loopTimer { clocks.loopTimers += 1 }
+        scheduleWake(at: virtualNow + max(delay, .zero)) { [executor, clocks] in
+            if loopTimer { clocks.loopTimers -= 1 }
             guard let queue else { return work(context) }  // a timer source's wake-up, on this thread
             if isMain, executor.drivesOnMainActor {
                 work(context)

@@ -41,6 +41,11 @@ package final class VirtualClocks {
     }
     /// What this run's clocks are.
     package var mode: Mode { state.mode }
+    /// Event-loop timers handed to the run and not yet due (a daemon's: Vapor's per-loop date
+    /// cache ticks every second forever), and whether the test body returned. A run whose body
+    /// returned and that has nothing else left ends rather than tick through virtual days.
+    package var loopTimers = 0
+    package var bodyReturned = false
     // The scheduler's thread's, read on every step.
     // measured: see TestScheduler.state (with the harness's and the runtime's).
     @exclusivity(unchecked) private var state = (enabled: !VirtualClocks.portable, mode: Mode.unknown)

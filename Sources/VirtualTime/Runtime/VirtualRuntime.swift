@@ -247,6 +247,7 @@ package final class VirtualRuntime {
             if !state.idleWaiters.isEmpty, resumeIdleWaiters() { continue }
             if let tracker = clocks.tracker, marbles_members_take_io_ended(tracker), waitForIOAnswer(tracker) { continue }
             noteNextInstant()
+            if clocks.bodyReturned, clocks.loopTimers > 0, clocks.loopTimers == virtual.pendingCount { break }
             guard virtual.step(throughNanoseconds: state.driveLimit) else {
                 // Every member blocked in a known wait and nothing due: nothing can ever wake them.
                 if virtual.nextDueTime == nil, let tracker = clocks.tracker {

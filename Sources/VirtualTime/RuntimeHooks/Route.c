@@ -7,6 +7,7 @@
 #endif
 
 marbles_ops marbles_swift;
+__attribute__((weak)) void (*const marbles_loop_timer_work)(void *) = NULL;
 MARBLES_THREAD_LOCAL unsigned marbles_held_ranks;
 
 static MARBLES_THREAD_LOCAL marbles_route current;

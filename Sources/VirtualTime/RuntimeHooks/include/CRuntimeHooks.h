@@ -173,6 +173,8 @@ long long marbles_members_current_sequence(void);
 /// This thread's watchdog record (a Swift object), set once.
 void *_Nullable marbles_watch_record(void);
 void marbles_watch_record_set(void *_Nullable record);
+/// The work of an event loop's timer hand-off (the interposer's; NULL without it): a daemon's.
+extern void (*_Nullable const marbles_loop_timer_work)(void *_Nullable);
 /// Enqueues `job` on the real main executor (`main`) or the global executor, past the hooks.
 void marbles_enqueue_past_hooks(void *_Nonnull job, bool main);
 bool marbles_is_main_thread(void);

@@ -74,5 +74,31 @@ extension OnTheTestsClock {
             try await app.testing().test(.GET, "limited") { response async in #expect(response.body.string == "ok") }
             try await app.asyncShutdown()
         }
+
+        /// A running server on loopback and Vapor's own client: the request crosses sockets
+        /// between loops of the test process (was: real time, or `CancellationError()` at 0.26 s).
+        /// Vapor's date cache ticks every second on each loop that served the run, forever; once
+        /// the body returned, such timers alone do not keep the run going (they took it through
+        /// 850,000 virtual seconds, 138 s of real time). Known, issue 69: about 1 run in 6 the
+        /// answer lands up to a second late (30.02–30.94 s), at a date-cache tick: some part of the
+        /// answer's way back still runs outside the run then.
+        @Test(.virtualTime) func aRunningServersRouteThatSleepsAnswersAtItsVirtualInstant() async throws {
+            let app = try await Application.make(.testing)
+            app.get("slow") { _ async throws -> String in
+                try await Task.sleep(for: .seconds(30))
+                return "done"
+            }
+            let start = ContinuousClock.now
+            try await app.testing(method: .running(port: 0)).test(.GET, "slow") { response async in
+                #expect(response.status == .ok)
+                #expect(response.body.string == "done")
+            }
+            let elapsed = ContinuousClock.now - start
+            #expect(elapsed >= .seconds(30) && elapsed < .seconds(31))
+            withKnownIssue("issue 69: the answer can land at the next date-cache tick", isIntermittent: true) {
+                #expect(elapsed == .seconds(30))
+            }
+            try await app.asyncShutdown()
+        }
     }
 }
