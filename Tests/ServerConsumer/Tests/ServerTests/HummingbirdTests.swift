@@ -39,16 +39,7 @@ extension OnTheTestsClock {
 
         @Test(.virtualTime) func aRouterTestsTimeoutHelperGivesUpAtFiveSeconds() async throws {
             let router = Router()
-            router.get("dependency") { _, _ -> String in
-                do {
-                    return try await withTimeout(.seconds(5)) {
-                        try await Task.sleep(for: .seconds(60))
-                        return "late"
-                    }
-                } catch is TimedOut {
-                    return "timed out"
-                }
-            }
+            router.get("dependency") { _, _ -> String in try await aSlowDependencyBehindATimeout() }
             let start = ContinuousClock.now
             try await Application(router: router).test(.router) { client in
                 try await client.execute(uri: "/dependency", method: .get) { response in

@@ -19,6 +19,18 @@ func withTimeout<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendabl
     }
 }
 
+/// A route's helper: a dependency that answers after 60 s, raced against a 5 s timeout.
+func aSlowDependencyBehindATimeout() async throws -> String {
+    do {
+        return try await withTimeout(.seconds(5)) {
+            try await Task.sleep(for: .seconds(60))
+            return "late"
+        }
+    } catch is TimedOut {
+        return "timed out"
+    }
+}
+
 /// Issue 69's Vapor shapes, through Vapor's in-memory tester (`app.testing()`): Vapor collects a
 /// request's body on an event loop, and the route resumes there. Measured on main before the
 /// event loops served the run: the 30 s route and the timeout helper each took their full real
@@ -43,16 +55,7 @@ extension OnTheTestsClock {
 
         @Test(.virtualTime) func aTimeoutHelperGivesUpAtFiveSeconds() async throws {
             let app = try await Application.make(.testing)
-            app.get("dependency") { _ async throws -> String in
-                do {
-                    return try await withTimeout(.seconds(5)) {
-                        try await Task.sleep(for: .seconds(60))
-                        return "late"
-                    }
-                } catch is TimedOut {
-                    return "timed out"
-                }
-            }
+            app.get("dependency") { _ async throws -> String in try await aSlowDependencyBehindATimeout() }
             let start = ContinuousClock.now
             try await app.testing().test(.GET, "dependency") { response async in #expect(response.body.string == "timed out") }
             #expect(ContinuousClock.now - start == .seconds(5))
