@@ -182,6 +182,8 @@ extension VirtualRuntime {
         work: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void
     ) {
         guard let tracker = clocks.tracker else { return }
+        // An identity check of two C function pointers (they have no `==`; neither is called
+        // through the cast): the interposer's event-loop timer hand-off, a daemon's.
         let loopTimer = unsafeBitCast(work, to: UnsafeRawPointer.self) == unsafeBitCast(marbles_loop_timer_work, to: UnsafeRawPointer?.self)
         if loopTimer { clocks.loopTimers += 1 }
         scheduleWake(at: virtualNow + max(delay, .zero)) { [executor, clocks] in
