@@ -41,6 +41,28 @@ public struct TestFrameworkReporter: MarbleFailure.Reporter {
     }
 }
 
+/// The reporter of a run on virtual time whose body runs on a thread of its own: the driver
+/// reports what it finds at the run's end (work still out at the bound, escapes, a deadlock) on
+/// that thread, where the test's task-local values are not, so `Issue.record` would find no test
+/// and the failure would be lost. Those failures wait here, and ``sayHeld()``, called on the
+/// test's own task once the run is over, reports them there (inside `withKnownIssue` too).
+final class RunReporter: MarbleFailure.Reporter, @unchecked Sendable {
+    private let lock = Lock()
+    private var held: [MarbleFailure] = []
+
+    func report(_ failure: MarbleFailure) {
+        guard Test.current == nil else { return TestFrameworkReporter().report(failure) }
+        lock.withLock { held.append(failure) }
+    }
+
+    /// Reports the failures held, on the calling (the test's) task.
+    func sayHeld() {
+        for failure in lock.withLock({ () -> [MarbleFailure] in defer { held = [] }; return held }) {
+            TestFrameworkReporter().report(failure)
+        }
+    }
+}
+
 extension TestScheduler {
     /// A scheduler whose failures are reported to the running Swift Testing or XCTest test.
     ///

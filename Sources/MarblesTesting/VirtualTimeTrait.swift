@@ -56,14 +56,19 @@ public func withVirtualTime<Result: Sendable>(
 ) async throws -> Result {
     let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
     // A fresh scheduler per call: tests in parallel each get their own virtual time.
-    let scheduler = TestScheduler(frame: frame, stepLimit: stepLimit, startDate: startDate)
+    let reporter = RunReporter()
+    let scheduler = TestScheduler(frame: frame, stepLimit: stepLimit, startDate: startDate, reporter: reporter, listener: .runningTest)
     scheduler.maxFrames = maxFrames
-    switch await scheduler.runBodyOnItsOwnThread(at: location, body) {
+    // Read here, on the test's task: the driver's thread does not see the test's task-locals.
+    scheduler.warnsOfPortability = TestScheduler.warnsOfPortability
+    let end = await scheduler.runBodyOnItsOwnThread(at: location, body)
+    reporter.sayHeld()
+    switch end {
     case .finished(let result): return try result.get()
     // The closure is escaping: what is left of it may end later, on real time, harmlessly.
     case .unfinished(let error, _):
         // XCTest reports a thrown error at `<EXPR>:0`: the failure is said at the call site too.
-        if Test.current == nil { scheduler.reporter.report(MarbleFailure(message: error.description, location: location)) }
+        if Test.current == nil { TestFrameworkReporter().report(MarbleFailure(message: error.description, location: location)) }
         throw error
     }
 }
@@ -148,13 +153,17 @@ public struct VirtualTimeTrait: TestTrait, SuiteTrait, TestScoping {
         guard !test.isSuite else { return try await function() }
         let source = test.sourceLocation
         let location = MarbleFailure.Location(fileID: source.fileID, filePath: source.filePath, line: source.line, column: source.column)
-        let scheduler = TestScheduler(frame: frame, stepLimit: stepLimit, startDate: startDate)
+        let reporter = RunReporter()
+        let scheduler = TestScheduler(frame: frame, stepLimit: stepLimit, startDate: startDate, reporter: reporter, listener: .runningTest)
         scheduler.maxFrames = maxFrames
+        scheduler.warnsOfPortability = TestScheduler.warnsOfPortability
         try await withoutActuallyEscaping(function) { function in
-            switch await scheduler.runBodyOnItsOwnThread(at: location, { _ in try await function() }) {
+            let end = await scheduler.runBodyOnItsOwnThread(at: location, { _ in try await function() })
+            reporter.sayHeld()
+            switch end {
             case .finished(let result): try result.get()
             case .unfinished(let error, let task):
-                scheduler.reporter.report(MarbleFailure(message: error.description, location: location))
+                TestFrameworkReporter().report(MarbleFailure(message: error.description, location: location))
                 // Swift Testing's closure must not outlive this call: wait for the cancelled body,
                 // now on real time. One that ignores its cancellation (a continuation nothing
                 // resumes) could only keep the test, and the whole run, waiting until a CI time

@@ -6,10 +6,13 @@
 // driver, and the timer it sets (`timerfd_settime`) is a virtual wake-up, at whose instant the
 // driver fires the real timerfd. A member that sends through one of the loops' sockets (a write,
 // a connect) makes every loop serve its run once, woken now: the other end may be a loop of this
-// process, and time stands still until each has looked. docs/DESIGN.md, "SwiftNIO's event loops".
+// process, and time stands still until each has looked. A socket a member connects to a peer
+// outside the process (not a listening port of this process on loopback) holds time still from a
+// member's connect or write until an answer is read. docs/DESIGN.md, "SwiftNIO's event loops".
 #include "InterposerShared.h"
 
 #if defined(__linux__)
+#include <arpa/inet.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -24,22 +27,32 @@ INTERPOSED(int, timerfd_settime, int fd, int flags, const struct itimerspec *val
 INTERPOSED(ssize_t, write, int fd, const void *bytes, size_t count);
 INTERPOSED(ssize_t, writev, int fd, const struct iovec *parts, int count);
 INTERPOSED(int, connect, int fd, __CONST_SOCKADDR_ARG address, socklen_t length);
+INTERPOSED(int, listen, int fd, int backlog);
+INTERPOSED(int, close, int fd);
+INTERPOSED(ssize_t, read, int fd, void *bytes, size_t count);
 
-enum { loop_limit = 32, fd_limit = 4096, epoll = 0, wake = 1, timer = 2, sock = 3 };
+enum { loop_limit = 32, fd_limit = 4096, epoll = 0, wake = 1, timer = 2, sock = 3, port_limit = 16 };
+// A loop's socket: to this process (or not known), or to a peer outside it, awaiting an answer.
+enum { unwatched, in_process, to_peer, awaited };
 typedef struct {
     int fds[3];  // its epoll instance, eventfd and timerfd
     marbles_member_context pending;  // the run the next iteration serves, and its work item (begun when woken)
     unsigned long generation;  // of the virtual timer: a newer one leaves older wake-ups stale
+    marbles_members *timer_of;  // the run on whose clock its timer was last set (NULL: real), held; its thread's
 } loop;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static loop loops[loop_limit];
 // Loops made, and loops marked to serve a run (while none is, a wait's return takes no lock).
 static _Atomic int loop_count, pending_count;
-// The sockets the executable's code added to a loop, by fd.
-static _Atomic bool loop_socket[fd_limit];
-// The loop this thread serves a run for, and the work item it ends at its next wait.
-static MARBLES_THREAD_LOCAL loop *serving;
+// The sockets the executable's code added to a loop, by fd; the ports last listened on, a ring.
+static _Atomic unsigned char loop_socket[fd_limit];
+static _Atomic unsigned short listening[port_limit];
+static _Atomic unsigned listened;
+// This thread's loop, the loop it serves a run for, and the work item it ends at its next wait;
+// whether this iteration fired the loop's timer for the next (see epoll_wait).
+static MARBLES_THREAD_LOCAL loop *mine, *serving;
+static MARBLES_THREAD_LOCAL bool refired;
 static MARBLES_THREAD_LOCAL marbles_member_context serving_saved, serving_item;
 
 #define LOCK() marbles_lock(&lock, marbles_rank_list)
@@ -63,7 +76,7 @@ static loop *find(int fd, int which, bool create) {
         if (loops[i].fds[epoll] < 0) slot = i;
     }
     if (!create || fd < 0 || slot == loop_limit) return NULL;
-    loops[slot] = (loop){{fd, -1, -1}, {NULL, 0}, 0};
+    loops[slot] = (loop){{fd, -1, -1}, {NULL, 0}, 0, NULL};
     if (slot == count) atomic_store_explicit(&loop_count, count + 1, memory_order_release);
     return &loops[slot];
 }
@@ -93,8 +106,7 @@ static void serve(int fd, int which, marbles_members *members, bool nudge) {
 // An eventfd or timerfd that the executable's code adds to an epoll instance makes it a loop.
 int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
     int kind = op == EPOLL_CTL_ADD && marbles_ip_from_executable(CALLER) ? kind_of(fd) : 0;
-    if (op == EPOLL_CTL_DEL && fd >= 0 && fd < fd_limit) atomic_store_explicit(&loop_socket[fd], false, memory_order_relaxed);
-    if (kind == sock) atomic_store_explicit(&loop_socket[fd], true, memory_order_relaxed);
+    if (kind == sock) atomic_compare_exchange_strong(&loop_socket[fd], &(unsigned char){unwatched}, in_process);
     if (kind == wake || kind == timer) {
         LOCK();
         loop *it = find(epfd, epoll, true);
@@ -114,6 +126,15 @@ static ssize_t sending(int fd, ssize_t result, bool sent) {
     marbles_members *members = ours ? marbles_member() : NULL;
     if (members == NULL) return result;
     int saved = errno, epolls[loop_limit], count = 0;
+    unsigned char state = to_peer;
+    if (atomic_compare_exchange_strong(&loop_socket[fd], &state, awaited)) {
+        struct sockaddr_in6 peer = {0};  // an IPv4 address keeps its port where IPv6 does
+        char host[INET6_ADDRSTRLEN] = "?", label[96];
+        getpeername(fd, (struct sockaddr *)&peer, &(socklen_t){sizeof peer});
+        inet_ntop(peer.sin6_family, peer.sin6_family == AF_INET6 ? (void *)&peer.sin6_addr : &((struct sockaddr_in *)&peer)->sin_addr, host, sizeof host);
+        snprintf(label, sizeof label, "a socket to %s port %d, waiting for its answer", host, ntohs(peer.sin6_port));
+        marbles_io_begin(&loop_socket[fd], NULL, label);
+    }
     LOCK();
     for (int i = 0; i < atomic_load_explicit(&loop_count, memory_order_relaxed); i++) epolls[count++] = loops[i].fds[epoll];
     UNLOCK();
@@ -131,9 +152,42 @@ ssize_t writev(int fd, const struct iovec *parts, int count) {
     return sending(fd, written, written > 0);
 }
 
+// Whether `to` is a peer outside the process: an IP address not on loopback, or with no port
+// this process listens on (a Unix socket's peer is not known: in the process, as before).
+static bool outside(const struct sockaddr_in6 *to) {
+    if (to->sin6_family != AF_INET && to->sin6_family != AF_INET6) return false;
+    if (to->sin6_family == AF_INET ? *(const uint8_t *)&((const struct sockaddr_in *)to)->sin_addr != 127 : !IN6_IS_ADDR_LOOPBACK(&to->sin6_addr)) return true;
+    for (int i = 0; i < port_limit; i++) if (atomic_load(&listening[i]) == to->sin6_port) return false;
+    return true;
+}
+
 int connect(int fd, __CONST_SOCKADDR_ARG address, socklen_t length) {
+    // NIO connects before it adds the socket to its loop.
+    if (fd >= 0 && fd < fd_limit && marbles_member() != NULL && outside((const void *)address.__sockaddr__)) atomic_store(&loop_socket[fd], to_peer);
     int result = NEXT_OF(connect)(fd, address, length);
     return (int)sending(fd, result, result == 0 || errno == EINPROGRESS);
+}
+
+int listen(int fd, int backlog) {
+    struct sockaddr_in6 address = {0};
+    getsockname(fd, (struct sockaddr *)&address, &(socklen_t){sizeof address});
+    atomic_store(&listening[atomic_fetch_add(&listened, 1) % port_limit], address.sin6_port);
+    return NEXT_OF(listen)(fd, backlog);
+}
+
+// The first answer read from a peer outside the process ends the wait a member's send began.
+ssize_t read(int fd, void *bytes, size_t count) {
+    ssize_t got = NEXT_OF(read)(fd, bytes, count);
+    unsigned char state = awaited;
+    bool answered = (got >= 0 || errno != EAGAIN) && fd >= 0 && fd < fd_limit && atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) == awaited;
+    int saved = errno;
+    if (answered && atomic_compare_exchange_strong(&loop_socket[fd], &state, to_peer)) marbles_io_end(&loop_socket[fd]);
+    return errno = saved, got;
+}
+
+int close(int fd) {
+    if (fd >= 0 && fd < fd_limit && atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) != unwatched && atomic_exchange(&loop_socket[fd], unwatched) == awaited) marbles_io_end(&loop_socket[fd]);
+    return NEXT_OF(close)(fd);
 }
 
 int eventfd_write(int fd, eventfd_t value) {
@@ -142,6 +196,14 @@ int eventfd_write(int fd, eventfd_t value) {
     marbles_members *members = !ours ? NULL : marbles_route_virtual() != NULL ? marbles_members_here() : marbles_member();
     if (members != NULL) serve(fd, wake, members, false);
     return NEXT_OF(eventfd_write)(fd, value);
+}
+
+// On the loop's thread: its timer is set on `members`' clock now (NULL: the real one).
+static void own_timer(loop *it, marbles_members *members) {
+    marbles_members *old = it->timer_of;
+    if (members != NULL) marbles_members_hold(members);
+    it->timer_of = members;
+    if (old != NULL) marbles_members_unhold(old);
 }
 
 // Ends the iteration this thread served a run for.
@@ -158,24 +220,34 @@ static pthread_key_t exit_key;
 
 static void loop_thread_exits(void *raw) {
     stop_serving();
+    own_timer(raw, NULL);
     LOCK();
     marbles_member_context left = take_pending(raw);
-    *(loop *)raw = (loop){{-1, -1, -1}, {NULL, 0}, 0};  // gone: its fd numbers are free for others
+    *(loop *)raw = (loop){{-1, -1, -1}, {NULL, 0}, 0, NULL};  // gone: its fd numbers are free for others
     UNLOCK();
     if (left.members != NULL) marbles_members_end(left.members, left.sequence);
 }
 
 int epoll_wait(int epfd, struct epoll_event *events, int count, int timeout) {
     stop_serving();
+    refired = false;
     int ready = NEXT_OF(epoll_wait)(epfd, events, count, timeout);
-    static MARBLES_THREAD_LOCAL bool watched;  // by the loop's thread-exit key
-    bool look = atomic_load_explicit(&pending_count, memory_order_acquire) > 0 || (!watched && atomic_load_explicit(&loop_count, memory_order_relaxed) > 0);
-    if (!look || !marbles_ip_from_executable(CALLER)) return ready;
+    bool look = atomic_load_explicit(&pending_count, memory_order_acquire) > 0 || (mine == NULL && atomic_load_explicit(&loop_count, memory_order_relaxed) > 0);
+    if ((!look && (mine == NULL || mine->timer_of == NULL)) || !marbles_ip_from_executable(CALLER)) return ready;
     LOCK();
     loop *it = find(epfd, epoll, false);
     marbles_member_context taken = take_pending(it);
     UNLOCK();
-    if (it != NULL && !watched) watched = true, pthread_setspecific(exit_key, it);
+    if (it != NULL && mine == NULL) mine = it, pthread_setspecific(exit_key, it);  // watched by its thread-exit key
+    // NIO sets its timerfd again only for a deadline earlier than the one it believes set: one on
+    // another run's clock, or a finished run's (whose wake-up never fires it), hides the deadlines
+    // of the run served now. Fired at once, it makes NIO set it again, on that run's clock.
+    marbles_members *owner = it != NULL ? it->timer_of : NULL;
+    if (it != NULL && (taken.members != NULL ? owner != taken.members : owner != NULL && !marbles_members_live(owner))) {
+        own_timer(it, taken.members);
+        if (taken.members != NULL) serve(epfd, epoll, taken.members, false), refired = true;  // the iteration that sees it too
+        NEXT_OF(timerfd_settime)(it->fds[timer], 0, &(struct itimerspec){{0, 0}, {0, 1}}, NULL);
+    }
     if (taken.members != NULL) {
         serving = it, serving_item = taken;
         serving_saved = marbles_members_enter(taken.members, taken.sequence);
@@ -211,16 +283,19 @@ int timerfd_settime(int fd, int flags, const struct itimerspec *value, struct it
     marbles_members *members = serving != NULL && fd == serving->fds[timer] ? marbles_member() : NULL;
     long long remaining = value != NULL ? marbles_ns_of(&value->it_value) : 0;
     if (members == NULL || (flags & TFD_TIMER_ABSTIME) != 0 || remaining == 0 || value->it_interval.tv_sec != 0 || value->it_interval.tv_nsec != 0) {
+        if (mine != NULL && fd == mine->fds[timer]) own_timer(mine, NULL);
         return NEXT_OF(timerfd_settime)(fd, flags, value, old);
     }
+    own_timer(serving, members);
     due_timer *due = marbles_allocate(sizeof(due_timer));
     LOCK();
     *due = (due_timer){serving, ++serving->generation, members};
     UNLOCK();
     marbles_members_hold(members);
     marbles_members_hand(members, remaining, NULL, due, timer_came);
-    // The real timer never fires on its own: the run's wake-up fires it.
-    struct itimerspec never = {{0, 0}, {0, 0}};
+    // The real timer never fires on its own: the run's wake-up fires it (at once when this
+    // iteration fired it for the next, which serves the run: NIO then sets it again).
+    struct itimerspec never = {{0, 0}, {0, refired}};
     return NEXT_OF(timerfd_settime)(fd, flags, &never, old);
 }
 #endif

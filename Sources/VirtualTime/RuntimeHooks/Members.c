@@ -234,6 +234,8 @@ void marbles_members_release(marbles_members *members) {
     marbles_members_unhold(members);
 }
 
+bool marbles_members_live(marbles_members *members) { return atomic_load_explicit(&members->members_virtual, memory_order_acquire); }
+
 void *marbles_members_pending_address(marbles_members *members) { return (void *)&members->pending; }
 
 void *marbles_members_now_address(marbles_members *members) { return (void *)&members->now_ns; }

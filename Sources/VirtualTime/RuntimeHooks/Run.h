@@ -85,6 +85,8 @@ typedef struct {
 extern MARBLES_THREAD_LOCAL marbles_member_context marbles_running;
 /// The calling thread's members when it is a member of a run with virtual clocks (not in a real wait).
 marbles_members *marbles_member(void);
+/// Whether `members`' run still reads virtual clocks (not yet detached).
+bool marbles_members_live(marbles_members *members);
 /// Whether the calling thread drives `members`' run while its runtime lives (with virtual clocks).
 bool marbles_driving(marbles_members *members);
 static inline bool marbles_driving_virtually(marbles_members *members) { return marbles_route_virtual() != NULL && marbles_driving(members); }

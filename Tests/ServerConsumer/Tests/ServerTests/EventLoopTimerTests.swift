@@ -5,7 +5,7 @@ import Testing
 
 /// Every server test, one after another: a loop serves one run at a time, and the singleton's
 /// loops are shared by NIO's tests and Vapor's (tests in parallel on one loop mix their deadlines).
-@Suite(.serialized) struct OnTheTestsClock {}
+@Suite(.serialized, .noPortabilityWarning) struct OnTheTestsClock {}
 
 extension OnTheTestsClock {
     /// SwiftNIO's scheduled work on the test's clock: an event loop that serves the run (woken by
