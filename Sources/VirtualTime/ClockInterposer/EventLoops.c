@@ -7,8 +7,8 @@
 // driver fires the real timerfd. A member that sends through one of the loops' sockets (a write,
 // a connect) makes every loop serve its run once, woken now: the other end may be a loop of this
 // process, and time stands still until each has looked. A socket a member connects to a peer
-// outside the process (not a listening port of this process on loopback) holds time still from a
-// member's connect or write until an answer is read. docs/DESIGN.md, "SwiftNIO's event loops".
+// outside the process (off loopback, or a port no loop's socket is bound to) holds time still
+// from a member's connect or write until an answer is read. docs/DESIGN.md, "SwiftNIO's event loops".
 #include "InterposerShared.h"
 
 #if defined(__linux__)
@@ -27,11 +27,10 @@ INTERPOSED(int, timerfd_settime, int fd, int flags, const struct itimerspec *val
 INTERPOSED(ssize_t, write, int fd, const void *bytes, size_t count);
 INTERPOSED(ssize_t, writev, int fd, const struct iovec *parts, int count);
 INTERPOSED(int, connect, int fd, __CONST_SOCKADDR_ARG address, socklen_t length);
-INTERPOSED(int, listen, int fd, int backlog);
 INTERPOSED(int, close, int fd);
 INTERPOSED(ssize_t, read, int fd, void *bytes, size_t count);
 
-enum { loop_limit = 32, fd_limit = 4096, epoll = 0, wake = 1, timer = 2, sock = 3, port_limit = 16 };
+enum { loop_limit = 32, fd_limit = 4096, epoll = 0, wake = 1, timer = 2, sock = 3 };
 // A loop's socket: to this process (or not known), or to a peer outside it, awaiting an answer.
 enum { unwatched, in_process, to_peer, awaited };
 typedef struct {
@@ -45,10 +44,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static loop loops[loop_limit];
 // Loops made, and loops marked to serve a run (while none is, a wait's return takes no lock).
 static _Atomic int loop_count, pending_count;
-// The sockets the executable's code added to a loop, by fd; the ports last listened on, a ring.
+// The sockets the executable's code added to a loop, by fd.
 static _Atomic unsigned char loop_socket[fd_limit];
-static _Atomic unsigned short listening[port_limit];
-static _Atomic unsigned listened;
 // This thread's loop, the loop it serves a run for, and the work item it ends at its next wait;
 // whether this iteration fired the loop's timer for the next (see epoll_wait).
 static MARBLES_THREAD_LOCAL loop *mine, *serving;
@@ -152,12 +149,15 @@ ssize_t writev(int fd, const struct iovec *parts, int count) {
     return sending(fd, written, written > 0);
 }
 
-// Whether `to` is a peer outside the process: an IP address not on loopback, or with no port
-// this process listens on (a Unix socket's peer is not known: in the process, as before).
+// Whether `to` is a peer outside the process: an IP address off loopback, or a port no socket of
+// the loops is bound to (a Unix socket's peer is not known: in the process, as before).
 static bool outside(const struct sockaddr_in6 *to) {
     if (to->sin6_family != AF_INET && to->sin6_family != AF_INET6) return false;
     if (to->sin6_family == AF_INET ? *(const uint8_t *)&((const struct sockaddr_in *)to)->sin_addr != 127 : !IN6_IS_ADDR_LOOPBACK(&to->sin6_addr)) return true;
-    for (int i = 0; i < port_limit; i++) if (atomic_load(&listening[i]) == to->sin6_port) return false;
+    struct sockaddr_in6 bound;  // an IPv4 address keeps its port where IPv6 does
+    for (int fd = 0; fd < fd_limit; fd++) {
+        if (loop_socket[fd] != unwatched && getsockname(fd, (void *)&bound, &(socklen_t){sizeof bound}) == 0 && bound.sin6_port == to->sin6_port) return false;
+    }
     return true;
 }
 
@@ -166,13 +166,6 @@ int connect(int fd, __CONST_SOCKADDR_ARG address, socklen_t length) {
     if (fd >= 0 && fd < fd_limit && marbles_member() != NULL && outside((const void *)address.__sockaddr__)) atomic_store(&loop_socket[fd], to_peer);
     int result = NEXT_OF(connect)(fd, address, length);
     return (int)sending(fd, result, result == 0 || errno == EINPROGRESS);
-}
-
-int listen(int fd, int backlog) {
-    struct sockaddr_in6 address = {0};
-    getsockname(fd, (struct sockaddr *)&address, &(socklen_t){sizeof address});
-    atomic_store(&listening[atomic_fetch_add(&listened, 1) % port_limit], address.sin6_port);
-    return NEXT_OF(listen)(fd, backlog);
 }
 
 // The first answer read from a peer outside the process ends the wait a member's send began.
