@@ -59,6 +59,31 @@ import Foundation
             }
         }
         compare("nanosleep(0), outside runs", unit: .nanoseconds(per: 1000, "ns/call"), [sleepRound(next: true), sleepRound(next: false)])
+        // Issue 69 interposes `read`, `write` and `close` for sockets to a peer in another process:
+        // every call of the process passes a range check and an atomic load first.
+        typealias Read = @convention(c) (Int32, UnsafeMutableRawPointer?, Int) -> Int
+        typealias Write = @convention(c) (Int32, UnsafeRawPointer?, Int) -> Int
+        typealias Close = @convention(c) (Int32) -> Int32
+        let zero = open("/dev/zero", O_RDONLY), null = open("/dev/null", O_WRONLY)
+        var byte: UInt8 = 0
+        func ioRound(next: Bool) -> Contender {
+            let read = symbol("read", next: next, as: Read.self)
+            let write = symbol("write", next: next, as: Write.self)
+            return Contender(next ? "libc's" : "interposed") {
+                for _ in 0..<count {
+                    precondition(read(zero, &byte, 1) == 1)
+                    precondition(write(null, &byte, 1) == 1)
+                }
+            }
+        }
+        compare("a 1-byte read of /dev/zero and write to /dev/null, outside runs", unit: .nanoseconds(per: count, "ns/pair"), [ioRound(next: true), ioRound(next: false)])
+        func closeRound(next: Bool) -> Contender {
+            let close = symbol("close", next: next, as: Close.self)
+            return Contender(next ? "libc's" : "interposed") {
+                for _ in 0..<count { precondition(close(dup(zero)) == 0) }
+            }
+        }
+        compare("close(dup(fd)), outside runs", unit: .nanoseconds(per: count, "ns/pair"), [closeRound(next: true), closeRound(next: false)])
     }
 #else
     nonisolated func interposedCallBenchmarks() {}

@@ -119,7 +119,7 @@ int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
 // `result` of a write or connect through `fd`: when a member sent (`sent`) through one of the
 // loops' sockets, every loop serves its run. errno is kept (NIO reads a connect's EINPROGRESS).
 static ssize_t sending(int fd, ssize_t result, bool sent) {
-    bool ours = sent && marbles_running.members != NULL && fd >= 0 && fd < fd_limit && atomic_load_explicit(&loop_socket[fd], memory_order_relaxed);
+    bool ours = sent && fd >= 0 && fd < fd_limit && atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) && marbles_running.members != NULL;
     marbles_members *members = ours ? marbles_member() : NULL;
     if (members == NULL) return result;
     int saved = errno, epolls[loop_limit], count = 0;
@@ -171,8 +171,9 @@ int connect(int fd, __CONST_SOCKADDR_ARG address, socklen_t length) {
 // The first answer read from a peer outside the process ends the wait a member's send began.
 ssize_t read(int fd, void *bytes, size_t count) {
     ssize_t got = NEXT_OF(read)(fd, bytes, count);
+    if (fd < 0 || fd >= fd_limit || atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) != awaited) return got;
     unsigned char state = awaited;
-    bool answered = (got >= 0 || errno != EAGAIN) && fd >= 0 && fd < fd_limit && atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) == awaited;
+    bool answered = got >= 0 || errno != EAGAIN;
     int saved = errno;
     if (answered && atomic_compare_exchange_strong(&loop_socket[fd], &state, to_peer)) marbles_io_end(&loop_socket[fd]);
     return errno = saved, got;
