@@ -57,9 +57,11 @@ final class RunReporter: MarbleFailure.Reporter, @unchecked Sendable {
 
     /// Reports the failures held, on the calling (the test's) task.
     func sayHeld() {
-        for failure in lock.withLock({ () -> [MarbleFailure] in defer { held = [] }; return held }) {
-            TestFrameworkReporter().report(failure)
+        let taken = lock.withLock { () -> [MarbleFailure] in
+            defer { held = [] }
+            return held
         }
+        for failure in taken { TestFrameworkReporter().report(failure) }
     }
 }
 

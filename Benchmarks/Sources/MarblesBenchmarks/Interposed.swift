@@ -64,7 +64,8 @@ import Foundation
         typealias Read = @convention(c) (Int32, UnsafeMutableRawPointer?, Int) -> Int
         typealias Write = @convention(c) (Int32, UnsafeRawPointer?, Int) -> Int
         typealias Close = @convention(c) (Int32) -> Int32
-        let zero = open("/dev/zero", O_RDONLY), null = open("/dev/null", O_WRONLY)
+        let zero = open("/dev/zero", O_RDONLY)
+        let null = open("/dev/null", O_WRONLY)
         var byte: UInt8 = 0
         func ioRound(next: Bool) -> Contender {
             let read = symbol("read", next: next, as: Read.self)
@@ -76,14 +77,17 @@ import Foundation
                 }
             }
         }
-        compare("a 1-byte read of /dev/zero and write to /dev/null, outside runs", unit: .nanoseconds(per: count, "ns/pair"), [ioRound(next: true), ioRound(next: false)])
+        compare(
+            "a 1-byte read of /dev/zero and write to /dev/null, outside runs", unit: .nanoseconds(per: count, "ns/pair"),
+            [ioRound(next: true), ioRound(next: false)])
         func closeRound(next: Bool) -> Contender {
             let close = symbol("close", next: next, as: Close.self)
             return Contender(next ? "libc's" : "interposed") {
                 for _ in 0..<count { precondition(close(dup(zero)) == 0) }
             }
         }
-        compare("close(dup(fd)), outside runs", unit: .nanoseconds(per: count, "ns/pair"), [closeRound(next: true), closeRound(next: false)])
+        compare(
+            "close(dup(fd)), outside runs", unit: .nanoseconds(per: count, "ns/pair"), [closeRound(next: true), closeRound(next: false)])
     }
 #else
     nonisolated func interposedCallBenchmarks() {}

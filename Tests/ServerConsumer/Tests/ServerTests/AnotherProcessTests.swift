@@ -101,7 +101,9 @@ extension OnTheTestsClock {
                 seen.add(issue.comments.map(\.rawValue).joined(separator: "\n"))
                 return true
             }
-            #expect(seen.contains("real I/O (a socket to 127.0.0.1 port \(peer.port), waiting for its answer) started at frame 0"), "\(seen.all)")
+            #expect(
+                seen.contains("real I/O (a socket to 127.0.0.1 port \(peer.port), waiting for its answer) started at frame 0"),
+                "\(seen.all)")
         }
     }
 }
