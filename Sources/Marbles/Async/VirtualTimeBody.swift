@@ -116,7 +116,12 @@ extension TestScheduler {
         watchAwaitedTasks()
         let task = run(at: location) { made ?? start() }
         runtime.bodyTask = nil
-        if let result = outcome.result { return .finished(result) }
+        if let result = outcome.result {
+            // The run is over: nothing of it counts as alive any more (a loop's timer it set,
+            // held waits), though its scheduler may still be read.
+            runtime.clocks.detachTracker()
+            return .finished(result)
+        }
         let stoppedAt = frameText(now, frame: frame)
         task.cancel()
         runtime.settle()

@@ -238,6 +238,10 @@ int epoll_wait(int epfd, struct epoll_event *events, int count, int timeout) {
     // of the run served now. Fired at once, it makes NIO set it again, on that run's clock.
     marbles_members *owner = it != NULL ? it->timer_of : NULL;
     if (it != NULL && (taken.members != NULL ? owner != taken.members : owner != NULL && !marbles_members_live(owner))) {
+        // Two runs alive on one loop (tests in parallel on a shared loop) mix their deadlines.
+        for (int i = 0; owner != NULL && taken.members != NULL && marbles_members_live(owner) && i < 2; i++) {
+            marbles_members_note_escape(i ? owner : taken.members, "an event loop's timer", "%s", "was set on two tests' clocks at once: tests in parallel on a shared loop (the singleton's) mix their deadlines; serialize them, or give each its own group");
+        }
         own_timer(it, taken.members);
         if (taken.members != NULL) serve(epfd, epoll, taken.members, false), refired = true;  // the iteration that sees it too
         NEXT_OF(timerfd_settime)(it->fds[timer], 0, &(struct itimerspec){{0, 0}, {0, 1}}, NULL);

@@ -80,9 +80,10 @@ package final class VirtualClocks {
         storage.pointee.driver = Unmanaged.passUnretained(runtime.executor).toOpaque()
     }
 
-    /// Cuts the members off from the runtime, which is going (see ``VirtualRuntime``'s deinit):
-    /// late work of the test takes its usual paths.
-    func detachTracker() {
+    /// Cuts the members off from the runtime, which is going (see ``VirtualRuntime``'s deinit),
+    /// or whose test body on virtual time is over: late work of the test takes its usual paths,
+    /// and the run no longer counts as alive (an event loop whose timer it set sets it again).
+    package func detachTracker() {
         if let members = storage.pointee.members { marbles_members_detach(members) }
         storage.pointee.owner = nil
         storage.pointee.driver = nil

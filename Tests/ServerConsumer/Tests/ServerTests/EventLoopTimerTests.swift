@@ -1,3 +1,4 @@
+import Foundation
 import MarblesTesting
 import NIOCore
 import NIOPosix
@@ -73,6 +74,46 @@ extension OnTheTestsClock {
             }
             #expect(elapsed == .seconds(10))
             leftOver.cancel()
+        }
+
+        /// Two runs alive at once on one loop mix their deadlines (NIO keeps one timer for the
+        /// loop): what cannot be made virtual is named, to both. Run one sets the loop's timer
+        /// (a 10 s task), then holds its virtual time still on a semaphore made outside it (a
+        /// real wait); run two starts once the timer is set and schedules an earlier task on the
+        /// same loop, which wakes the loop. (A later one would not: NIO wakes a loop only for a
+        /// new earliest deadline, and the run sees nothing; it then ends "still suspended".)
+        @Test func twoRunsAtOnceOnOneLoopAreNamed() async throws {
+            let loop = MultiThreadedEventLoopGroup.singleton.next()
+            let armed = DispatchSemaphore(value: 0)
+            let gate = DispatchSemaphore(value: 0)
+            let seen = Seen()
+            try await withKnownIssue("issue 69: tests in parallel on a shared loop") {
+                async let first: Int = withVirtualTime { _ in
+                    let task = loop.scheduleTask(in: .seconds(10)) { 1 }
+                    try await loop.submit {}.get()  // the iteration that set the timer is over
+                    armed.signal()
+                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                        DispatchQueue.global().async {
+                            gate.wait()
+                            done.resume()
+                        }
+                    }
+                    return try await task.futureResult.get()
+                }
+                async let second: Int = withVirtualTime { _ in
+                    armed.wait()
+                    let answer = try await loop.scheduleTask(in: .seconds(3)) { 2 }.futureResult.get()
+                    gate.signal()
+                    return answer
+                }
+                _ = try await (first, second)
+            } matching: { issue in
+                seen.add(issue.comments.map(\.rawValue).joined(separator: "\n"))
+                return true
+            }
+            gate.signal()
+            let named = seen.all.filter { $0.contains("an event loop's timer armed at frame 0 was set on two tests' clocks at once") }
+            #expect(named.count == 2, "\(seen.all)")
         }
     }
 }
