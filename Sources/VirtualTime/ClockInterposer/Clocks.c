@@ -75,20 +75,15 @@ bool marbles_ip_from_runtime(uintptr_t caller) { return in(lib_concurrency, call
 bool marbles_ip_from_concurrency(uintptr_t caller) { return in(lib_concurrency, caller); }
 bool marbles_ip_called_from_networking(void) { return called_from(lib_networking, 6); }
 
-// The definition ours stands in front of: a sanitizer's interceptor (a weak definition in this
+// The definition ours stands in front of, found at the first call (another library's
+// constructor may call in before ours ran): a sanitizer's interceptor (a weak definition in this
 // executable, which ours replaced at link time: chained to, it keeps seeing the calls), else the
 // next library's.
-static void *find_next(const char *name, const char *interceptor, void *ours) {
+void *marbles_ip_find_next(void *_Atomic *slot, const char *name, const char *interceptor, void *ours) {
     void *candidate = dlsym(RTLD_DEFAULT, interceptor);
     if (candidate == NULL || candidate == ours) candidate = dlsym(RTLD_NEXT, name);
+    atomic_store_explicit(slot, candidate == ours ? NULL : candidate, memory_order_release);
     return candidate == ours ? NULL : candidate;
-}
-
-// Found now if not yet: another library's constructor may call in before ours ran.
-void *marbles_ip_next_in(void *_Atomic *slot, const char *name, const char *interceptor, void *ours) {
-    void *next = atomic_load_explicit(slot, memory_order_acquire);
-    if (next == NULL) atomic_store_explicit(slot, next = find_next(name, interceptor, ours), memory_order_release);
-    return next;
 }
 
 static int real_clock_gettime(clockid_t id, struct timespec *tp) {

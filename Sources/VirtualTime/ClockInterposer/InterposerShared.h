@@ -8,8 +8,13 @@ extern char _dispatch_main_q[];
 void dispatch_retain(void *object);
 void dispatch_release(void *object);
 #define marbles_ip_main_queue ((void *)_dispatch_main_q)
-/// A slot's next definition of an interposed function, found now if not yet.
-void *marbles_ip_next_in(void *_Atomic *slot, const char *name, const char *interceptor, void *ours);
+/// A slot's next definition of an interposed function, found now if not yet (inline: every
+/// interposed call of the process takes it).
+void *marbles_ip_find_next(void *_Atomic *slot, const char *name, const char *interceptor, void *ours);
+static inline void *marbles_ip_next_in(void *_Atomic *slot, const char *name, const char *interceptor, void *ours) {
+    void *next = atomic_load_explicit(slot, memory_order_acquire);
+    return next != NULL ? next : marbles_ip_find_next(slot, name, interceptor, ours);
+}
 #define NEXT(slot, type, name, ours) ((type)marbles_ip_next_in((void *_Atomic *)&(slot), name, "__interceptor_" name, (void *)(ours)))
 /// Declares interposed function `name` as its library does, its type `name_fn` and the slot of
 /// its next definition, which `NEXT_OF(name)` finds.
