@@ -44,8 +44,10 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static loop loops[loop_limit];
 // Loops made, and loops marked to serve a run (while none is, a wait's return takes no lock).
 static _Atomic int loop_count, pending_count;
-// The sockets the executable's code added to a loop, by fd.
+// The sockets the executable's code added to a loop, by fd, and those a member's write left part
+// of its bytes to (the kernel's buffer was full): time stands still until a write finishes them.
 static _Atomic unsigned char loop_socket[fd_limit];
+static _Atomic bool unwritten[fd_limit];
 // This thread's loop, the loop it serves a run for, and the work item it ends at its next wait;
 // whether this iteration fired the loop's timer for the next (see epoll_wait).
 static MARBLES_THREAD_LOCAL loop *mine, *serving;
@@ -139,14 +141,25 @@ static ssize_t sending(int fd, ssize_t result, bool sent) {
     return errno = saved, result;
 }
 
-ssize_t write(int fd, const void *bytes, size_t count) {
-    ssize_t written = NEXT_OF(write)(fd, bytes, count);
-    return sending(fd, written, written > 0);
+// A write through a loop's socket that left bytes for later (`rest`) holds the run of the member
+// that wrote until one writes all it was given (NIO writes the rest when the socket is writable
+// again, in an iteration the run did not wake). errno is kept.
+static ssize_t written(int fd, ssize_t result, size_t count) {
+    bool rest = result < 0 ? errno == EAGAIN : (size_t)result < count;
+    if (fd < 0 || fd >= fd_limit || atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) == unwatched) return result;
+    int saved = errno;
+    if (rest && marbles_member() != NULL && !atomic_exchange(&unwritten[fd], true)) marbles_io_begin(&unwritten[fd], NULL, "a write to a socket, waiting for its reader");
+    if (!rest && atomic_exchange(&unwritten[fd], false)) marbles_io_end(&unwritten[fd]);
+    errno = saved;
+    return sending(fd, result, result > 0);
 }
 
+ssize_t write(int fd, const void *bytes, size_t count) { return written(fd, NEXT_OF(write)(fd, bytes, count), count); }
+
 ssize_t writev(int fd, const struct iovec *parts, int count) {
-    ssize_t written = NEXT_OF(writev)(fd, parts, count);
-    return sending(fd, written, written > 0);
+    size_t total = 0;
+    for (int i = 0; i < count; i++) total += parts[i].iov_len;
+    return written(fd, NEXT_OF(writev)(fd, parts, count), total);
 }
 
 // Whether `to` is a peer outside the process: an IP address off loopback, or a port no socket of
@@ -181,6 +194,7 @@ ssize_t read(int fd, void *bytes, size_t count) {
 
 int close(int fd) {
     if (fd >= 0 && fd < fd_limit && atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) != unwatched && atomic_exchange(&loop_socket[fd], unwatched) == awaited) marbles_io_end(&loop_socket[fd]);
+    if (fd >= 0 && fd < fd_limit && atomic_load_explicit(&unwritten[fd], memory_order_relaxed) && atomic_exchange(&unwritten[fd], false)) marbles_io_end(&unwritten[fd]);
     return NEXT_OF(close)(fd);
 }
 

@@ -19,6 +19,10 @@ extension OnTheTestsClock {
         static func slowRouter() -> Router<BasicRequestContext> {
             let router = Router()
             router.get("fast") { _, _ in "fast" }
+            router.get("large") { _, _ -> String in
+                try await Task.sleep(for: .seconds(1))
+                return String(repeating: "x", count: 8 << 20)
+            }
             router.get("slow") { _, _ -> String in
                 try await Task.sleep(for: .seconds(10))
                 return "slow"
@@ -96,6 +100,19 @@ extension OnTheTestsClock {
                 return ContinuousClock.now - start
             }
             #expect(elapsed == .seconds(10))
+        }
+
+        /// An 8 MB answer is written in parts: the kernel takes part of it, and NIO writes the
+        /// rest when the socket is writable again, in an iteration the run did not wake.
+        @Test(.virtualTime) func aLargeAnswerWrittenInPartsArrivesAtItsInstant() async throws {
+            let app = Application(router: Self.slowRouter())
+            let (count, elapsed) = try await app.test(.live) { client in
+                let start = ContinuousClock.now
+                let count = try await client.execute(uri: "/large", method: .get) { $0.body.readableBytes }
+                return (count, ContinuousClock.now - start)
+            }
+            #expect(count == 8 << 20)
+            #expect(elapsed == .seconds(1))
         }
 
         @Test(.virtualTime) func aClientsTwoSecondTimeoutFiresBeforeATenSecondRoute() async throws {
