@@ -8,7 +8,7 @@
 // a connect) makes every loop serve its run once, woken now: the other end may be a loop of this
 // process, and time stands still until each has looked. A socket a member connects to a peer
 // outside the process (off loopback, or a port no loop's socket is bound to) holds time still
-// from a member's connect or write until an answer is read. docs/DESIGN.md, "SwiftNIO's event loops".
+// from a member's write until an answer is read. docs/DESIGN.md, "SwiftNIO's event loops".
 #include "InterposerShared.h"
 
 #if defined(__linux__)
@@ -126,7 +126,7 @@ static ssize_t sending(int fd, ssize_t result, bool sent) {
     if (members == NULL) return result;
     int saved = errno, epolls[loop_limit], count = 0;
     unsigned char state = to_peer;
-    if (atomic_compare_exchange_strong(&loop_socket[fd], &state, awaited)) {
+    if (result > 0 && atomic_compare_exchange_strong(&loop_socket[fd], &state, awaited)) {  // a write: a connect awaits nothing yet
         struct sockaddr_in6 peer = {0};  // an IPv4 address keeps its port where IPv6 does
         char host[INET6_ADDRSTRLEN] = "?", label[96];
         getpeername(fd, (struct sockaddr *)&peer, &(socklen_t){sizeof peer});
