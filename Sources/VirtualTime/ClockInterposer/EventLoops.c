@@ -29,10 +29,11 @@ INTERPOSED(ssize_t, writev, int fd, const struct iovec *parts, int count);
 INTERPOSED(int, connect, int fd, __CONST_SOCKADDR_ARG address, socklen_t length);
 INTERPOSED(int, close, int fd);
 INTERPOSED(ssize_t, read, int fd, void *bytes, size_t count);
+INTERPOSED(int, accept4, int fd, __SOCKADDR_ARG address, socklen_t *length, int flags);
 
 enum { loop_limit = 32, fd_limit = 4096, epoll = 0, wake = 1, timer = 2, sock = 3 };
-// A loop's socket: to this process (or not known), or to a peer outside it, awaiting an answer.
-enum { unwatched, in_process, to_peer, awaited };
+// A loop's socket: its peer not known yet, connected by a member to this process, or to a peer outside it.
+enum { unwatched, in_process, here, to_peer };
 typedef struct {
     int fds[3];  // its epoll instance, eventfd and timerfd
     marbles_member_context pending;  // the run the next iteration serves, and its work item (begun when woken)
@@ -44,15 +45,23 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static loop loops[loop_limit];
 // Loops made, and loops marked to serve a run (while none is, a wait's return takes no lock).
 static _Atomic int loop_count, pending_count;
-// The sockets the executable's code added to a loop, by fd, and those a member's write left part
-// of its bytes to (the kernel's buffer was full): time stands still until a write finishes them.
+// The sockets the executable's code added to a loop, by fd.
 static _Atomic unsigned char loop_socket[fd_limit];
-static _Atomic bool unwritten[fd_limit];
 // This thread's loop, the loop it serves a run for, and the work item it ends at its next wait;
 // whether this iteration fired the loop's timer for the next (see epoll_wait).
 static MARBLES_THREAD_LOCAL loop *mine, *serving;
 static MARBLES_THREAD_LOCAL bool refired;
 static MARBLES_THREAD_LOCAL marbles_member_context serving_saved, serving_item;
+// Go's rule for two ends in this process: what a member sends through a socket (its connection
+// until accepted, then bytes), by the sender's fd, holds its run (a work item) until the other end
+// has taken it (`run`, under the lock); so does a member's close, until this end reads its end of
+// stream (`eof`). `peer`: the other end's fd + 1, once matched (0: not yet).
+typedef struct {
+    marbles_member_context run, eof;
+    long long sent, taken;
+} flight;
+static flight flights[fd_limit];
+static _Atomic int peer[fd_limit], flying;
 
 #define LOCK() marbles_lock(&lock, marbles_rank_list)
 #define UNLOCK() marbles_unlock(&lock, marbles_rank_list)
@@ -102,6 +111,103 @@ static void serve(int fd, int which, marbles_members *members, bool nudge) {
     if (wake_fd >= 0) NEXT_OF(eventfd_write)(wake_fd, 1);
 }
 
+static bool named(int fd, bool own, struct sockaddr_in6 *name) {  // an IPv4 address fits too
+    *name = (struct sockaddr_in6){0};
+    int status = (own ? getsockname : getpeername)(fd, (struct sockaddr *)name, &(socklen_t){sizeof *name});
+    return status == 0 && (name->sin6_family == AF_INET || name->sin6_family == AF_INET6);
+}
+
+// The fd of the other end of `fd` among the loops' sockets (-1: none found), matched by address
+// once per connection.
+static int peer_of(int fd) {
+    int known = atomic_load_explicit(&peer[fd], memory_order_relaxed);
+    struct sockaddr_in6 name, to, other;
+    if (known > 0 || !named(fd, true, &name) || !named(fd, false, &to)) return known - 1;
+    for (int it = 0; it < fd_limit; it++) {
+        if (it == fd || atomic_load_explicit(&loop_socket[it], memory_order_relaxed) == unwatched) continue;
+        if (!named(it, true, &other) || memcmp(&other, &to, sizeof to) != 0) continue;
+        if (!named(it, false, &other) || memcmp(&other, &name, sizeof name) != 0) continue;
+        atomic_store(&peer[it], fd + 1);
+        atomic_store(&peer[fd], it + 1);
+        return it;
+    }
+    return -1;
+}
+
+// `sent` more units through `fd` by `members` (a member's send, `what` it waits for), and `taken`
+// by its other end. Returns the flight's run, held (NULL: none), in `ended` when all is taken.
+static marbles_members *account(int fd, marbles_members *members, const char *what, long long sent, long long taken, marbles_member_context *ended) {
+    long long sequence = members != NULL ? marbles_members_begin(members, marbles_work_io, what) : 0;
+    LOCK();
+    flight *it = &flights[fd];
+    bool fresh = members != NULL && it->run.members == NULL;
+    if (fresh) it->run = (marbles_member_context){members, sequence}, it->sent = it->taken = 0, atomic_fetch_add(&flying, 1);
+    it->sent += sent, it->taken += taken;
+    marbles_members *run = it->run.members;
+    if (run != NULL) marbles_members_hold(run);
+    if (run != NULL && it->taken >= it->sent) *ended = it->run, it->run.members = NULL, atomic_fetch_sub(&flying, 1);
+    UNLOCK();
+    if (members != NULL && !fresh) marbles_members_end(members, sequence);
+    return run;
+}
+
+// Under the lock: the end of stream a member's close sent to `fd`, taken (none: NULL members).
+static marbles_member_context take_eof(int fd) {
+    marbles_member_context eof = flights[fd].eof;
+    if (eof.members != NULL) flights[fd].eof.members = NULL, atomic_fetch_sub(&flying, 1);
+    return eof;
+}
+
+static void begin_serving(loop *it, marbles_member_context taken);
+
+// `fd` took `units` (bytes read, a connection accepted; 0: its end of stream). Its other end's
+// flight ends when all it sent is taken (a peer outside the process: at any answer), and a loop's
+// thread that took them serves that run until its next wait.
+static void taking(int fd, long long units) {
+    if (atomic_load_explicit(&flying, memory_order_relaxed) == 0 || fd < 0 || fd >= fd_limit) return;
+    bool answer = atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) == to_peer;
+    int from = answer ? fd : units > 0 ? peer_of(fd) : -1;
+    marbles_member_context ended = {NULL, 0};
+    marbles_members *run = from >= 0 ? account(from, NULL, NULL, 0, answer ? 1LL << 60 : units, &ended) : NULL;
+    if (run == NULL && units == 0) {
+        LOCK();
+        ended = take_eof(fd);
+        if ((run = ended.members) != NULL) marbles_members_hold(run);
+        UNLOCK();
+    }
+    if (run == NULL) return;
+    if (mine != NULL && serving == NULL && marbles_members_live(run)) {
+        begin_serving(mine, (marbles_member_context){run, marbles_members_begin(run, marbles_work_block, "an event loop's iteration")});
+    }
+    if (ended.members != NULL) marbles_members_end(ended.members, ended.sequence);
+    marbles_members_unhold(run);
+}
+
+// Before a member sends `units` through `fd`: they fly when its other end is in the process (what
+// the kernel does not take now flies on until a later write sends it, or a close), or until an
+// answer comes from a peer outside it.
+static void fly(int fd, long long units) {
+    int state = fd >= 0 && fd < fd_limit ? atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) : unwatched;
+    marbles_members *members = state != unwatched ? marbles_member() : NULL;
+    if (members == NULL || (state == in_process && peer_of(fd) < 0)) return;
+    char what[96] = "bytes sent to a socket of this process, not read yet", host[INET6_ADDRSTRLEN] = "?";
+    struct sockaddr_in6 to;
+    if (state == to_peer && named(fd, false, &to)) {
+        inet_ntop(to.sin6_family, to.sin6_family == AF_INET6 ? (void *)&to.sin6_addr : &((struct sockaddr_in *)&to)->sin_addr, host, sizeof host);
+        snprintf(what, sizeof what, "a socket to %s port %d, waiting for its answer", host, ntohs(to.sin6_port));
+    }
+    marbles_member_context ended = {NULL, 0};
+    marbles_members_unhold(account(fd, members, what, units, 0, &ended));
+}
+
+// A close: what flew through `fd` is no longer waited for.
+static void land(int fd) {
+    marbles_member_context ended = {NULL, 0};
+    marbles_members *run = account(fd, NULL, NULL, 0, 1LL << 60, &ended);
+    if (ended.members != NULL) marbles_members_end(ended.members, ended.sequence);
+    if (run != NULL) marbles_members_unhold(run);
+}
+
 // An eventfd or timerfd that the executable's code adds to an epoll instance makes it a loop.
 int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
     int kind = op == EPOLL_CTL_ADD && marbles_ip_from_executable(CALLER) ? kind_of(fd) : 0;
@@ -118,83 +224,77 @@ int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
     return result;
 }
 
-// `result` of a write or connect through `fd`: when a member sent (`sent`) through one of the
-// loops' sockets, every loop serves its run. errno is kept (NIO reads a connect's EINPROGRESS).
-static ssize_t sending(int fd, ssize_t result, bool sent) {
-    bool ours = sent && fd >= 0 && fd < fd_limit && atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) && marbles_running.members != NULL;
-    marbles_members *members = ours ? marbles_member() : NULL;
-    if (members == NULL) return result;
-    int saved = errno, epolls[loop_limit], count = 0;
-    unsigned char state = to_peer;
-    if (result > 0 && atomic_compare_exchange_strong(&loop_socket[fd], &state, awaited)) {  // a write: a connect awaits nothing yet
-        struct sockaddr_in6 peer = {0};  // an IPv4 address keeps its port where IPv6 does
-        char host[INET6_ADDRSTRLEN] = "?", label[96];
-        getpeername(fd, (struct sockaddr *)&peer, &(socklen_t){sizeof peer});
-        inet_ntop(peer.sin6_family, peer.sin6_family == AF_INET6 ? (void *)&peer.sin6_addr : &((struct sockaddr_in *)&peer)->sin_addr, host, sizeof host);
-        snprintf(label, sizeof label, "a socket to %s port %d, waiting for its answer", host, ntohs(peer.sin6_port));
-        marbles_io_begin(&loop_socket[fd], NULL, label);
-    }
-    LOCK();
-    for (int i = 0; i < atomic_load_explicit(&loop_count, memory_order_relaxed); i++) epolls[count++] = loops[i].fds[epoll];
-    UNLOCK();
-    for (int i = 0; i < count; i++) serve(epolls[i], epoll, members, true);
-    return errno = saved, result;
+ssize_t write(int fd, const void *bytes, size_t count) {
+    fly(fd, (long long)count);
+    return NEXT_OF(write)(fd, bytes, count);
 }
-
-// A write through a loop's socket that left bytes for later (`rest`) holds the run of the member
-// that wrote until one writes all it was given (NIO writes the rest when the socket is writable
-// again, in an iteration the run did not wake). errno is kept.
-static ssize_t written(int fd, ssize_t result, size_t count) {
-    bool rest = result < 0 ? errno == EAGAIN : (size_t)result < count;
-    if (fd < 0 || fd >= fd_limit || atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) == unwatched) return result;
-    int saved = errno;
-    if (rest && marbles_member() != NULL && !atomic_exchange(&unwritten[fd], true)) marbles_io_begin(&unwritten[fd], NULL, "a write to a socket, waiting for its reader");
-    if (!rest && atomic_exchange(&unwritten[fd], false)) marbles_io_end(&unwritten[fd]);
-    errno = saved;
-    return sending(fd, result, result > 0);
-}
-
-ssize_t write(int fd, const void *bytes, size_t count) { return written(fd, NEXT_OF(write)(fd, bytes, count), count); }
 
 ssize_t writev(int fd, const struct iovec *parts, int count) {
-    size_t total = 0;
-    for (int i = 0; i < count; i++) total += parts[i].iov_len;
-    return written(fd, NEXT_OF(writev)(fd, parts, count), total);
+    long long total = 0;
+    for (int i = 0; i < count; i++) total += (long long)parts[i].iov_len;
+    fly(fd, total);
+    return NEXT_OF(writev)(fd, parts, count);
 }
 
 // Whether `to` is a peer outside the process: an IP address off loopback, or a port no socket of
-// the loops is bound to (a Unix socket's peer is not known: in the process, as before).
+// the loops is bound to.
 static bool outside(const struct sockaddr_in6 *to) {
-    if (to->sin6_family != AF_INET && to->sin6_family != AF_INET6) return false;
     if (to->sin6_family == AF_INET ? *(const uint8_t *)&((const struct sockaddr_in *)to)->sin_addr != 127 : !IN6_IS_ADDR_LOOPBACK(&to->sin6_addr)) return true;
-    struct sockaddr_in6 bound;  // an IPv4 address keeps its port where IPv6 does
+    struct sockaddr_in6 bound;
     for (int fd = 0; fd < fd_limit; fd++) {
-        if (loop_socket[fd] != unwatched && getsockname(fd, (void *)&bound, &(socklen_t){sizeof bound}) == 0 && bound.sin6_port == to->sin6_port) return false;
+        if (loop_socket[fd] != unwatched && named(fd, true, &bound) && bound.sin6_port == to->sin6_port) return false;
     }
     return true;
 }
 
+// NIO connects before it adds the socket to its loop. A member's connection to this process
+// flies until accepted; one to a peer outside it waits for nothing until a write.
 int connect(int fd, __CONST_SOCKADDR_ARG address, socklen_t length) {
-    // NIO connects before it adds the socket to its loop.
-    if (fd >= 0 && fd < fd_limit && marbles_member() != NULL && outside((const void *)address.__sockaddr__)) atomic_store(&loop_socket[fd], to_peer);
-    int result = NEXT_OF(connect)(fd, address, length);
-    return (int)sending(fd, result, result == 0 || errno == EINPROGRESS);
+    const struct sockaddr_in6 *to = (const void *)address.__sockaddr__;
+    bool ip = to->sin6_family == AF_INET || to->sin6_family == AF_INET6;
+    if (fd >= 0 && fd < fd_limit && ip && marbles_member() != NULL && !outside(to)) atomic_store(&loop_socket[fd], here), fly(fd, 1);
+    else if (fd >= 0 && fd < fd_limit && ip && marbles_member() != NULL) atomic_store(&loop_socket[fd], to_peer);
+    return NEXT_OF(connect)(fd, address, length);
 }
 
-// The first answer read from a peer outside the process ends the wait a member's send began.
 ssize_t read(int fd, void *bytes, size_t count) {
     ssize_t got = NEXT_OF(read)(fd, bytes, count);
-    if (fd < 0 || fd >= fd_limit || atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) != awaited) return got;
-    unsigned char state = awaited;
-    bool answered = got >= 0 || errno != EAGAIN;
     int saved = errno;
-    if (answered && atomic_compare_exchange_strong(&loop_socket[fd], &state, to_peer)) marbles_io_end(&loop_socket[fd]);
+    if (got >= 0 || errno != EAGAIN) taking(fd, got > 0 ? got : 0);  // an error answers too
     return errno = saved, got;
 }
 
+int accept4(int fd, __SOCKADDR_ARG address, socklen_t *length, int flags) {
+    int accepted = NEXT_OF(accept4)(fd, address, length, flags);
+    if (accepted >= 0) taking(accepted, 1);
+    return accepted;
+}
+
+// A loop's socket closed: what flies between its two ends is no longer waited for, and a
+// member's close flies to the other end as its end of stream.
+static void closing(int fd) {
+    marbles_members *members = marbles_member();
+    int other = members != NULL ? peer_of(fd) : atomic_load_explicit(&peer[fd], memory_order_relaxed) - 1;
+    const char *what = "an end of stream sent to a socket of this process, not read yet";
+    long long sequence = members != NULL && other >= 0 ? marbles_members_begin(members, marbles_work_io, what) : 0;
+    LOCK();
+    atomic_store(&peer[fd], 0);
+    atomic_store(&loop_socket[fd], unwatched);
+    marbles_member_context left[2] = {take_eof(fd), {NULL, 0}};
+    if (other >= 0) {
+        atomic_compare_exchange_strong(&peer[other], &(int){fd + 1}, 0);
+        left[1] = take_eof(other);
+        if (sequence != 0) flights[other].eof = (marbles_member_context){members, sequence}, atomic_fetch_add(&flying, 1);
+    }
+    UNLOCK();
+    for (int i = 0; i < 2; i++) {
+        if (left[i].members != NULL) marbles_members_end(left[i].members, left[i].sequence);
+        if (i == 0 || other >= 0) land(i ? other : fd);
+    }
+}
+
 int close(int fd) {
-    if (fd >= 0 && fd < fd_limit && atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) != unwatched && atomic_exchange(&loop_socket[fd], unwatched) == awaited) marbles_io_end(&loop_socket[fd]);
-    if (fd >= 0 && fd < fd_limit && atomic_load_explicit(&unwritten[fd], memory_order_relaxed) && atomic_exchange(&unwritten[fd], false)) marbles_io_end(&unwritten[fd]);
+    if (fd >= 0 && fd < fd_limit && atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) != unwatched) closing(fd);
     return NEXT_OF(close)(fd);
 }
 
@@ -236,6 +336,27 @@ static void loop_thread_exits(void *raw) {
     if (left.members != NULL) marbles_members_end(left.members, left.sequence);
 }
 
+// On `it`'s thread: the rest of this iteration serves `taken`'s run (none: nothing; work item `taken`).
+// NIO sets its timerfd again only for a deadline earlier than the one it believes set: one on
+// another run's clock, or a finished run's (whose wake-up never fires it), hides the deadlines of
+// the run served now. Fired at once, it makes NIO set it again, on that run's clock.
+static void begin_serving(loop *it, marbles_member_context taken) {
+    marbles_members *owner = it->timer_of;
+    if (taken.members != NULL ? owner != taken.members : owner != NULL && !marbles_members_live(owner)) {
+        // Two runs alive on one loop (tests in parallel on a shared loop) mix their deadlines.
+        for (int i = 0; owner != NULL && taken.members != NULL && marbles_members_live(owner) && i < 2; i++) {
+            marbles_members_note_escape(i ? owner : taken.members, "an event loop's timer", "%s", "was set on two tests' clocks at once: tests in parallel on a shared loop (the singleton's) mix their deadlines; serialize them, or give each its own group");
+        }
+        own_timer(it, taken.members);
+        if (taken.members != NULL) serve(it->fds[epoll], epoll, taken.members, false), refired = true;  // the iteration that sees it too
+        NEXT_OF(timerfd_settime)(it->fds[timer], 0, &(struct itimerspec){{0, 0}, {0, 1}}, NULL);
+    }
+    if (taken.members != NULL) {
+        serving = it, serving_item = taken;
+        serving_saved = marbles_members_enter(taken.members, taken.sequence);
+    }
+}
+
 int epoll_wait(int epfd, struct epoll_event *events, int count, int timeout) {
     stop_serving();
     refired = false;
@@ -247,23 +368,7 @@ int epoll_wait(int epfd, struct epoll_event *events, int count, int timeout) {
     marbles_member_context taken = take_pending(it);
     UNLOCK();
     if (it != NULL && mine == NULL) mine = it, pthread_setspecific(exit_key, it);  // watched by its thread-exit key
-    // NIO sets its timerfd again only for a deadline earlier than the one it believes set: one on
-    // another run's clock, or a finished run's (whose wake-up never fires it), hides the deadlines
-    // of the run served now. Fired at once, it makes NIO set it again, on that run's clock.
-    marbles_members *owner = it != NULL ? it->timer_of : NULL;
-    if (it != NULL && (taken.members != NULL ? owner != taken.members : owner != NULL && !marbles_members_live(owner))) {
-        // Two runs alive on one loop (tests in parallel on a shared loop) mix their deadlines.
-        for (int i = 0; owner != NULL && taken.members != NULL && marbles_members_live(owner) && i < 2; i++) {
-            marbles_members_note_escape(i ? owner : taken.members, "an event loop's timer", "%s", "was set on two tests' clocks at once: tests in parallel on a shared loop (the singleton's) mix their deadlines; serialize them, or give each its own group");
-        }
-        own_timer(it, taken.members);
-        if (taken.members != NULL) serve(epfd, epoll, taken.members, false), refired = true;  // the iteration that sees it too
-        NEXT_OF(timerfd_settime)(it->fds[timer], 0, &(struct itimerspec){{0, 0}, {0, 1}}, NULL);
-    }
-    if (taken.members != NULL) {
-        serving = it, serving_item = taken;
-        serving_saved = marbles_members_enter(taken.members, taken.sequence);
-    }
+    if (it != NULL) begin_serving(it, taken);
     return ready;
 }
 

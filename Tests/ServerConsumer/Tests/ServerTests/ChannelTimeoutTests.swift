@@ -20,19 +20,35 @@ final class IdleReadCatcher: ChannelInboundHandler, Sendable {
     }
 }
 
+/// Notes when its channel became inactive (the other end closed), and when bytes came.
+final class CloseCatcher: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let seen: Seen
+    let start: ContinuousClock.Instant
+
+    init(seen: Seen, start: ContinuousClock.Instant) {
+        self.seen = seen
+        self.start = start
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        seen.add("read \(unwrapInboundIn(data).readableBytes) at \(ContinuousClock.now - start)")
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        seen.add("closed at \(ContinuousClock.now - start)")
+        context.fireChannelInactive()
+    }
+}
+
 /// Issue 69 §4: the timeouts built on NIO's scheduled tasks (`IdleStateHandler`) on a live
 /// connection between two channels of the test process.
 extension OnTheTestsClock {
     @Suite("NIO channel timeouts on the test's clock")
     struct ChannelTimeoutTests {
-        /// Known, issue 69 (session 29): no idle event within 6 s of virtual time, every run. NIO
-        /// connects before it adds the socket to its loop, so the client's connect marks no loop,
-        /// and the server's loop accepts the connection in an iteration no run woke: the child
-        /// channel and its idle timer run on real time. Marking every loop at a member's connect
-        /// (as at a write) made it fire at 5 s (alone 5 of 5; in the suite 1–3 ms late about 1 run
-        /// in 3, the loopback handshake completing after the marked iteration), but it made
-        /// Vapor's running-server test fail 4 runs in 50 with the client's deadline, so it is not
-        /// in; see the closing note of session 29.
+        /// NIO connects before it adds the socket to its loop, and the server's loop accepts in an
+        /// iteration no run woke: the connection flies until accepted, and the accepting iteration
+        /// serves the run, so the child channel's idle timer is on the test's clock.
         @Test(.virtualTime) func anIdleStateHandlersReadTimeoutFiresAtItsVirtualDeadline() async throws {
             let group = MultiThreadedEventLoopGroup.singleton
             let seen = Seen()
@@ -47,10 +63,30 @@ extension OnTheTestsClock {
                 .bind(host: "127.0.0.1", port: 0).get()
             let client = try await ClientBootstrap(group: group).connect(to: server.localAddress!).get()
             try await Task.sleep(for: .seconds(6))
-            withKnownIssue("issue 69: the accept runs outside the run") {
-                #expect(seen.all == ["5.0 seconds"])
-            }
+            #expect(seen.all == ["5.0 seconds"])
             try await client.close()
+            try await server.close()
+        }
+
+        /// Bytes a client sends, and its close, reach the server's channel at the instants they
+        /// were sent, though the server's loop reads them in iterations no run woke (Go's rule: a
+        /// close is in flight until the other end reads its end of stream).
+        @Test(.virtualTime) func aClientsBytesAndCloseReachTheServerAtTheirVirtualInstants() async throws {
+            let group = MultiThreadedEventLoopGroup.singleton
+            let seen = Seen()
+            let start = ContinuousClock.now
+            let server = try await ServerBootstrap(group: group)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(CloseCatcher(seen: seen, start: start)) }
+                }
+                .bind(host: "127.0.0.1", port: 0).get()
+            let client = try await ClientBootstrap(group: group).connect(to: server.localAddress!).get()
+            try await Task.sleep(for: .seconds(1))
+            try await client.writeAndFlush(ByteBuffer(string: "hello")).get()
+            try await Task.sleep(for: .seconds(1))
+            try await client.close()
+            try await Task.sleep(for: .seconds(1))
+            #expect(seen.all == ["read 5 at 1.0 seconds", "closed at 2.0 seconds"])
             try await server.close()
         }
     }
