@@ -4,11 +4,9 @@
 // virtual timer comes serves that run for one iteration: from epoll_wait's return to its next
 // call the thread is a member, so its clock reads are the run's, the jobs it resumes go to the
 // driver, and the timer it sets (`timerfd_settime`) is a virtual wake-up, at whose instant the
-// driver fires the real timerfd. A member that sends through one of the loops' sockets (a write,
-// a connect) makes every loop serve its run once, woken now: the other end may be a loop of this
-// process, and time stands still until each has looked. A socket a member connects to a peer
-// outside the process (off loopback, or a port no loop's socket is bound to) holds time still
-// from a member's write until an answer is read. docs/DESIGN.md, "SwiftNIO's event loops".
+// driver fires the real timerfd. What a member sends through a loop's socket flies, holding the
+// run, until the other end in this process takes it (Go's rule), or until an answer comes from a
+// peer outside it; the iteration that takes it serves the run. docs/DESIGN.md, "SwiftNIO's event loops".
 #include "InterposerShared.h"
 
 #if defined(__linux__)
@@ -219,7 +217,8 @@ int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
         UNLOCK();
     }
     int result = NEXT_OF(epoll_ctl)(epfd, op, fd, event);
-    // A socket a member registers may hold bytes already: its loop serves the run once more.
+    // A socket a member registers (NIO: after its connect) serves the run once more, woken now:
+    // that iteration may see the connection made, and the writes that follow are the run's.
     if (kind == sock && marbles_member() != NULL) serve(epfd, epoll, marbles_member(), true);
     return result;
 }
@@ -251,9 +250,11 @@ static bool outside(const struct sockaddr_in6 *to) {
 // flies until accepted; one to a peer outside it waits for nothing until a write.
 int connect(int fd, __CONST_SOCKADDR_ARG address, socklen_t length) {
     const struct sockaddr_in6 *to = (const void *)address.__sockaddr__;
-    bool ip = to->sin6_family == AF_INET || to->sin6_family == AF_INET6;
-    if (fd >= 0 && fd < fd_limit && ip && marbles_member() != NULL && !outside(to)) atomic_store(&loop_socket[fd], here), fly(fd, 1);
-    else if (fd >= 0 && fd < fd_limit && ip && marbles_member() != NULL) atomic_store(&loop_socket[fd], to_peer);
+    if (fd >= 0 && fd < fd_limit && (to->sin6_family == AF_INET || to->sin6_family == AF_INET6) && marbles_member() != NULL) {
+        bool far = outside(to);
+        atomic_store(&loop_socket[fd], far ? to_peer : here);
+        if (!far) fly(fd, 1);
+    }
     return NEXT_OF(connect)(fd, address, length);
 }
 

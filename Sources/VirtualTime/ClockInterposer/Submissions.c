@@ -79,18 +79,27 @@ void dispatch_sync_f(void *queue, void *context, void (*work)(void *)) {
     NEXT_OF(dispatch_sync_f)(queue, context, work);
 }
 
-// A timer's queue lives until its work ran there, as libdispatch's own timers keep theirs.
+// Work that keeps a Dispatch object until it ran: a timer's queue (as libdispatch's own timers
+// keep theirs), or the group it then leaves.
 typedef struct {
-    void *queue;
-    void *context;
+    void *object, *context;
     void (*work)(void *);
-} kept_queue;
+    bool leave;
+} keeping;
 
-static void run_and_let_go(void *raw) {
-    kept_queue it = *(kept_queue *)raw;
+static void run_keeping(void *raw) {
+    keeping it = *(keeping *)raw;
     free(raw);
     it.work(it.context);
-    dispatch_release(it.queue);
+    if (it.leave) dispatch_group_leave(it.object);
+    dispatch_release(it.object);
+}
+
+static void *keep(void *object, void *context, void (*work)(void *), bool leave) {
+    keeping *it = marbles_allocate(sizeof(keeping));
+    *it = (keeping){object, context, work, leave};
+    dispatch_retain(object);
+    return it;
 }
 
 // A timer from the run: a virtual wake-up where its clock can be virtual, else real but member
@@ -100,10 +109,7 @@ static void after(marbles_members *members, uint64_t when, void *queue, void *co
     long long remaining;
     if (marbles_ip_virtual_remaining(members, when, &remaining)) {
         if (queue == marbles_ip_main_queue) return marbles_members_hand(members, remaining, queue, context, work);
-        kept_queue *it = marbles_allocate(sizeof(kept_queue));
-        *it = (kept_queue){queue, context, work};
-        dispatch_retain(queue);
-        return marbles_members_hand(members, remaining, queue, it, run_and_let_go);
+        return marbles_members_hand(members, remaining, queue, keep(queue, context, work, false), run_keeping);
     }
     dispatch_after_f_fn next = NEXT_OF(dispatch_after_f);
     if (queue == marbles_ip_main_queue && marbles_route_members() == members) {
@@ -171,18 +177,6 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attributes, void *(*
 // `DispatchQueue.async(group:)` and `DispatchGroup.notify(queue:)`: a notification is out, waiting
 // on its group, until it has run; a block leaves through our `dispatch_group_leave` (Waits.c), so
 // a member waiting on the group works again before the block counts as done.
-typedef struct {
-    void *block;
-    void *group;
-} group_block;
-
-static void run_group_block(void *raw) {
-    group_block *it = raw;
-    marbles_invoke_block(it->block);
-    dispatch_group_leave(it->group);
-    dispatch_release(it->group);
-    free(it);
-}
 
 static bool group_tracked(void *group, void *queue, void *block, bool notify, uintptr_t caller) {
     // The main queue's notification stays as it was: the loop does not run group work.
@@ -194,11 +188,8 @@ static bool group_tracked(void *group, void *queue, void *block, bool notify, ui
         next(group, queue, marbles_members_wrap_notification(members, group, copy, marbles_invoke_block), marbles_members_run_wrapped);
         return true;
     }
-    group_block *it = marbles_allocate(sizeof(group_block));
-    *it = (group_block){copy, group};
-    dispatch_retain(group);
     dispatch_group_enter(group);
-    marbles_members_submit(members, queue, marbles_work_block, it, run_group_block);
+    marbles_members_submit(members, queue, marbles_work_block, keep(group, copy, marbles_invoke_block, true), run_keeping);
     return true;
 }
 
