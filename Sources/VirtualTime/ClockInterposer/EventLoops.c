@@ -184,11 +184,12 @@ static void taking(int fd, long long units) {
 // Before a member sends `units` through `fd`: they fly when its other end is in the process (what
 // the kernel does not take now flies on until a later write sends it, or a close), or until an
 // answer comes from a peer outside it.
-static void fly(int fd, long long units) {
+static void fly(int fd, long long units, const char *connection) {
     int state = fd >= 0 && fd < fd_limit ? atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) : unwatched;
     marbles_members *members = state != unwatched ? marbles_member() : NULL;
     if (members == NULL || (state == in_process && peer_of(fd) < 0)) return;
-    char what[96] = "bytes sent to a socket of this process, not read yet", host[INET6_ADDRSTRLEN] = "?";
+    char what[96], host[INET6_ADDRSTRLEN] = "?";
+    snprintf(what, sizeof what, "%s", connection != NULL ? connection : "bytes sent to a socket of this process, not read yet");
     struct sockaddr_in6 to;
     if (state == to_peer && named(fd, false, &to)) {
         inet_ntop(to.sin6_family, to.sin6_family == AF_INET6 ? (void *)&to.sin6_addr : &((struct sockaddr_in *)&to)->sin_addr, host, sizeof host);
@@ -224,14 +225,14 @@ int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
 }
 
 ssize_t write(int fd, const void *bytes, size_t count) {
-    fly(fd, (long long)count);
+    fly(fd, (long long)count, NULL);
     return NEXT_OF(write)(fd, bytes, count);
 }
 
 ssize_t writev(int fd, const struct iovec *parts, int count) {
     long long total = 0;
     for (int i = 0; i < count; i++) total += (long long)parts[i].iov_len;
-    fly(fd, total);
+    fly(fd, total, NULL);
     return NEXT_OF(writev)(fd, parts, count);
 }
 
@@ -253,7 +254,7 @@ int connect(int fd, __CONST_SOCKADDR_ARG address, socklen_t length) {
     if (fd >= 0 && fd < fd_limit && (to->sin6_family == AF_INET || to->sin6_family == AF_INET6) && marbles_member() != NULL) {
         bool far = outside(to);
         atomic_store(&loop_socket[fd], far ? to_peer : here);
-        if (!far) fly(fd, 1);
+        if (!far) fly(fd, 1, "a connection to a socket of this process, not accepted yet");
     }
     return NEXT_OF(connect)(fd, address, length);
 }

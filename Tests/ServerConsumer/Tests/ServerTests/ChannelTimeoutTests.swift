@@ -68,6 +68,32 @@ extension OnTheTestsClock {
             try await server.close()
         }
 
+        /// A server in the process that never reads what the run sent it (its channel does not
+        /// read) holds virtual time until the bound, and is named then, as a peer outside the
+        /// process that never answers is.
+        @Test func bytesAServerInTheProcessNeverReadsAreNamedWhenTheBoundPasses() async throws {
+            let group = MultiThreadedEventLoopGroup.singleton
+            let server = try await ServerBootstrap(group: group)
+                .childChannelOption(.autoRead, value: false)
+                .bind(host: "127.0.0.1", port: 0).get()
+            let seen = Seen()
+            nonisolated(unsafe) var client: Channel?
+            try await withKnownIssue("the run reports the bytes it waited for, then goes on") {
+                try await withVirtualTime { scheduler in
+                    scheduler.foreignWorkTimeout = .milliseconds(300)
+                    client = try await ClientBootstrap(group: group).connect(to: server.localAddress!).get()
+                    try await client?.writeAndFlush(ByteBuffer(string: "hello")).get()
+                    try await Task.sleep(for: .seconds(1))
+                }
+            } matching: { issue in
+                seen.add(issue.comments.map(\.rawValue).joined(separator: "\n"))
+                return true
+            }
+            #expect(seen.contains("real I/O (bytes sent to a socket of this process, not read yet) started at frame 0"), "\(seen.all)")
+            try await client?.close()
+            try await server.close()
+        }
+
         /// Bytes a client sends, and its close, reach the server's channel at the instants they
         /// were sent, though the server's loop reads them in iterations no run woke (Go's rule: a
         /// close is in flight until the other end reads its end of stream).
