@@ -103,7 +103,9 @@ extension OnTheTestsClock {
             let start = ContinuousClock.now
             let server = try await ServerBootstrap(group: group)
                 .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(CloseCatcher(seen: seen, start: start)) }
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(CloseCatcher(seen: seen, start: start))
+                    }
                 }
                 .bind(host: "127.0.0.1", port: 0).get()
             let client = try await ClientBootstrap(group: group).connect(to: server.localAddress!).get()
