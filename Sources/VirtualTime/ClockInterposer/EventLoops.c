@@ -56,7 +56,7 @@ static MARBLES_THREAD_LOCAL marbles_member_context serving_saved, serving_item;
 // stream (`eof`). `peer`: the other end's fd + 1, once matched (0: not yet).
 typedef struct {
     marbles_member_context run, eof;
-    long long sent, taken;
+    long long sent, taken, rest;  // rest: of what was sent, what the kernel did not take (written again first)
 } flight;
 static flight flights[fd_limit];
 static _Atomic int peer[fd_limit], flying;
@@ -139,8 +139,8 @@ static marbles_members *account(int fd, marbles_members *members, const char *wh
     LOCK();
     flight *it = &flights[fd];
     bool fresh = members != NULL && it->run.members == NULL;
-    if (fresh) it->run = (marbles_member_context){members, sequence}, it->sent = it->taken = 0, atomic_fetch_add(&flying, 1);
-    it->sent += sent, it->taken += taken;
+    if (fresh) it->run = (marbles_member_context){members, sequence}, it->sent = it->taken = it->rest = 0, atomic_fetch_add(&flying, 1);
+    it->sent += sent > it->rest ? sent - it->rest : 0, it->taken += taken;
     marbles_members *run = it->run.members;
     if (run != NULL) marbles_members_hold(run);
     if (run != NULL && it->taken >= it->sent) *ended = it->run, it->run.members = NULL, atomic_fetch_sub(&flying, 1);
@@ -224,16 +224,26 @@ int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
     return result;
 }
 
+// After any write through `fd` while it flies: what the kernel did not take is its rest, which NIO
+// writes again first (counted once, whoever writes it).
+static ssize_t wrote(int fd, long long count, ssize_t result) {
+    if (atomic_load_explicit(&flying, memory_order_relaxed) == 0 || fd < 0 || fd >= fd_limit) return result;
+    LOCK();
+    if (flights[fd].run.members != NULL) flights[fd].rest = count - (result > 0 ? result : 0);
+    UNLOCK();
+    return result;
+}
+
 ssize_t write(int fd, const void *bytes, size_t count) {
     fly(fd, (long long)count, NULL);
-    return NEXT_OF(write)(fd, bytes, count);
+    return wrote(fd, (long long)count, NEXT_OF(write)(fd, bytes, count));
 }
 
 ssize_t writev(int fd, const struct iovec *parts, int count) {
     long long total = 0;
     for (int i = 0; i < count; i++) total += (long long)parts[i].iov_len;
     fly(fd, total, NULL);
-    return NEXT_OF(writev)(fd, parts, count);
+    return wrote(fd, total, NEXT_OF(writev)(fd, parts, count));
 }
 
 // Whether `to` is a peer outside the process: an IP address off loopback, or a port no socket of

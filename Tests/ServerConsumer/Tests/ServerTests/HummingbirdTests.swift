@@ -23,6 +23,22 @@ extension OnTheTestsClock {
                 try await Task.sleep(for: .seconds(1))
                 return String(repeating: "x", count: 8 << 20)
             }
+            router.post("upload") { request, _ -> String in
+                let body = try await request.body.collect(upTo: 16 << 20)
+                try await Task.sleep(for: .seconds(1))
+                return "\(body.readableBytes)"
+            }
+            router.get("ticks") { _, _ -> Response in
+                Response(
+                    status: .ok,
+                    body: ResponseBody { writer in
+                        for tick in ["a", "b", "c"] {
+                            try await writer.write(ByteBuffer(string: tick))
+                            try await Task.sleep(for: .seconds(1))
+                        }
+                        try await writer.finish(nil)
+                    })
+            }
             router.get("slow") { _, _ -> String in
                 try await Task.sleep(for: .seconds(10))
                 return "slow"
@@ -113,6 +129,52 @@ extension OnTheTestsClock {
             }
             #expect(count == 8 << 20)
             #expect(elapsed == .seconds(1))
+        }
+
+        /// The mirror: an 8 MB request body the client writes in parts, which the server reads
+        /// as it arrives, then answers a second later.
+        @Test(.virtualTime) func aLargeUploadWrittenInPartsIsAnsweredAtItsInstant() async throws {
+            let app = Application(router: Self.slowRouter())
+            let (answer, elapsed) = try await app.test(.live) { client in
+                let start = ContinuousClock.now
+                let body = ByteBuffer(repeating: UInt8(ascii: "x"), count: 8 << 20)
+                let answer = try await client.execute(uri: "/upload", method: .post, body: body) { String(buffer: $0.body) }
+                return (answer, ContinuousClock.now - start)
+            }
+            #expect(answer == "\(8 << 20)")
+            #expect(elapsed == .seconds(1))
+        }
+
+        /// A streamed answer: each part reaches the client at the instant the route wrote it.
+        @Test(.virtualTime) func aStreamedAnswersPartsArriveAtTheirInstants() async throws {
+            let app = Application(router: Self.slowRouter())
+            let arrivals = try await app.test(.live) { client in
+                let start = ContinuousClock.now
+                let response = try await HTTPClient.shared.execute(
+                    HTTPClientRequest(url: "http://localhost:\(client.port!)/ticks"), timeout: .seconds(30))
+                var arrivals: [String] = []
+                for try await part in response.body { arrivals.append("\(String(buffer: part)) at \(ContinuousClock.now - start)") }
+                arrivals.append("end at \(ContinuousClock.now - start)")
+                return arrivals
+            }
+            #expect(arrivals == ["a at 0.0 seconds", "b at 1.0 seconds", "c at 2.0 seconds", "end at 3.0 seconds"])
+        }
+
+        /// Two requests, one after the other on the same kept-alive connection, ten virtual
+        /// seconds apart.
+        @Test(.virtualTime) func twoRequestsOnOneConnectionTenSecondsApart() async throws {
+            let app = Application(router: Self.slowRouter())
+            let times = try await app.test(.live) { client in
+                let start = ContinuousClock.now
+                var times: [Duration] = []
+                for _ in 0..<2 {
+                    _ = try await client.execute(uri: "/fast", method: .get) { String(buffer: $0.body) }
+                    times.append(ContinuousClock.now - start)
+                    try await Task.sleep(for: .seconds(10))
+                }
+                return times
+            }
+            #expect(times == [.zero, .seconds(10)])
         }
 
         @Test(.virtualTime) func aClientsTwoSecondTimeoutFiresBeforeATenSecondRoute() async throws {
