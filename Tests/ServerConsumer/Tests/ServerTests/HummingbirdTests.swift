@@ -177,6 +177,26 @@ extension OnTheTestsClock {
             #expect(times == [.zero, .seconds(10)])
         }
 
+        /// The server's idle timeout (an `IdleStateHandler` on the accepted connection) closes a
+        /// connection that sends nothing at its virtual deadline, and the client sees the close then.
+        @Test(.virtualTime) func theServersIdleTimeoutClosesAQuietConnectionAtItsInstant() async throws {
+            let app = Application(router: Self.slowRouter(), server: .http1(configuration: .init(idleTimeout: .seconds(5))))
+            let seen = Seen()
+            try await app.test(.live) { client in
+                let start = ContinuousClock.now
+                let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .channelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(CloseCatcher(seen: seen, start: start))
+                        }
+                    }
+                    .connect(host: "127.0.0.1", port: client.port!).get()
+                try await Task.sleep(for: .seconds(6))
+                try? await channel.close()
+            }
+            #expect(seen.all == ["closed at 5.0 seconds"])
+        }
+
         @Test(.virtualTime) func aClientsTwoSecondTimeoutFiresBeforeATenSecondRoute() async throws {
             let app = Application(router: Self.slowRouter())
             let outcome = try await app.test(.live) { client in
