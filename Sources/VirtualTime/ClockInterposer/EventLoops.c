@@ -50,12 +50,12 @@ static _Atomic unsigned char loop_socket[fd_limit];
 static MARBLES_THREAD_LOCAL loop *mine, *serving;
 static MARBLES_THREAD_LOCAL bool refired;
 static MARBLES_THREAD_LOCAL marbles_member_context serving_saved, serving_item;
-// Go's rule for two ends in this process: what a member sends through a socket (its connection
-// until accepted, then bytes), by the sender's fd, holds its run (a work item) until the other end
-// has taken it (`run`, under the lock); so does a member's close, until this end reads its end of
-// stream (`eof`). `peer`: the other end's fd + 1, once matched (0: not yet).
+// Go's rule for two ends in this process: bytes a member sends through a socket, by the sender's
+// fd, hold its run (`run`, a work item) until the other end has read as many; its connection
+// (`connection`) until accepted; its close until the other end reads its end of stream (`eof`,
+// kept by that end's fd). Under the lock. `peer`: the other end's fd + 1, once matched (0: not yet).
 typedef struct {
-    marbles_member_context run, eof;
+    marbles_member_context run, eof, connection;
     long long sent, taken, rest;  // rest: of what was sent, what the kernel did not take (written again first)
 } flight;
 static flight flights[fd_limit];
@@ -149,27 +149,37 @@ static marbles_members *account(int fd, marbles_members *members, const char *wh
     return run;
 }
 
-// Under the lock: the end of stream a member's close sent to `fd`, taken (none: NULL members).
-static marbles_member_context take_eof(int fd) {
-    marbles_member_context eof = flights[fd].eof;
-    if (eof.members != NULL) flights[fd].eof.members = NULL, atomic_fetch_sub(&flying, 1);
-    return eof;
+// Under the lock: a one-off flight taken from `slot` (an end of stream, a connection; none: NULL members).
+static marbles_member_context take(marbles_member_context *slot) {
+    marbles_member_context it = *slot;
+    if (it.members != NULL) slot->members = NULL, atomic_fetch_sub(&flying, 1);
+    return it;
+}
+
+// A member's one-off flight through `fd`: a connection (`eof` false), or an end of stream to it.
+static void put(marbles_members *members, int fd, bool eof, const char *what) {
+    long long sequence = marbles_members_begin(members, marbles_work_io, what);
+    LOCK();
+    marbles_member_context *slot = eof ? &flights[fd].eof : &flights[fd].connection, old = take(slot);
+    *slot = (marbles_member_context){members, sequence}, atomic_fetch_add(&flying, 1);
+    UNLOCK();
+    if (old.members != NULL) marbles_members_end(old.members, old.sequence);
 }
 
 static void begin_serving(loop *it, marbles_member_context taken);
 
-// `fd` took `units` (bytes read, a connection accepted; 0: its end of stream). Its other end's
-// flight ends when all it sent is taken (a peer outside the process: at any answer), and a loop's
-// thread that took them serves that run until its next wait.
+// `fd` took `units` (bytes read; 0: its end of stream; -1: `fd` is a connection just accepted). Its
+// other end's flight ends when all it sent is taken (a peer outside the process: at any answer),
+// and a loop's thread that took them serves that run until its next wait.
 static void taking(int fd, long long units) {
     if (atomic_load_explicit(&flying, memory_order_relaxed) == 0 || fd < 0 || fd >= fd_limit) return;
     bool answer = atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) == to_peer;
-    int from = answer ? fd : units > 0 ? peer_of(fd) : -1;
+    int from = answer ? fd : units != 0 ? peer_of(fd) : -1;
     marbles_member_context ended = {NULL, 0};
-    marbles_members *run = from >= 0 ? account(from, NULL, NULL, 0, answer ? 1LL << 60 : units, &ended) : NULL;
-    if (run == NULL && units == 0) {
+    marbles_members *run = from >= 0 && (answer || units > 0) ? account(from, NULL, NULL, 0, answer ? 1LL << 60 : units, &ended) : NULL;
+    if (run == NULL && !answer && (units == 0 || from >= 0)) {
         LOCK();
-        ended = take_eof(fd);
+        ended = take(units == 0 ? &flights[fd].eof : &flights[from].connection);
         if ((run = ended.members) != NULL) marbles_members_hold(run);
         UNLOCK();
     }
@@ -184,12 +194,11 @@ static void taking(int fd, long long units) {
 // Before a member sends `units` through `fd`: they fly when its other end is in the process (what
 // the kernel does not take now flies on until a later write sends it, or a close), or until an
 // answer comes from a peer outside it.
-static void fly(int fd, long long units, const char *connection) {
+static void fly(int fd, long long units) {
     int state = fd >= 0 && fd < fd_limit ? atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) : unwatched;
     marbles_members *members = state != unwatched ? marbles_member() : NULL;
     if (members == NULL || (state == in_process && peer_of(fd) < 0)) return;
-    char what[96], host[INET6_ADDRSTRLEN] = "?";
-    snprintf(what, sizeof what, "%s", connection != NULL ? connection : "bytes sent to a socket of this process, not read yet");
+    char what[96] = "bytes sent to a socket of this process, not read yet", host[INET6_ADDRSTRLEN] = "?";
     struct sockaddr_in6 to;
     if (state == to_peer && named(fd, false, &to)) {
         inet_ntop(to.sin6_family, to.sin6_family == AF_INET6 ? (void *)&to.sin6_addr : &((struct sockaddr_in *)&to)->sin_addr, host, sizeof host);
@@ -235,14 +244,14 @@ static ssize_t wrote(int fd, long long count, ssize_t result) {
 }
 
 ssize_t write(int fd, const void *bytes, size_t count) {
-    fly(fd, (long long)count, NULL);
+    fly(fd, (long long)count);
     return wrote(fd, (long long)count, NEXT_OF(write)(fd, bytes, count));
 }
 
 ssize_t writev(int fd, const struct iovec *parts, int count) {
     long long total = 0;
     for (int i = 0; i < count; i++) total += (long long)parts[i].iov_len;
-    fly(fd, total, NULL);
+    fly(fd, total);
     return wrote(fd, total, NEXT_OF(writev)(fd, parts, count));
 }
 
@@ -264,13 +273,14 @@ int connect(int fd, __CONST_SOCKADDR_ARG address, socklen_t length) {
     if (fd >= 0 && fd < fd_limit && (to->sin6_family == AF_INET || to->sin6_family == AF_INET6) && marbles_member() != NULL) {
         bool far = outside(to);
         atomic_store(&loop_socket[fd], far ? to_peer : here);
-        if (!far) fly(fd, 1, "a connection to a socket of this process, not accepted yet");
+        if (!far) put(marbles_member(), fd, false, "a connection to a socket of this process, not accepted yet");
     }
     return NEXT_OF(connect)(fd, address, length);
 }
 
 ssize_t read(int fd, void *bytes, size_t count) {
     ssize_t got = NEXT_OF(read)(fd, bytes, count);
+    if (fd < 0 || fd >= fd_limit || atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) == unwatched) return got;
     int saved = errno;
     if (got >= 0 || errno != EAGAIN) taking(fd, got > 0 ? got : 0);  // an error answers too
     return errno = saved, got;
@@ -278,7 +288,7 @@ ssize_t read(int fd, void *bytes, size_t count) {
 
 int accept4(int fd, __SOCKADDR_ARG address, socklen_t *length, int flags) {
     int accepted = NEXT_OF(accept4)(fd, address, length, flags);
-    if (accepted >= 0) taking(accepted, 1);
+    if (accepted >= 0) taking(accepted, -1);
     return accepted;
 }
 
@@ -287,22 +297,18 @@ int accept4(int fd, __SOCKADDR_ARG address, socklen_t *length, int flags) {
 static void closing(int fd) {
     marbles_members *members = marbles_member();
     int other = members != NULL ? peer_of(fd) : atomic_load_explicit(&peer[fd], memory_order_relaxed) - 1;
-    const char *what = "an end of stream sent to a socket of this process, not read yet";
-    long long sequence = members != NULL && other >= 0 ? marbles_members_begin(members, marbles_work_io, what) : 0;
     LOCK();
     atomic_store(&peer[fd], 0);
     atomic_store(&loop_socket[fd], unwatched);
-    marbles_member_context left[2] = {take_eof(fd), {NULL, 0}};
-    if (other >= 0) {
-        atomic_compare_exchange_strong(&peer[other], &(int){fd + 1}, 0);
-        left[1] = take_eof(other);
-        if (sequence != 0) flights[other].eof = (marbles_member_context){members, sequence}, atomic_fetch_add(&flying, 1);
-    }
+    if (other >= 0) atomic_compare_exchange_strong(&peer[other], &(int){fd + 1}, 0);
+    marbles_member_context left[2] = {take(&flights[fd].eof), take(&flights[fd].connection)};
     UNLOCK();
     for (int i = 0; i < 2; i++) {
         if (left[i].members != NULL) marbles_members_end(left[i].members, left[i].sequence);
-        if (i == 0 || other >= 0) land(i ? other : fd);
     }
+    land(fd);
+    if (other >= 0) land(other);
+    if (other >= 0 && members != NULL) put(members, other, true, "an end of stream sent to a socket of this process, not read yet");
 }
 
 int close(int fd) {
