@@ -88,6 +88,38 @@ extension OnTheTestsClock {
         /// iterations no run woke. Bytes, connections and ends of stream between two sockets of the
         /// process now hold the run until the other end takes them (Go's rule), and the iteration
         /// that takes them serves the run. The route sleeps 20 s, inside the client's 30 s.
+        /// A running server's routes on the test's clock: one calls another through Vapor's own
+        /// client (`req.client`, async-http-client on the same loops), one waits on a task
+        /// scheduled on its event loop (issue 69 measured both as real, or `CancellationError()`).
+        @Test func aRunningServersClientCallAndScheduledTaskRunAtTheirVirtualInstants() async throws {
+            try await withVirtualTime { _ in
+                let app = try await Application.make(.testing)
+                app.get("slow") { _ async throws -> String in
+                    try await Task.sleep(for: .seconds(5))
+                    return "slow"
+                }
+                app.get("proxy") { req async throws -> String in
+                    let port = req.application.http.server.shared.localAddress?.port ?? 0
+                    let answer = try await req.client.get("http://127.0.0.1:\(port)/slow")
+                    return "proxied " + (answer.body.map { String(buffer: $0) } ?? "")
+                }
+                app.get("later") { req async throws -> String in
+                    try await req.eventLoop.scheduleTask(in: .seconds(2)) { "later" }.futureResult.get()
+                }
+                var start = ContinuousClock.now
+                try await app.testing(method: .running(port: 0)).test(.GET, "proxy") { response async in
+                    #expect(response.body.string == "proxied slow")
+                }
+                #expect(ContinuousClock.now - start == .seconds(5))
+                start = ContinuousClock.now
+                try await app.testing(method: .running(port: 0)).test(.GET, "later") { response async in
+                    #expect(response.body.string == "later")
+                }
+                #expect(ContinuousClock.now - start == .seconds(2))
+                try await app.asyncShutdown()
+            }
+        }
+
         @Test func aRunningServersRouteThatSleepsAnswersAtItsVirtualInstant() async throws {
             nonisolated(unsafe) var run: TestScheduler?
             try await withVirtualTime { scheduler in
