@@ -28,6 +28,8 @@ INTERPOSED(int, connect, int fd, __CONST_SOCKADDR_ARG address, socklen_t length)
 INTERPOSED(int, close, int fd);
 INTERPOSED(ssize_t, read, int fd, void *bytes, size_t count);
 INTERPOSED(int, accept4, int fd, __SOCKADDR_ARG address, socklen_t *length, int flags);
+INTERPOSED(ssize_t, sendmsg, int fd, const struct msghdr *message, int flags);
+INTERPOSED(ssize_t, recvmsg, int fd, struct msghdr *message, int flags);
 
 enum { loop_limit = 32, fd_limit = 4096, epoll = 0, wake = 1, timer = 2, sock = 3 };
 // A loop's socket: its peer not known yet, connected by a member to this process, or to a peer outside it.
@@ -53,10 +55,12 @@ static MARBLES_THREAD_LOCAL marbles_member_context serving_saved, serving_item;
 // Go's rule for two ends in this process: bytes a member sends through a socket, by the sender's
 // fd, hold its run (`run`, a work item) until the other end has read as many; its connection
 // (`connection`) until accepted; its close until the other end reads its end of stream (`eof`,
-// kept by that end's fd). Under the lock. `peer`: the other end's fd + 1, once matched (0: not yet).
+// kept by that end's fd); its datagrams until received (`inbox`, by the receiver's fd). Under the
+// lock. `peer`: the other end's fd + 1, once matched (0: not yet).
 typedef struct {
-    marbles_member_context run, eof, connection;
+    marbles_member_context run, eof, connection, inbox;
     long long sent, taken, rest;  // rest: of what was sent, what the kernel did not take (written again first)
+    long datagrams;  // in the inbox
 } flight;
 static flight flights[fd_limit];
 static _Atomic int peer[fd_limit], flying;
@@ -156,31 +160,36 @@ static marbles_member_context take(marbles_member_context *slot) {
     return it;
 }
 
-// A member's one-off flight through `fd`: a connection (`eof` false), or an end of stream to it.
-static void put(marbles_members *members, int fd, bool eof, const char *what) {
+// A member's one-off flight through `fd`, in `slot` of its flight: a connection, an end of stream
+// to it, or one more datagram to it (`inbox`: one item for all of them).
+static void put(marbles_members *members, int fd, marbles_member_context *slot, const char *what) {
     long long sequence = marbles_members_begin(members, marbles_work_io, what);
     LOCK();
-    marbles_member_context *slot = eof ? &flights[fd].eof : &flights[fd].connection, old = take(slot);
-    *slot = (marbles_member_context){members, sequence}, atomic_fetch_add(&flying, 1);
+    bool counted = slot == &flights[fd].inbox && flights[fd].datagrams++ > 0 && slot->members != NULL;
+    marbles_member_context old = counted ? (marbles_member_context){members, sequence} : take(slot);
+    if (!counted) *slot = (marbles_member_context){members, sequence}, atomic_fetch_add(&flying, 1);
     UNLOCK();
     if (old.members != NULL) marbles_members_end(old.members, old.sequence);
 }
 
 static void begin_serving(loop *it, marbles_member_context taken);
 
-// `fd` took `units` (bytes read; 0: its end of stream; -1: `fd` is a connection just accepted). Its
+// `fd` took `units` (bytes read; 0: its end of stream; -1: `fd` is a connection just accepted; -2:
+// a datagram). Its
 // other end's flight ends when all it sent is taken (a peer outside the process: at any answer),
 // and a loop's thread that took them serves that run until its next wait.
 static void taking(int fd, long long units) {
     if (atomic_load_explicit(&flying, memory_order_relaxed) == 0 || fd < 0 || fd >= fd_limit) return;
     bool answer = atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) == to_peer;
-    int from = answer ? fd : units != 0 ? peer_of(fd) : -1;
+    int from = answer ? fd : units > 0 || units == -1 ? peer_of(fd) : -1;
     marbles_member_context ended = {NULL, 0};
     marbles_members *run = from >= 0 && (answer || units > 0) ? account(from, NULL, NULL, 0, answer ? 1LL << 60 : units, &ended) : NULL;
-    if (run == NULL && !answer && (units == 0 || from >= 0)) {
+    if (run == NULL && !answer && (units <= 0 && (units != -1 || from >= 0))) {
         LOCK();
-        ended = take(units == 0 ? &flights[fd].eof : &flights[from].connection);
-        if ((run = ended.members) != NULL) marbles_members_hold(run);
+        marbles_member_context *slot = units == 0 ? &flights[fd].eof : units == -2 ? &flights[fd].inbox : &flights[from].connection;
+        bool last = units != -2 || (flights[fd].datagrams > 0 && --flights[fd].datagrams == 0);
+        if ((run = slot->members) != NULL) marbles_members_hold(run);
+        if (last) ended = take(slot);
         UNLOCK();
     }
     if (run == NULL) return;
@@ -273,7 +282,7 @@ int connect(int fd, __CONST_SOCKADDR_ARG address, socklen_t length) {
     if (fd >= 0 && fd < fd_limit && (to->sin6_family == AF_INET || to->sin6_family == AF_INET6) && marbles_member() != NULL) {
         bool far = outside(to);
         atomic_store(&loop_socket[fd], far ? to_peer : here);
-        if (!far) put(marbles_member(), fd, false, "a connection to a socket of this process, not accepted yet");
+        if (!far) put(marbles_member(), fd, &flights[fd].connection, "a connection to a socket of this process, not accepted yet");
     }
     return NEXT_OF(connect)(fd, address, length);
 }
@@ -284,6 +293,30 @@ ssize_t read(int fd, void *bytes, size_t count) {
     int saved = errno;
     if (got >= 0 || errno != EAGAIN) taking(fd, got > 0 ? got : 0);  // an error answers too
     return errno = saved, got;
+}
+
+// The loop's socket bound to `to` (-1: none), where a datagram sent there arrives.
+static int bound_to(const void *to, socklen_t length) {
+    struct sockaddr_in6 address = {0}, bound;
+    memcpy(&address, to, length < sizeof address ? length : sizeof address);
+    if (address.sin6_family != AF_INET && address.sin6_family != AF_INET6) return -1;
+    for (int fd = 0; fd < fd_limit; fd++) {
+        if (loop_socket[fd] != unwatched && named(fd, true, &bound) && memcmp(&bound, &address, sizeof bound) == 0) return fd;
+    }
+    return -1;
+}
+
+// A member's datagram to a loop's socket of this process flies until that socket receives it.
+ssize_t sendmsg(int fd, const struct msghdr *message, int flags) {
+    int to = message != NULL && message->msg_name != NULL && marbles_member() != NULL ? bound_to(message->msg_name, message->msg_namelen) : -1;
+    if (to >= 0) put(marbles_member(), to, &flights[to].inbox, "a datagram sent to a socket of this process, not received yet");
+    return NEXT_OF(sendmsg)(fd, message, flags);
+}
+
+ssize_t recvmsg(int fd, struct msghdr *message, int flags) {
+    ssize_t got = NEXT_OF(recvmsg)(fd, message, flags);
+    if (got >= 0 && fd < fd_limit && atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) != unwatched) taking(fd, -2);
+    return got;
 }
 
 int accept4(int fd, __SOCKADDR_ARG address, socklen_t *length, int flags) {
@@ -301,14 +334,15 @@ static void closing(int fd) {
     atomic_store(&peer[fd], 0);
     atomic_store(&loop_socket[fd], unwatched);
     if (other >= 0) atomic_compare_exchange_strong(&peer[other], &(int){fd + 1}, 0);
-    marbles_member_context left[2] = {take(&flights[fd].eof), take(&flights[fd].connection)};
+    flights[fd].datagrams = 0;
+    marbles_member_context left[3] = {take(&flights[fd].eof), take(&flights[fd].connection), take(&flights[fd].inbox)};
     UNLOCK();
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         if (left[i].members != NULL) marbles_members_end(left[i].members, left[i].sequence);
     }
     land(fd);
     if (other >= 0) land(other);
-    if (other >= 0 && members != NULL) put(members, other, true, "an end of stream sent to a socket of this process, not read yet");
+    if (other >= 0 && members != NULL) put(members, other, &flights[other].eof, "an end of stream sent to a socket of this process, not read yet");
 }
 
 int close(int fd) {

@@ -119,3 +119,44 @@ extension OnTheTestsClock {
         }
     }
 }
+
+/// Notes each datagram's text and when it came.
+final class DatagramCatcher: ChannelInboundHandler, Sendable {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    let seen: Seen
+    let start: ContinuousClock.Instant
+    init(seen: Seen, start: ContinuousClock.Instant) {
+        self.seen = seen
+        self.start = start
+    }
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let envelope = unwrapInboundIn(data)
+        seen.add("\(String(buffer: envelope.data)) at \(ContinuousClock.now - start)")
+    }
+}
+
+extension OnTheTestsClock.ChannelTimeoutTests {
+    /// Datagrams between two channels of the process fly until received, as bytes do: before
+    /// session 30 the receiver's loop read them in iterations no run woke, at real instants
+    /// (0.0039 and 0.0043 s).
+    @Test(.virtualTime) func datagramsReachAnotherChannelAtTheirVirtualInstants() async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let seen = Seen()
+        let start = ContinuousClock.now
+        let receiver = try await DatagramBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(DatagramCatcher(seen: seen, start: start))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let sender = try await DatagramBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
+        for tick in ["a", "b"] {
+            try await sender.writeAndFlush(AddressedEnvelope(remoteAddress: receiver.localAddress!, data: ByteBuffer(string: tick))).get()
+            try await Task.sleep(for: .seconds(1))
+        }
+        #expect(seen.all == ["a at 0.0 seconds", "b at 1.0 seconds"])
+        try await sender.close()
+        try await receiver.close()
+    }
+}
