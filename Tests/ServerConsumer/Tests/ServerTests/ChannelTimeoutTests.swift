@@ -3,25 +3,14 @@ import NIOCore
 import NIOPosix
 import Testing
 
-/// Notes when its channel's read side has been idle, as `IdleStateHandler` says.
-final class IdleReadCatcher: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ByteBuffer
-    let idle: Seen
-    let start: ContinuousClock.Instant
-
-    init(idle: Seen, start: ContinuousClock.Instant) {
-        self.idle = idle
-        self.start = start
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let state = event as? IdleStateHandler.IdleStateEvent, state == .read { idle.add("\(ContinuousClock.now - start)") }
-        context.fireUserInboundEventTriggered(event)
-    }
+/// A channel initializer that adds the handler `make` returns.
+func adding(_ make: @escaping @Sendable () -> any ChannelHandler) -> @Sendable (any Channel) -> EventLoopFuture<Void> {
+    { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(make()) } }
 }
 
-/// Notes when its channel became inactive (the other end closed), and when bytes came.
-final class CloseCatcher: ChannelInboundHandler, Sendable {
+/// Notes when bytes came to its channel, when its read side was idle (as `IdleStateHandler`
+/// says), and when it became inactive (the other end closed).
+final class ChannelEventCatcher: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     let seen: Seen
     let start: ContinuousClock.Instant
@@ -33,6 +22,11 @@ final class CloseCatcher: ChannelInboundHandler, Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         seen.add("read \(unwrapInboundIn(data).readableBytes) at \(ContinuousClock.now - start)")
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let state = event as? IdleStateHandler.IdleStateEvent, state == .read { seen.add("idle at \(ContinuousClock.now - start)") }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -57,13 +51,13 @@ extension OnTheTestsClock {
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandlers(
-                            IdleStateHandler(readTimeout: .seconds(5)), IdleReadCatcher(idle: seen, start: start))
+                            IdleStateHandler(readTimeout: .seconds(5)), ChannelEventCatcher(seen: seen, start: start))
                     }
                 }
                 .bind(host: "127.0.0.1", port: 0).get()
             let client = try await ClientBootstrap(group: group).connect(to: server.localAddress!).get()
             try await Task.sleep(for: .seconds(6))
-            #expect(seen.all == ["5.0 seconds"])
+            #expect(seen.all == ["idle at 5.0 seconds"])
             try await client.close()
             try await server.close()
         }
@@ -102,11 +96,7 @@ extension OnTheTestsClock {
             let seen = Seen()
             let start = ContinuousClock.now
             let server = try await ServerBootstrap(group: group)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(CloseCatcher(seen: seen, start: start))
-                    }
-                }
+                .childChannelInitializer(adding { ChannelEventCatcher(seen: seen, start: start) })
                 .bind(host: "127.0.0.1", port: 0).get()
             let client = try await ClientBootstrap(group: group).connect(to: server.localAddress!).get()
             try await Task.sleep(for: .seconds(1))
@@ -144,11 +134,7 @@ extension OnTheTestsClock.ChannelTimeoutTests {
         let seen = Seen()
         let start = ContinuousClock.now
         let receiver = try await DatagramBootstrap(group: group)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(DatagramCatcher(seen: seen, start: start))
-                }
-            }
+            .channelInitializer(adding { DatagramCatcher(seen: seen, start: start) })
             .bind(host: "127.0.0.1", port: 0).get()
         let sender = try await DatagramBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
         for tick in ["a", "b"] {

@@ -84,6 +84,23 @@ extension OnTheTestsClock {
             leftOver.cancel()
         }
 
+        /// A run that sets `loop`'s timer (a 10 s task), signals `armed`, then holds its virtual
+        /// time still on `gate` (a semaphore made outside it: a real wait) before it awaits the task.
+        static func runHoldingTheLoopsTimer(_ loop: any EventLoop, armed: DispatchSemaphore, gate: DispatchSemaphore) async throws -> Int {
+            try await withVirtualTime { _ in
+                let task = loop.scheduleTask(in: .seconds(10)) { 1 }
+                try await loop.submit {}.get()  // the iteration that set the timer is over
+                armed.signal()
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    DispatchQueue.global().async {
+                        gate.wait()
+                        done.resume()
+                    }
+                }
+                return try await task.futureResult.get()
+            }
+        }
+
         /// Two runs alive at once on one loop mix their deadlines (NIO keeps one timer for the
         /// loop): what cannot be made virtual is named, to both. Run one sets the loop's timer
         /// (a 10 s task), then holds its virtual time still on a semaphore made outside it (a
@@ -95,18 +112,7 @@ extension OnTheTestsClock {
             let gate = DispatchSemaphore(value: 0)
             let seen = Seen()
             try await withKnownIssue("issue 69: tests in parallel on a shared loop") {
-                async let first: Int = withVirtualTime { _ in
-                    let task = loop.scheduleTask(in: .seconds(10)) { 1 }
-                    try await loop.submit {}.get()  // the iteration that set the timer is over
-                    armed.signal()
-                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                        DispatchQueue.global().async {
-                            gate.wait()
-                            done.resume()
-                        }
-                    }
-                    return try await task.futureResult.get()
-                }
+                async let first = Self.runHoldingTheLoopsTimer(loop, armed: armed, gate: gate)
                 async let second: Int = withVirtualTime { _ in
                     armed.wait()
                     let answer = try await loop.scheduleTask(in: .seconds(3)) { 2 }.futureResult.get()
@@ -133,18 +139,7 @@ extension OnTheTestsClock {
             let seen = Seen()
             let later = ScheduledBox()
             try await withKnownIssue("issue 69: tests in parallel on a shared loop") {
-                async let first: Int = withVirtualTime { _ in
-                    let task = loop.scheduleTask(in: .seconds(10)) { 1 }
-                    try await loop.submit {}.get()
-                    armed.signal()
-                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                        DispatchQueue.global().async {
-                            gate.wait()
-                            done.resume()
-                        }
-                    }
-                    return try await task.futureResult.get()
-                }
+                async let first = Self.runHoldingTheLoopsTimer(loop, armed: armed, gate: gate)
                 do {
                     _ = try await withVirtualTime { _ in
                         armed.wait()

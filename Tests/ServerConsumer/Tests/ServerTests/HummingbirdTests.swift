@@ -185,11 +185,7 @@ extension OnTheTestsClock {
             try await app.test(.live) { client in
                 let start = ContinuousClock.now
                 let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                    .channelInitializer { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(CloseCatcher(seen: seen, start: start))
-                        }
-                    }
+                    .channelInitializer(adding { ChannelEventCatcher(seen: seen, start: start) })
                     .connect(host: "127.0.0.1", port: client.port!).get()
                 try await Task.sleep(for: .seconds(6))
                 try? await channel.close()
