@@ -88,6 +88,42 @@ import Foundation
         }
         compare(
             "close(dup(fd)), outside runs", unit: .nanoseconds(per: count, "ns/pair"), [closeRound(next: true), closeRound(next: false)])
+        // A 1-byte datagram a UDP socket on loopback sends to itself and receives.
+        typealias SendMessage = @convention(c) (Int32, UnsafePointer<msghdr>?, Int32) -> Int
+        typealias ReceiveMessage = @convention(c) (Int32, UnsafeMutablePointer<msghdr>?, Int32) -> Int
+        let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                precondition(bind(udp, $0, length) == 0 && getsockname(udp, $0, &length) == 0)
+            }
+        }
+        func datagramRound(next: Bool) -> Contender {
+            let send = symbol("sendmsg", next: next, as: SendMessage.self)
+            let receive = symbol("recvmsg", next: next, as: ReceiveMessage.self)
+            return Contender(next ? "libc's" : "interposed") {
+                withUnsafeMutablePointer(to: &address) { name in
+                    withUnsafeMutablePointer(to: &byte) { payload in
+                        var part = iovec(iov_base: UnsafeMutableRawPointer(payload), iov_len: 1)
+                        withUnsafeMutablePointer(to: &part) { parts in
+                            var message = msghdr(
+                                msg_name: UnsafeMutableRawPointer(name), msg_namelen: length, msg_iov: parts, msg_iovlen: 1, msg_control: nil,
+                                msg_controllen: 0, msg_flags: 0)
+                            for _ in 0..<count {
+                                precondition(send(udp, &message, 0) == 1)
+                                precondition(receive(udp, &message, 0) == 1)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        compare(
+            "a 1-byte datagram sent to itself (sendmsg) and received (recvmsg), outside runs", unit: .nanoseconds(per: count, "ns/pair"),
+            [datagramRound(next: true), datagramRound(next: false)])
     }
 #else
     nonisolated func interposedCallBenchmarks() {}
