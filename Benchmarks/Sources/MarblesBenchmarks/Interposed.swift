@@ -110,7 +110,8 @@ import Foundation
                         var part = iovec(iov_base: UnsafeMutableRawPointer(payload), iov_len: 1)
                         withUnsafeMutablePointer(to: &part) { parts in
                             var message = msghdr(
-                                msg_name: UnsafeMutableRawPointer(name), msg_namelen: length, msg_iov: parts, msg_iovlen: 1, msg_control: nil,
+                                msg_name: UnsafeMutableRawPointer(name), msg_namelen: length, msg_iov: parts, msg_iovlen: 1,
+                                msg_control: nil,
                                 msg_controllen: 0, msg_flags: 0)
                             for _ in 0..<count {
                                 precondition(send(udp, &message, 0) == 1)
