@@ -246,6 +246,7 @@ int epoll_ctl(int epfd, int op, int fd, struct epoll_event *event) {
 // writes again first (counted once, whoever writes it).
 static ssize_t wrote(int fd, long long count, ssize_t result) {
     if (atomic_load_explicit(&flying, memory_order_relaxed) == 0 || fd < 0 || fd >= fd_limit) return result;
+    if (atomic_load_explicit(&loop_socket[fd], memory_order_relaxed) == unwatched) return result;  // a log line, a file
     LOCK();
     if (flights[fd].run.members != NULL) flights[fd].rest = count - (result > 0 ? result : 0);
     UNLOCK();
