@@ -29,6 +29,37 @@ public struct SubscriptionLog: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
+/// A test observable's subscription log, in subscription order. The first entry is kept
+/// inline: most test observables are subscribed once, and their log then allocates nothing.
+@usableFromInline
+package struct SubscriptionLogs: RandomAccessCollection, MutableCollection {
+    @usableFromInline var head: SubscriptionLog?
+    @usableFromInline var rest: [SubscriptionLog] = []
+
+    @inlinable package init() {}
+
+    package init(_ logs: [SubscriptionLog]) {
+        head = logs.first
+        rest = Array(logs.dropFirst())
+    }
+
+    @inlinable package var startIndex: Int { 0 }
+    @inlinable package var endIndex: Int { head == nil ? 0 : 1 &+ rest.count }
+
+    @inlinable
+    package subscript(position: Int) -> SubscriptionLog {
+        get { position == 0 ? head! : rest[position &- 1] }
+        set {
+            if position == 0 { head = newValue } else { rest[position &- 1] = newValue }
+        }
+    }
+
+    @inlinable
+    package mutating func append(_ log: SubscriptionLog) {
+        if head == nil { head = log } else { rest.append(log) }
+    }
+}
+
 /// The error a bare `#` carries when a diagram gets no `error:` argument.
 public struct MarbleError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The error's text.

@@ -163,6 +163,16 @@ func flatMapLatestProfile() {
     }
 }
 
+/// The 1,000-event `delay` test alone, for profiling (`--only delay-loop`, PROFILE_TESTS times).
+func delayProfile() {
+    let input = String(repeating: "a-", count: 1_000) + "|"
+    let delayed = recordedDiagram { s in s.cold(input).delay(.milliseconds(2), scheduler: s) }
+    let tests = Int(ProcessInfo.processInfo.environment["PROFILE_TESTS"] ?? "") ?? 2_000
+    for _ in 0..<tests {
+        passing { s in s.expect(s.cold(input).delay(.milliseconds(2), scheduler: s)).toBe(delayed) }
+    }
+}
+
 /// The 10-event test's phases, each added to the one before (`--only test-phases`): where a
 /// small test's fixed cost goes.
 /// The 10-event cold test alone, for profiling (`--only small-test-loop`).

@@ -22,7 +22,7 @@ let parts: [(String, () -> Void)] = [
     ("cold-test", { coldTestBenchmark(events: 1_000) }), ("hot-test", hotTestBenchmark), ("higher-order", higherOrderBenchmarks),
     ("timing-test", timingTestBenchmark), ("task-sleep", taskSleepProfile), ("async-test", asyncTestProfile),
     ("test-phases", testPhasesProfile), ("small-test-loop", smallTestProfile), ("empty-run-loop", emptyRunProfile),
-    ("latest-loop", flatMapLatestProfile),
+    ("latest-loop", flatMapLatestProfile), ("delay-loop", delayProfile),
 ]
 if let only = options.only, let unknown = only.first(where: { name in !(sections + parts).contains { $0.0 == name } }) {
     say("unknown section '\(unknown)'; sections: \((sections + parts).map(\.0).joined(separator: ", "))")

@@ -194,6 +194,20 @@ public final class CompositeDisposable: Disposable, @unchecked Sendable {
         return Key(raw: key)
     }
 
+    /// Adds the member `make` returns given its key (made under the composite's lock, so it
+    /// must not call out); returns it, or `nil` without making it when the composite is
+    /// already disposed. For a member that removes itself by its key: one object, no holder.
+    @usableFromInline
+    func insert<Member: Disposable>(_ make: (Key) -> Member) -> Member? {
+        lock.withLock {
+            if disposed { return nil }
+            defer { nextKey += 1 }
+            let member = make(Key(raw: nextKey))
+            members[nextKey] = member
+            return member
+        }
+    }
+
     /// Removes the member and disposes it.
     public func remove(_ key: Key) {
         let member = lock.withLock { members.removeValue(forKey: key.raw) }

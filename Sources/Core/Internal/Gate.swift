@@ -24,9 +24,12 @@ final class Gate<Element>: @unchecked Sendable {
     // with `pending`, so that both buffers keep their capacity and a delivery allocates nothing
     // (copying `pending` and emptying it made `removeAll(keepingCapacity:)` allocate each time).
     @exclusivity(unchecked) @usableFromInline var delivering: [Event<Element>] = []
-    /// Bit 0: somebody is delivering (the drainer); the rest: `pending.count` × 2. Changed only
-    /// under `lock`, except by the lock-free fast path of `send` (0 → 1, then 1 → 0), which
-    /// therefore sees every queued event: a queue is never left without a drainer.
+    /// Bit 0: somebody is delivering (the drainer); the rest: twice the number of events queued
+    /// in `pending` that no drainer has taken yet. Changed under `lock`, except by the lock-free
+    /// fast path of `send` (0 → 1, then 1 → 0) and by the drainer giving its bit back (1 → 0),
+    /// which therefore fails while events wait: a queue is never left without a drainer. While
+    /// the drainer holds the lock, nobody else changes it (the fast path's 0 → 1 fails), so the
+    /// drainer takes the queue with a plain store.
     // measured (inline atomics): see InlineAtomic.swift.
     @inlinable var state: UnsafeAtomic<Int> { inlineAtomic(self, of: Int.self) }
 
@@ -39,26 +42,53 @@ final class Gate<Element>: @unchecked Sendable {
     }
 
     /// Runs `body` under the lock, then delivers what it emitted.
+    // One atomic read-modify-write a locked section that emits (the count and the drainer bit
+    // in one exchange), none for each event queued.
+    // measured: with `emit` adding to the state per event and the drainer re-locking after each
+    // batch, see the CHANGELOG (session 31).
     @inlinable @discardableResult
     func locked<R>(_ body: () -> R) -> R {
         lock.lock()
+        let before = pending.count
         let result = body()
-        let current = state.load(ordering: .acquiring)
-        if current & 1 == 1 || pending.isEmpty {
+        if pending.isEmpty {
             lock.unlock()
             return result
         }
-        state.add(1)
-        deliverPendingAndUnlock()
+        queued(pending.count &- before)
         return result
     }
 
+    /// `added` events were just queued, under the lock (which it releases): counts them for the
+    /// drainer there is, or becomes the drainer and delivers them with any others waiting.
+    @inlinable func queued(_ added: Int) {
+        var current = state.load(ordering: .relaxed)
+        while current & 1 == 1 {
+            if added == 0 { return lock.unlock() }
+            let (exchanged, found) = state.compareExchange(
+                expected: current, desired: current &+ 2 &* added, ordering: .acquiringAndReleasing)
+            if exchanged { return lock.unlock() }
+            current = found
+        }
+        // No drainer: this caller becomes it (the fast path of `send` cannot take the bit while
+        // the state is not 0, nor can anyone else while the lock is held).
+        while true {
+            let (exchanged, found) = state.compareExchange(expected: current, desired: 1, ordering: .acquiringAndReleasing)
+            if exchanged { break }
+            current = found
+            if current & 1 == 1 { return queued(added) }
+        }
+        deliverPendingAndUnlock()
+    }
+
     /// Delivers the queue until it stays empty, then gives up draining; called with the lock
-    /// held and the draining bit set by the caller.
+    /// held and the drainer bit set by the caller.
     @inlinable func deliverPendingAndUnlock() {
         while !pending.isEmpty {
+            // The drainer holds the lock: nobody else changes the state now. Taking the queue
+            // takes its count.
+            state.store(1, ordering: .relaxed)
             swap(&pending, &delivering)
-            state.subtract(2 * delivering.count)
             lock.unlock()
             // An index loop: `for index in delivering.indices` went through `Range`'s generic
             // witnesses here on every event (seen in profiles), even specialized.
@@ -68,9 +98,13 @@ final class Gate<Element>: @unchecked Sendable {
                 index &+= 1
             }
             delivering.removeAll(keepingCapacity: true)
+            // Nothing queued meanwhile: give the bit back without the lock. Events are queued
+            // under the lock and counted in the state as they are (`queued`), so a failed
+            // exchange means some wait; a queuer after the exchange finds no drainer and drains.
+            if state.compareExchange(expected: 1, desired: 0, ordering: .acquiringAndReleasing).exchanged { return }
             lock.lock()
         }
-        state.subtract(1)
+        state.store(0, ordering: .releasing)
         lock.unlock()
     }
 
@@ -85,10 +119,9 @@ final class Gate<Element>: @unchecked Sendable {
     /// Delivers whatever is queued.
     func drain() { locked {} }
 
-    /// Queues an event; call only inside `locked`.
+    /// Queues an event; call only inside `locked` (which counts it when the body returns).
     @inlinable func emit(_ event: Event<Element>) {
         pending.append(event)
-        state.add(2)
     }
 
     /// Delivers one event, serialized with all others. When nothing is queued or being
@@ -104,14 +137,7 @@ final class Gate<Element>: @unchecked Sendable {
         }
         lock.lock()
         pending.append(event)
-        let before = state.add(2).oldValue
-        if before & 1 == 1 {
-            // The drainer delivers it.
-            lock.unlock()
-            return
-        }
-        state.add(1)
-        deliverPendingAndUnlock()
+        queued(1)
     }
 }
 

@@ -5,6 +5,16 @@ public protocol ObservableType<Element> {
     associatedtype Element
     /// This stream as a plain observable.
     func asObservable() -> Observable<Element>
+    /// Runs this stream's subscribe logic for `observer`, which is then the subscription (an
+    /// implementation hook: operators subscribe inner observables through it, so that a type
+    /// which is not an ``Observable`` need not make one per subscription). The default runs
+    /// ``asObservable()``'s.
+    func _run(_ observer: Observer<Element>)
+}
+
+extension ObservableType {
+    @inlinable
+    public func _run(_ observer: Observer<Element>) { asObservable().run(observer) }
 }
 
 /// A push-based stream of values that ends with at most one error or completion.
@@ -33,6 +43,9 @@ public final class Observable<Element>: ObservableType, @unchecked Sendable {
 
     public func asObservable() -> Observable<Element> { self }
 
+    @inlinable
+    public func _run(_ observer: Observer<Element>) { producer(observer) }
+
     /// Subscribes a closure; the returned disposable ends the subscription.
     @inlinable @discardableResult
     public func subscribe(_ handler: @escaping (Event<Element>) -> Void) -> any Disposable {
@@ -51,9 +64,10 @@ public final class Observable<Element>: ObservableType, @unchecked Sendable {
         producer(observer)
     }
 
-    /// Runs the subscribe logic for an observer the caller made.
+    /// Runs the subscribe logic for an observer the caller made (which is then the
+    /// subscription: disposing it ends it).
     @inlinable
-    func run(_ observer: Observer<Element>) { producer(observer) }
+    package func run(_ observer: Observer<Element>) { producer(observer) }
 }
 
 extension ObservableType {

@@ -38,7 +38,7 @@ public final class Observer<Element>: ObserverType, Disposable, @unchecked Senda
     var layoutHolds: Bool { isFirstStoredProperty(of: self, &stoppedStorage) }
 
     @inlinable
-    init(_ handler: @escaping (Event<Element>) -> Void) {
+    package init(_ handler: @escaping (Event<Element>) -> Void) {
         self.handler = handler
         assert(isFirstStoredProperty(of: self, &stoppedStorage))
     }

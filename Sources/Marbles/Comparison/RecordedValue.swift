@@ -137,7 +137,7 @@ package protocol TestObservableMessages: AnyObject {
     /// The diagram's messages, erased.
     var erasedMessages: [Recorded<Event<RecordedValue>>] { get }
     /// Its subscriptions so far (for the leak check at the end of a run).
-    var subscriptionLogs: [SubscriptionLog] { get }
+    var subscriptionLogs: SubscriptionLogs { get }
     /// Where the test made it, and the name it gave it (`nil` for one made from messages).
     var declaration: TestObservableDeclaration? { get }
 }

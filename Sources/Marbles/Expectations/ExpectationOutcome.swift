@@ -10,7 +10,7 @@
         /// Where the test made it and the name it gave it.
         package var declaration: TestObservableDeclaration? { source.declaration }
         /// Its subscriptions, in the scheduler's time.
-        package var subscriptions: [SubscriptionLog] { source.subscriptionLogs }
+        package var subscriptions: [SubscriptionLog] { Array(source.subscriptionLogs) }
         /// The observable's identity, as ``SubscriptionLog``'s `owner` and a value that is this
         /// observable (an inner of another input) name it.
         package var owner: UInt { UInt(bitPattern: ObjectIdentifier(source)) }

@@ -9,15 +9,15 @@ extension TestScheduler {
         /// (A plain read: each entry names the observable that logged it, which is how
         /// `expect(subscriptions:)` given this log learns whose it is.)
         public internal(set) var subscriptions: [SubscriptionLog] {
-            get { subscriptionLogs }
-            set { subscriptionLogs = newValue }
+            get { Array(subscriptionLogs) }
+            set { subscriptionLogs = SubscriptionLogs(newValue) }
         }
         // The scheduler's thread's: appended at each subscription, written at its end, read after
         // the run, never in overlapping accesses.
         // measured: checked again together with AsyncRun.progress, VirtualTimeScheduler's step
         // limit and a cold subscription's disposed flag, small and async tests took 1.02–1.05×
         // (A/B, clean release builds of both, min of 7); unchecked in 40fe785.
-        @exclusivity(unchecked) @usableFromInline package var subscriptionLogs: [SubscriptionLog] = []
+        @exclusivity(unchecked) @usableFromInline package var subscriptionLogs = SubscriptionLogs()
         /// Where the test made it, and the name it gave it, for its diagrams.
         @usableFromInline package let declaration: TestObservableDeclaration?
         @usableFromInline unowned let scheduler: TestScheduler
@@ -42,59 +42,34 @@ extension TestScheduler {
 
         @inlinable
         public func asObservable() -> Observable<Element> {
-            Observable(producer: { [self] observer in
-                let virtual = scheduler.virtual
-                var log = SubscriptionLog(subscribed: virtual.now)
-                log.owner = UInt(bitPattern: ObjectIdentifier(self))
-                let logIndex = subscriptionLogs.count
-                subscriptionLogs.append(log)
-                let subscription = ColdSubscription(
-                    of: self, logIndex: logIndex, on: virtual,
-                    replay: MessageReplay(
-                        messages: messages, receiver: observer, on: virtual, base: virtual.now, clampsNegative: true,
-                        inTimeOrder: inTimeOrder))
-                observer.setUpstream(subscription)
-                if !subscription.isDisposed { subscription.replay.scheduleAll() }
-            })
+            Observable(producer: { [self] observer in _run(observer) })
+        }
+
+        /// Subscribes `observer`: a replay of the messages from now, logged. (Inner
+        /// observables of `flatMap` and `flatMapLatest` are subscribed this way, with no
+        /// ``Observable`` made for them.)
+        @inlinable
+        public func _run(_ observer: Observer<Element>) {
+            let virtual = scheduler.virtual
+            var log = SubscriptionLog(subscribed: virtual.now)
+            log.owner = UInt(bitPattern: ObjectIdentifier(self))
+            let logIndex = subscriptionLogs.count
+            subscriptionLogs.append(log)
+            let subscription = MessageReplay(
+                messages: messages, receiver: observer, on: virtual, base: virtual.now, clampsNegative: true,
+                inTimeOrder: inTimeOrder, log: (self, logIndex))
+            observer.setUpstream(subscription)
+            if !subscription.progress.disposed { subscription.scheduleAll() }
         }
     }
 }
 
-/// One subscription of a cold test observable: its replay, and its entry in the observable's
-/// subscription log, closed when it is disposed. One object, where `Observable.create` and
-/// `Disposables.create` made three (a resources holder, a closure context, the disposable).
-@usableFromInline
-final class ColdSubscription<Element>: Disposable, @unchecked Sendable {
-    @usableFromInline let observable: TestScheduler.ColdObservable<Element>
-    @usableFromInline let logIndex: Int
-    @usableFromInline let virtual: VirtualTimeScheduler
-    @usableFromInline let replay: MessageReplay<Element, Observer<Element>>
-    /// Whether it was disposed (kept in the replay's unchecked progress, read and written once).
-    @inlinable var isDisposed: Bool { replay.progress.disposed }
-
-    @inlinable
-    init(
-        of observable: TestScheduler.ColdObservable<Element>, logIndex: Int, on virtual: VirtualTimeScheduler,
-        replay: MessageReplay<Element, Observer<Element>>
-    ) {
-        self.observable = observable
-        self.logIndex = logIndex
-        self.virtual = virtual
-        self.replay = replay
-    }
-
-    @usableFromInline func dispose() {
-        guard !replay.progress.disposed else { return }
-        replay.progress.disposed = true
-        observable.subscriptionLogs[logIndex].unsubscribed = observable.scheduler.now
-        replay.cancel(on: virtual)
-    }
-}
-
 /// One replay of a test observable's messages: a cold observable's subscription (to its
-/// observer) or a hot observable's run (to its subject).
+/// observer; disposing it closes its entry in the observable's subscription log) or a hot
+/// observable's run (to its subject). One object per subscription, where a subscription holding
+/// its replay made two.
 @usableFromInline
-final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Element == Element {
+final class MessageReplay<Element, Receiver: ObserverType>: Disposable, @unchecked Sendable where Receiver.Element == Element {
     @usableFromInline let messages: [Recorded<Event<Element>>]
     @usableFromInline let receiver: Receiver
     /// How many messages went out, whether a chain was cancelled, and whether a cold observable's
@@ -120,6 +95,9 @@ final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Elemen
     // The scheduler outlives the replay's actions, which run only on it.
     // measured: see TestTaskExecutor.runtime.
     @usableFromInline unowned(unsafe) let virtual: VirtualTimeScheduler
+    /// A cold observable's subscription: the observable, and its entry in the observable's log.
+    /// The observable (whose scheduler owns `virtual`) is what a late dispose reaches first.
+    @usableFromInline let log: (observable: TestScheduler.ColdObservable<Element>, index: Int)?
 
     /// A replay of `messages` from `base`. In time order (the common case) they form a chain:
     /// sequence numbers for all of them are taken now, so they order among other actions
@@ -128,9 +106,10 @@ final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Elemen
     @inlinable
     init(
         messages: [Recorded<Event<Element>>], receiver: Receiver, on virtual: VirtualTimeScheduler, base: Duration, clampsNegative: Bool,
-        inTimeOrder: Bool
+        inTimeOrder: Bool, log: (observable: TestScheduler.ColdObservable<Element>, index: Int)? = nil
     ) {
         self.messages = messages
+        self.log = log
         self.receiver = receiver
         self.virtual = virtual
         self.base = base
@@ -182,6 +161,15 @@ final class MessageReplay<Element, Receiver: ObserverType> where Receiver.Elemen
         send(position)
     }
 
+    /// A cold observable's subscription ends: its log entry closes, what is still to come is
+    /// cancelled.
+    @usableFromInline func dispose() {
+        guard let log, !progress.disposed else { return }
+        progress.disposed = true
+        log.observable.subscriptionLogs[log.index].unsubscribed = log.observable.scheduler.now
+        cancel(on: virtual)
+    }
+
     /// Cancels what is still to come: the pending link of a chain, or every scheduled action.
     @inlinable
     func cancel(on virtual: VirtualTimeScheduler) {
@@ -207,15 +195,15 @@ extension TestScheduler {
         /// (A plain read: each entry names the observable that logged it, which is how
         /// `expect(subscriptions:)` given this log learns whose it is.)
         public internal(set) var subscriptions: [SubscriptionLog] {
-            get { subscriptionLogs }
-            set { subscriptionLogs = newValue }
+            get { Array(subscriptionLogs) }
+            set { subscriptionLogs = SubscriptionLogs(newValue) }
         }
         // The scheduler's thread's: appended at each subscription, written at its end, read after
         // the run, never in overlapping accesses.
         // measured: checked again together with AsyncRun.progress, VirtualTimeScheduler's step
         // limit and a cold subscription's disposed flag, small and async tests took 1.02–1.05×
         // (A/B, clean release builds of both, min of 7); unchecked in 40fe785.
-        @exclusivity(unchecked) @usableFromInline package var subscriptionLogs: [SubscriptionLog] = []
+        @exclusivity(unchecked) @usableFromInline package var subscriptionLogs = SubscriptionLogs()
         /// Where the test made it, and the name it gave it, for its diagrams.
         @usableFromInline package let declaration: TestObservableDeclaration?
         @usableFromInline let subject = PublishSubject<Element>()

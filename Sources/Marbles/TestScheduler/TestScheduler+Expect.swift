@@ -24,14 +24,13 @@ extension TestScheduler {
         let expectation = MarbleExpectation<O.Element>(scheduler: self, origin: now, window: unsubscribe)
         let (subscribeAt, unsubscribeAt) = subscriptionTimes(unsubscribe, location: location)
         let source = observable.asObservable()
-        let subscription = SingleAssignmentDisposable()
-        state.harnessSubscriptions.append(subscription)
+        // The observer is the subscription, made now: no holder for it until it subscribes.
+        let observer = Observer<O.Element> { event in expectation.record(event) }
+        state.harnessSubscriptions.append(observer)
         // `enqueue`: the harness never cancels these, so no disposable for each.
-        _ = virtual.enqueue(at: now + subscribeAt) {
-            subscription.set(source.subscribe { event in expectation.record(event) })
-        }
+        _ = virtual.enqueue(at: now + subscribeAt) { source.run(observer) }
         if let unsubscribeAt {
-            _ = virtual.enqueue(at: now + unsubscribeAt) { subscription.dispose() }
+            _ = virtual.enqueue(at: now + unsubscribeAt) { observer.dispose() }
         }
         return expectation
     }
@@ -83,13 +82,13 @@ extension TestScheduler {
     /// Compares the subscriptions of a cold test observable with diagrams when the run ends:
     /// `scheduler.expect(subscriptions: input).toBe("^---!")`.
     public func expect<Element>(subscriptions observable: ColdObservable<Element>) -> TestScheduler.SubscriptionExpectation {
-        TestScheduler.SubscriptionExpectation(scheduler: self, origin: now, owner: observable) { observable.subscriptionLogs }
+        TestScheduler.SubscriptionExpectation(scheduler: self, origin: now, owner: observable) { Array(observable.subscriptionLogs) }
     }
 
     /// Compares the subscriptions of a hot test observable with diagrams when the run ends:
     /// `scheduler.expect(subscriptions: input).toBe("^---!")`.
     public func expect<Element>(subscriptions observable: HotObservable<Element>) -> TestScheduler.SubscriptionExpectation {
-        TestScheduler.SubscriptionExpectation(scheduler: self, origin: now, owner: observable) { observable.subscriptionLogs }
+        TestScheduler.SubscriptionExpectation(scheduler: self, origin: now, owner: observable) { Array(observable.subscriptionLogs) }
     }
 
     /// Subscribes to `observable` now and records its events, for custom checks after a flush.

@@ -23,7 +23,10 @@ extension TestScheduler {
         _ diagram: String, error: any Error = MarbleError.boxed, name: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> TestScheduler.ColdObservable<String> {
-        cold(diagram, values: [String: String](), error: error, name: name, fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
+        return cold(
+            messages: parseKeepingLast(diagram, .cold, error, location),
+            declaration: TestObservableDeclaration(name: name, location: location))
     }
 
     /// A hot observable whose values are looked up in `values`; it emits at the diagram's
@@ -44,7 +47,10 @@ extension TestScheduler {
         _ diagram: String, error: any Error = MarbleError.boxed, name: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) -> TestScheduler.HotObservable<String> {
-        hot(diagram, values: [String: String](), error: error, name: name, fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
+        return hot(
+            messages: parseKeepingLast(diagram, .hot, error, location),
+            declaration: TestObservableDeclaration(name: name, location: location))
     }
 
     /// A cold observable of messages built by hand (times relative to each subscription).
@@ -91,6 +97,25 @@ extension TestScheduler {
     func name(_ kind: MarbleDiagram.Kind, _ messages: [Recorded<Event<RecordedValue>>]) -> String {
         let diagram = MarbleDiagram.Printer(frame: frame).print(messages, label: \.description).text
         return "\(kind == .hot ? "hot" : "cold")(\"\(diagram.count > 60 ? String(diagram.prefix(59)) + "…" : diagram)\")"
+    }
+
+    /// The messages of a diagram whose values are its own characters. The last one parsed
+    /// with the default error is kept, so a test that makes the same observable again and again
+    /// (in a `flatMap`'s selector, per outer value) parses it once and shares its messages. Not
+    /// one that did not parse: that is reported each time.
+    func parseKeepingLast(
+        _ diagram: String, _ kind: MarbleDiagram.Kind, _ error: any Error, _ location: MarbleFailure.Location
+    ) -> [Recorded<Event<String>>] {
+        let defaultError = (error as? MarbleError) == MarbleError()
+        if defaultError, let last = state.lastParsed, last.kind == kind, last.diagram == diagram { return last.messages }
+        do {
+            let messages = try parser.parse(diagram, kind: kind, values: [String: String](), error: error)
+            if defaultError { state.lastParsed = (diagram, kind, messages) }
+            return messages
+        } catch {
+            report(error.description, at: location)
+            return []
+        }
     }
 
     @inlinable

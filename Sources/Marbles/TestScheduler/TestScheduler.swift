@@ -231,6 +231,9 @@ extension TestScheduler {
         /// Test observables made so far, in creation order: what ``ExpectationOutcome/inputs``
         /// lists, and what the leak check reads when a run ends.
         @usableFromInline var testObservables: [any TestObservableMessages] = []
+        /// The last diagram of characters parsed, with its kind and messages (see
+        /// ``TestScheduler/parseKeepingLast(_:_:_:_:)``).
+        var lastParsed: (diagram: String, kind: MarbleDiagram.Kind, messages: [Recorded<Event<String>>])?
         /// Expectations whose `toBe` was called and that have not been checked yet.
         var checks: [PendingCheck] = []
         /// Why the latest flush stopped early (runaway work at the step limit), if it did.

@@ -17,37 +17,39 @@ extension ObservableType {
         typealias Result = Inner.Element
         return Observable.composite { downstream, resources in
             let gate = Gate(downstream)
-            var slots = Slots<Observable<Result>>(limit: limit)
+            var slots = Slots<Inner>(limit: limit)
 
             // Subscribes inner observables one at a time, without recursion, on whichever
             // thread is already subscribing one: a synchronous completion that frees a slot for
             // a waiting inner queues it here instead of recursing, and one arriving on another
             // thread never subscribes concurrently with the drain.
-            let starter = Locked<Trampoline<Observable<Result>>?>(nil)
-            let trampoline = Trampoline<Observable<Result>> { inner in
-                let holder = SingleAssignmentDisposable()
-                guard let key = resources.insert(holder) else { return }
-                holder.set(
-                    inner.subscribe { event in
+            let starter = Locked<Trampoline<Inner>?>(nil)
+            let trampoline = Trampoline<Inner> { inner in
+                // The observer is the inner subscription, made with its key under the
+                // composite's lock: no holder between them.
+                let observer = resources.insert { key in
+                    Observer<Result> { event in
                         guard case .completed = event else { return gate.send(event) }
                         resources.remove(key)
-                        let successor: Observable<Result>? = gate.locked {
+                        let successor: Inner? = gate.locked {
                             let next = slots.release()
                             if slots.isFinished { gate.emit(.completed) }
                             return next
                         }
                         if let successor { starter.withLock { $0 }?.run(successor) }
-                    })
+                    }
+                }
+                if let observer { inner._run(observer) }
             }
             starter.withLock { $0 = trampoline }
-            func start(_ inner: Observable<Result>) { trampoline.run(inner) }
+            func start(_ inner: Inner) { trampoline.run(inner) }
 
             resources.insert(
                 source.subscribe { event in
                     switch event {
                     case .next(let value):
-                        let inner: Observable<Result>
-                        do { inner = try selector(value).asObservable() } catch {
+                        let inner: Inner
+                        do { inner = try selector(value) } catch {
                             gate.send(.error(error))
                             return
                         }

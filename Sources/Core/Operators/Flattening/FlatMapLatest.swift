@@ -14,8 +14,8 @@ extension ObservableType {
                 source.subscribe { event in
                     switch event {
                     case .next(let value):
-                        let inner: Observable<Inner.Element>
-                        do { inner = try selector(value).asObservable() } catch {
+                        let inner: Inner
+                        do { inner = try selector(value) } catch {
                             gate.send(.error(error))
                             return
                         }
@@ -24,19 +24,20 @@ extension ObservableType {
                             completion.innerActive = true
                             return latest
                         }
-                        let holder = SingleAssignmentDisposable()
-                        slot.set(holder)
-                        holder.set(
-                            inner.subscribe { innerEvent in
-                                gate.locked {
-                                    guard id == latest else { return }
-                                    if case .completed = innerEvent {
-                                        completion.innerCompleted(gate)
-                                    } else {
-                                        gate.emit(innerEvent)
-                                    }
+                        // The observer is the inner subscription: put in the slot before the
+                        // inner observable runs (disposing the previous one), it needs no holder.
+                        let observer = Observer<Inner.Element> { innerEvent in
+                            gate.locked {
+                                guard id == latest else { return }
+                                if case .completed = innerEvent {
+                                    completion.innerCompleted(gate)
+                                } else {
+                                    gate.emit(innerEvent)
                                 }
-                            })
+                            }
+                        }
+                        slot.set(observer)
+                        inner._run(observer)
                     case .error(let error):
                         gate.send(.error(error))
                     case .completed:
