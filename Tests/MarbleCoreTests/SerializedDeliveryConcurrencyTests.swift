@@ -6,7 +6,7 @@ import Testing
 /// delivered once, one at a time, each source's in its order, also when a subscriber sends more
 /// while it is being called. `.ci/run` runs this suite under ThreadSanitizer too ("Concurrency").
 @Suite("Concurrency: serialized delivery")
-struct GateDeliveryTests {
+struct SerializedDeliveryConcurrencyTests {
     /// Counts the calls in progress and the most seen at once.
     final class Overlap: Sendable {
         private let state = Locked((inside: 0, most: 0))
