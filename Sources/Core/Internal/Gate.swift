@@ -149,18 +149,27 @@ extension Gate {
     @inlinable
     func scheduleTimer(
         on scheduler: any Scheduler, after delay: Duration, in slot: TimerSlot,
-        isCurrent: () -> Bool, _ action: @escaping () -> Void
+        isCurrent: () -> Bool, _ action: consuming @escaping () -> Void
+    ) {
+        scheduleTimer(on: scheduler, afterNanoseconds: delay.clampedNanoseconds, in: slot, isCurrent: isCurrent, action)
+    }
+
+    /// ``scheduleTimer(on:after:in:isCurrent:_:)`` with the delay in nanoseconds.
+    @inlinable
+    func scheduleTimer(
+        on scheduler: any Scheduler, afterNanoseconds delay: Int64, in slot: TimerSlot,
+        isCurrent: () -> Bool, _ action: consuming @escaping () -> Void
     ) {
         if let virtual = slot.virtual {
             // Virtual time: the timer is a number in the scheduler's heap, no disposable.
-            var replaced: (sequence: UInt64, due: Int64)? = virtual.enqueue(afterNanoseconds: delay.clampedNanoseconds, action)
+            var replaced: (sequence: UInt64, due: Int64)? = virtual.enqueue(afterNanoseconds: delay, action)
             lock.lock()
             if isCurrent(), !slot.disposed { swap(&replaced, &slot.virtualTimer) }
             lock.unlock()
             if let replaced { virtual.cancel(replaced.sequence, due: replaced.due) }
             return
         }
-        var scheduled: (any Disposable)? = scheduler.schedule(after: delay, action)
+        var scheduled: (any Disposable)? = scheduler.schedule(after: .nanoseconds(delay), action)
         lock.lock()
         // Swapped, not copied (a copy of an existential disposable goes through its type's
         // value witnesses): `scheduled` ends up holding what to dispose, the timer it replaced
@@ -213,6 +222,8 @@ class TimedOperatorState<Element> {
     @usableFromInline let gate: Gate<Element>
     @usableFromInline let timer: TimerSlot
     @usableFromInline let dueTime: Duration
+    /// `dueTime` in nanoseconds (clamped).
+    @usableFromInline let dueNanoseconds: Int64
     @usableFromInline let scheduler: any Scheduler
 
     @inlinable
@@ -220,6 +231,20 @@ class TimedOperatorState<Element> {
         gate = Gate(downstream)
         timer = TimerSlot(gate, on: scheduler)
         self.dueTime = dueTime
+        dueNanoseconds = dueTime.clampedNanoseconds
         self.scheduler = scheduler
     }
+
+    /// The scheduler's time in nanoseconds: its virtual clock's, read directly, when it has one.
+    @inlinable var nowNanoseconds: Int64 {
+        if let virtual = timer.virtual { return virtual.nowNanoseconds }
+        return scheduler.now.clampedNanoseconds
+    }
+}
+
+/// `a + b`, or the nearest end of `Int64`'s range when that overflows.
+@inlinable
+func saturatingSum(_ a: Int64, _ b: Int64) -> Int64 {
+    let (sum, overflow) = a.addingReportingOverflow(b)
+    return overflow ? (b < 0 ? .min : .max) : sum
 }

@@ -60,7 +60,7 @@ public final class VirtualTimeScheduler: Scheduler {
     /// What this scheduler's disposables point to: a strong reference costs a disposable less
     /// than a weak one to the scheduler (about 30 of 130 ns an action, measured), and the
     /// scheduler clears it when it goes, so a disposable that outlives it does nothing.
-    @usableFromInline let canceller = VirtualActionCanceller()
+    @usableFromInline package let canceller = VirtualActionCanceller()
 
     /// Work runs at most this many actions per `run`/`advance` call before it throws
     /// ``RxError/stepLimitExceeded(steps:now:)``.
@@ -126,7 +126,7 @@ public final class VirtualTimeScheduler: Scheduler {
     /// ``schedule(at:_:)``) and returns the number that ``cancel(_:)`` takes: for a caller
     /// that keeps many actions (a test observable's messages) without a disposable for each.
     @usableFromInline
-    package func enqueue(at time: Duration, _ action: @escaping () -> Void) -> UInt64 {
+    package func enqueue(at time: Duration, _ action: consuming @escaping () -> Void) -> UInt64 {
         insert(due: Self.nanos(time), action)
     }
 
@@ -144,7 +144,7 @@ public final class VirtualTimeScheduler: Scheduler {
 
     /// Schedules `action` at `time` with a sequence number from ``reserveSequences(_:)``.
     @usableFromInline
-    package func enqueue(at time: Duration, sequence reserved: UInt64, _ action: @escaping () -> Void) {
+    package func enqueue(at time: Duration, sequence reserved: UInt64, _ action: consuming @escaping () -> Void) {
         state.heap.insert(Entry(due: Self.nanos(time), sequence: reserved, action: action))
     }
 
@@ -179,7 +179,7 @@ public final class VirtualTimeScheduler: Scheduler {
     /// Schedules `action` `delay` nanoseconds from now (a negative delay means now) and returns
     /// what ``cancel(_:due:)`` takes: for timing operators' timers, which need no disposable.
     @usableFromInline
-    package func enqueue(afterNanoseconds delay: Int64, _ action: @escaping () -> Void) -> (sequence: UInt64, due: Int64) {
+    package func enqueue(afterNanoseconds delay: Int64, _ action: consuming @escaping () -> Void) -> (sequence: UInt64, due: Int64) {
         let due = state.nowNanos &+ max(delay, 0)
         return (insert(due: due, action), due)
     }
@@ -319,10 +319,23 @@ struct VirtualActionDisposable: Disposable, @unchecked Sendable {
 }
 
 /// The scheduler its disposables cancel in, while it lives (it clears the reference in its
-/// `deinit`; like the scheduler, used from one thread).
+/// `deinit`; like the scheduler, used from one thread). Also what reads the scheduler's time
+/// per event without an unowned reference's retain and release (a test's recordings).
 @usableFromInline
-final class VirtualActionCanceller: @unchecked Sendable {
+package final class VirtualActionCanceller: @unchecked Sendable {
     // measured: a weak reference to the scheduler here cost about 30 of 130 ns an action
-    // (f3ae3d1, A/B, release); the scheduler clears this in its deinit.
-    unowned(unsafe) var scheduler: VirtualTimeScheduler?
+    // (f3ae3d1, A/B, release); the scheduler clears this in its deinit. Unmanaged (as an
+    // unowned(unsafe) reference was): the time is read without a retain and release.
+    @usableFromInline var reference: Unmanaged<VirtualTimeScheduler>?
+
+    @usableFromInline init() {}
+
+    /// The scheduler, while it lives.
+    @inlinable package var scheduler: VirtualTimeScheduler? {
+        get { reference?.takeUnretainedValue() }
+        set { reference = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+
+    /// The scheduler's time in nanoseconds, while it lives.
+    @inlinable package var nowNanoseconds: Int64? { reference?._withUnsafeGuaranteedRef { $0.nowNanoseconds } }
 }

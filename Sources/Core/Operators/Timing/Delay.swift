@@ -37,7 +37,11 @@ final class DelayState<Element>: TimedOperatorState<Element> {
     /// current timer, whether the source ended.
     @usableFromInline
     struct Book {
-        @usableFromInline var queue = FIFOQueue<(due: Duration, value: Element)>()
+        // Due times in nanoseconds: `Duration`'s comparisons and arithmetic are calls into the
+        // standard library, and a call made while the queue's first element is borrowed
+        // retained and released the queue's storage around it.
+        // measured: see the CHANGELOG (session 31).
+        @usableFromInline var queue = FIFOQueue<(due: Int64, value: Element)>()
         @usableFromInline var generation = 0
         @usableFromInline var sourceDone = false
         @inlinable init() {}
@@ -57,7 +61,7 @@ final class DelayState<Element>: TimedOperatorState<Element> {
         switch event {
         case .next(let value):
             let current: Int? = gate.locked {
-                let due = scheduler.now + dueTime
+                let due = saturatingSum(nowNanoseconds, dueNanoseconds)
                 return update { book in
                     let wasEmpty = book.queue.isEmpty
                     book.queue.append((due, value))
@@ -66,7 +70,7 @@ final class DelayState<Element>: TimedOperatorState<Element> {
                     return book.generation
                 }
             }
-            if let current { start(after: dueTime, generation: current) }
+            if let current { start(afterNanoseconds: dueNanoseconds, generation: current) }
         case .error(let error):
             gate.send(.error(error))
         case .completed:
@@ -82,15 +86,15 @@ final class DelayState<Element>: TimedOperatorState<Element> {
     }
 
     @inlinable
-    func start(after delay: Duration, generation current: Int) {
+    func start(afterNanoseconds delay: Int64, generation current: Int) {
         let action = { [self] in fire() }
-        gate.scheduleTimer(on: scheduler, after: delay, in: timer, isCurrent: { book.generation == current }, action)
+        gate.scheduleTimer(on: scheduler, afterNanoseconds: delay, in: timer, isCurrent: { book.generation == current }, action)
     }
 
     @inlinable
     func fire() {
-        let next: (Duration, Int)? = gate.locked {
-            let now = scheduler.now
+        let next: (Int64, Int)? = gate.locked {
+            let now = nowNanoseconds
             return update { book in
                 while let next = book.queue.popFirst(where: { $0.due <= now }) { gate.emit(.next(next.value)) }
                 guard let next = book.queue.first else {
@@ -101,6 +105,6 @@ final class DelayState<Element>: TimedOperatorState<Element> {
                 return (next.due - now, book.generation)
             }
         }
-        if let (delay, current) = next { start(after: delay, generation: current) }
+        if let (delay, current) = next { start(afterNanoseconds: delay, generation: current) }
     }
 }
