@@ -155,7 +155,8 @@ public final class MarbleExpectation<Element> {
         // A passing test records as many events as it expects: room for them now, not by doubling.
         events.reserveCapacity(events.count + expected.count)
         // Expected first, actual second: the order the general comparison calls `areEqual` in.
-        return TypedExpectation(expected: expected) { [unowned self] in
+        // Strong: the check that holds this closure holds the expectation anyway.
+        return TypedExpectation(expected: expected) { [self] in
             // By index over the buffers: the elements are read in place, not copied out by an
             // iterator (a retain and a release of each value; with `matches` reading one event at
             // a time, 2-3% of a 1,000-event timing test, measured).
@@ -189,7 +190,7 @@ public final class MarbleExpectation<Element> {
             }
         }
         let inputs = scheduler.state.testObservables
-        scheduler.register(at: location, window: self) { [self, unowned scheduler] in
+        scheduler.register(at: location, window: self) { [self] scheduler in
             // Passing typed means passing the general comparison (both ask `Event.matches` with
             // the same value equality); a failure to explain, or a run whose outcome is
             // observed, takes the general path.
@@ -282,7 +283,7 @@ public final class MarbleExpectation<Element> {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: Int = #line, column: Int = #column
     ) {
         let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
-        scheduler.register(at: location, window: self) { [self, unowned scheduler] in
+        scheduler.register(at: location, window: self) { [self] scheduler in
             let received = actual.compactMap { recorded -> RecordedValue? in
                 if case .next(let value) = recorded.value { return value }
                 return nil
@@ -318,7 +319,7 @@ public final class MarbleExpectation<Element> {
         let location = MarbleFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column)
         let reference = scheduler.expect(other, unsubscribe: window, at: location)
         let inputs = scheduler.state.testObservables
-        scheduler.register(at: location, window: self) { [self, unowned scheduler] in
+        scheduler.register(at: location, window: self) { [self] scheduler in
             let comparison = MarbleComparison(expected: reference.actual, actual: actual, frame: scheduler.frame)
             if !comparison.matches { scheduler.report(comparison.message(headline: "timelines differ"), at: location) }
             // The reference's timeline stands as the expected one (a diagram spec shows both).

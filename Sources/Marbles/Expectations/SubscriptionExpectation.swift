@@ -43,7 +43,7 @@ extension TestScheduler {
                 scheduler.report(error.description, at: location)
                 return
             }
-            scheduler.register(at: location, window: LogWindow(logs: logs)) { [self, unowned scheduler] in
+            scheduler.register(at: location, window: LogWindow(logs: logs)) { [self] scheduler in
                 let raw = logs()
                 let named = owner.map { UInt(bitPattern: ObjectIdentifier($0)) }
                 let actual = raw.map {

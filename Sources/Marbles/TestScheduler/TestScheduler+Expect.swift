@@ -110,7 +110,7 @@ extension TestScheduler {
     /// never comes.
     func register(
         at location: MarbleFailure.Location, isReady: @escaping () -> Bool = { true }, window: (any CheckWindow)? = nil,
-        _ check: @escaping () -> Void
+        _ check: @escaping (TestScheduler) -> Void
     ) {
         state.checks.append(PendingCheck(location: location, isReady: isReady, window: window, check: check))
     }

@@ -137,7 +137,7 @@ extension TestScheduler {
             let open = steps ? state.checks.filter { !$0.windowClosed() } : state.checks
             state.checks.removeAll()
             report(runawayMessage(runaway, at: stoppedAt, sleepers: sleepers, open: open), at: location)
-            for check in closed { check.check() }
+            for check in closed { check.check(self) }
         }
         finishAsync(at: location, cutShort: maxFrames != nil)
         // Usually every check is ready: then the list is taken whole, with no filtered copy.
@@ -149,7 +149,7 @@ extension TestScheduler {
             ready = state.checks.filter { $0.isReady() }
             state.checks.removeAll { $0.isReady() }
         }
-        for check in ready { check.check() }
+        for check in ready { check.check(self) }
     }
 
     /// How ``VirtualRuntime/drive(until:steps:)`` words the step limit.

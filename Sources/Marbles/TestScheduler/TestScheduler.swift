@@ -304,7 +304,8 @@ struct PendingCheck {
     /// What it watches, which says whether it is over (ended, or unsubscribed at its `!`): such
     /// a check runs even when the step limit cut the run short.
     let window: (any CheckWindow)?
-    let check: () -> Void
+    /// The comparison, given the scheduler (which the check does not capture: it holds the check).
+    let check: (TestScheduler) -> Void
 
     func windowClosed() -> Bool { window?.windowClosed ?? false }
 }
