@@ -161,11 +161,15 @@ extension Gate {
         isCurrent: () -> Bool, _ action: consuming @escaping () -> Void
     ) {
         if let virtual = slot.virtual {
-            // Virtual time: the timer is a number in the scheduler's heap, no disposable.
-            var replaced: (sequence: UInt64, due: Int64)? = virtual.enqueue(afterNanoseconds: delay, action)
-            lock.lock()
-            if isCurrent(), !slot.disposed { swap(&replaced, &slot.virtualTimer) }
-            lock.unlock()
+            // Virtual time: the timer is a number in the scheduler's heap, no disposable. No
+            // lock: a virtual scheduler's work is confined to its thread (schedule, advance and
+            // dispose from one thread, VirtualTimeScheduler's contract), and so are this slot,
+            // whose only other user is a dispose, and the operator's state `isCurrent` reads, as
+            // the heap touched here always was.
+            // measured: one lock round a timer fewer, see the CHANGELOG (session 31).
+            guard isCurrent(), !slot.disposed else { return }
+            let replaced = slot.virtualTimer
+            slot.virtualTimer = virtual.enqueue(afterNanoseconds: delay, action)
             if let replaced { virtual.cancel(replaced.sequence, due: replaced.due) }
             return
         }
