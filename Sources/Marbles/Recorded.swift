@@ -29,25 +29,28 @@ public struct SubscriptionLog: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A test observable's subscription log, in subscription order. The first entry is kept
-/// inline: most test observables are subscribed once, and their log then allocates nothing.
+/// A test observable's subscription log, in subscription order (see ``InlineFirstArray``).
+@usableFromInline package typealias SubscriptionLogs = InlineFirstArray<SubscriptionLog>
+
+/// An array whose first element is kept inline: most test observables are subscribed once and
+/// most tests make one expectation, and their lists then allocate nothing.
 @usableFromInline
-package struct SubscriptionLogs: RandomAccessCollection, MutableCollection {
-    @usableFromInline var head: SubscriptionLog?
-    @usableFromInline var rest: [SubscriptionLog] = []
+package struct InlineFirstArray<Element>: RandomAccessCollection, MutableCollection {
+    @usableFromInline var head: Element?
+    @usableFromInline var rest: [Element] = []
 
     @inlinable package init() {}
 
-    package init(_ logs: [SubscriptionLog]) {
-        head = logs.first
-        rest = Array(logs.dropFirst())
+    package init(_ elements: [Element]) {
+        head = elements.first
+        rest = Array(elements.dropFirst())
     }
 
     @inlinable package var startIndex: Int { 0 }
     @inlinable package var endIndex: Int { head == nil ? 0 : 1 &+ rest.count }
 
     @inlinable
-    package subscript(position: Int) -> SubscriptionLog {
+    package subscript(position: Int) -> Element {
         get { position == 0 ? head! : rest[position &- 1] }
         set {
             if position == 0 { head = newValue } else { rest[position &- 1] = newValue }
@@ -55,8 +58,8 @@ package struct SubscriptionLogs: RandomAccessCollection, MutableCollection {
     }
 
     @inlinable
-    package mutating func append(_ log: SubscriptionLog) {
-        if head == nil { head = log } else { rest.append(log) }
+    package mutating func append(_ element: Element) {
+        if head == nil { head = element } else { rest.append(element) }
     }
 }
 
