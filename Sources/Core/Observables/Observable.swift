@@ -13,6 +13,7 @@ public protocol ObservableType<Element> {
 }
 
 extension ObservableType {
+    /// Runs ``asObservable()``'s subscribe logic for `observer`.
     @inlinable
     public func _run(_ observer: Observer<Element>) { asObservable().run(observer) }
 }
@@ -43,6 +44,7 @@ public final class Observable<Element>: ObservableType, @unchecked Sendable {
 
     public func asObservable() -> Observable<Element> { self }
 
+    /// Runs this observable's subscribe logic for `observer`.
     @inlinable
     public func _run(_ observer: Observer<Element>) { producer(observer) }
 
