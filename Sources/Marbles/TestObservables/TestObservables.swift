@@ -71,6 +71,9 @@ extension TestScheduler {
 @usableFromInline
 final class MessageReplay<Element, Receiver: ObserverType>: Disposable, @unchecked Sendable where Receiver.Element == Element {
     @usableFromInline let messages: [Recorded<Event<Element>>]
+    /// `messages.count`, for `dispose()`: it runs unspecialized (called through `Disposable`),
+    /// where the array's count looked the array type's metadata up.
+    @usableFromInline let count: Int
     @usableFromInline let receiver: Receiver
     /// How many messages went out, whether a chain was cancelled, and whether a cold observable's
     /// subscription was disposed: read and written by every message, on the scheduler's thread,
@@ -109,6 +112,7 @@ final class MessageReplay<Element, Receiver: ObserverType>: Disposable, @uncheck
         inTimeOrder: Bool, log: (observable: TestScheduler.ColdObservable<Element>, index: Int)? = nil
     ) {
         self.messages = messages
+        self.count = messages.count
         self.log = log
         self.receiver = receiver
         self.virtual = virtual
@@ -174,7 +178,7 @@ final class MessageReplay<Element, Receiver: ObserverType>: Disposable, @uncheck
     @inlinable
     func cancel(on virtual: VirtualTimeScheduler) {
         if let first {
-            guard !progress.stopped, progress.sent < messages.count else { return }
+            guard !progress.stopped, progress.sent < count else { return }
             progress.stopped = true
             virtual.cancel(first &+ UInt64(progress.sent))
         } else {
