@@ -9,7 +9,8 @@ public final class MarbleExpectation<Element> {
     @usableFromInline let origin: Duration
     /// The scheduler's virtual clock while it lives, read by every recorded event: through
     /// `scheduler` (unowned), each read retained and released the scheduler.
-    // measured: see the CHANGELOG (session 31).
+    // measured: against `scheduler.now` here, the 1,000-event delay test 0.94x (213 → 199 µs),
+    // debounce 0.94x, the 10-event test 0.95x (A/B, release, min of 7, session 31).
     @usableFromInline let clock: VirtualActionCanceller
     /// Observables of observables are recorded erased, as their events arrive (each inner
     /// observable is subscribed then); every other recording keeps its `Element`s.
@@ -156,7 +157,7 @@ public final class MarbleExpectation<Element> {
     /// ``typedExpectation(_:_:_:_:)`` with the comparison known. Not optional: a closure in an
     /// `Optional` is kept in its most general form, and unwrapping it for the typed comparison
     /// made two reabstraction thunks per `toBe` (two allocations) and a thunk call per event.
-    // measured: see the CHANGELOG (session 31).
+    // (Session 31: a 10-event test 33 → 31 allocations, `make bench-allocs`.)
     @inlinable
     func typedExpectation(
         _ diagram: String, _ values: [String: Element], _ error: any Error, equal: @escaping (Element, Element) -> Bool
