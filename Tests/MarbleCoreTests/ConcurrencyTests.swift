@@ -47,6 +47,31 @@ struct ConcurrencyTests {
         #expect(allDisposed)
     }
 
+    @Test("an observer's upstream set while it completes and is disposed on other threads is disposed exactly once")
+    func observerUpstreamRace() {
+        let rounds = 2_000
+        let disposals = ManagedAtomic<Int>(0)
+        let terminals = ManagedAtomic<Int>(0)
+        let observers = (0..<rounds).map { _ in
+            Observer<Int> { event in
+                if event.isTerminal { terminals.wrappingIncrement(by: 1, ordering: .relaxed) }
+            }
+        }
+        DispatchQueue.concurrentPerform(iterations: 3) { side in
+            for observer in observers {
+                switch side {
+                case 0: observer.setUpstream(Disposables.create { disposals.wrappingIncrement(by: 1, ordering: .relaxed) })
+                case 1: observer.on(.completed)
+                default: observer.dispose()
+                }
+            }
+        }
+        #expect(disposals.load(ordering: .relaxed) == rounds)
+        #expect(terminals.load(ordering: .relaxed) <= rounds)
+        let allOver = observers.allSatisfy { $0.isDisposed }
+        #expect(allOver)
+    }
+
     @Test("observe(on:) delivers in order on the scheduler's queue")
     func observeOn() throws {
         let scheduler = DispatchQueueScheduler(label: "observer")
