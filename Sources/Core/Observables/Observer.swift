@@ -35,7 +35,9 @@ public final class Observer<Element>: ObserverType, Disposable, @unchecked Senda
     // First stored property: see InlineAtomic.swift.
     @usableFromInline var stateStorage = Int.AtomicRepresentation(0)
     @usableFromInline let handler: (Event<Element>) -> Void
-    @exclusivity(unchecked) @usableFromInline var current: (any Disposable)?
+    // Checked: unchecked measured 0.96x for flatMap, 1.01x for the 10-event test, as much as the
+    // parse baseline moved in the same run (A/B, release, min of 9, session 32): within the noise.
+    @usableFromInline var current: (any Disposable)?
     // measured (inline atomics): see InlineAtomic.swift.
     @inlinable var state: UnsafeAtomic<Int> { inlineAtomic(self, of: Int.self) }
     /// A terminal event went through or the observer was disposed: nothing more is delivered.

@@ -166,23 +166,10 @@ public final class MarbleExpectation<Element> {
         guard let expected = try? scheduler.parser.parse(diagram, kind: .expected, values: values, error: error) else { return nil }
         // A passing test records as many events as it expects: room for them now, not by doubling.
         events.reserveCapacity(events.count + expected.count)
-        // Expected first, actual second: the order the general comparison calls `areEqual` in.
-        // Strong: the check that holds this closure holds the expectation anyway.
-        return TypedExpectation(expected: expected) { [self] in
-            // By index over the buffers: the elements are read in place, not copied out by an
-            // iterator (a retain and a release of each value; with `matches` reading one event at
-            // a time, 2-3% of a 1,000-event timing test, measured).
-            guard expected.count == events.count else { return false }
-            return expected.withUnsafeBufferPointer { expected in
-                events.withUnsafeBufferPointer { actual in
-                    for index in 0..<expected.count {
-                        guard expected[index].time == actual[index].time, expected[index].value.matches(actual[index].value, equal)
-                        else { return false }
-                    }
-                    return true
-                }
-            }
-        }
+        // Strong: the check that holds this holds the expectation anyway.
+        // The comparison is a closure that captures nothing: made here, where `Element` is the
+        // test's type, it runs specialized, though `check` that calls it is generic.
+        return TypedExpectation(expected: expected, recording: self, equal: equal) { $0.compare() }
     }
 
     /// Registers the comparison of a `toBe` for the end of the run.
@@ -370,14 +357,45 @@ extension MarbleExpectation where Element: Equatable {
 @usableFromInline
 struct TypedExpectation<Value> {
     @usableFromInline let expected: [Recorded<Event<Value>>]
+    /// The expectation whose events are compared.
+    @usableFromInline let recording: MarbleExpectation<Value>
+    /// Compares an expected value with an actual one.
+    @usableFromInline let equal: (Value, Value) -> Bool
+    /// ``compare()``, as specialized where the expectation was made.
+    @usableFromInline let comparison: (TypedExpectation) -> Bool
+
+    // Values, and a closure that captures none: a closure over them was an allocation per `toBe`.
+    @inlinable
+    init(
+        expected: [Recorded<Event<Value>>], recording: MarbleExpectation<Value>, equal: @escaping (Value, Value) -> Bool,
+        comparison: @escaping (TypedExpectation) -> Bool
+    ) {
+        self.expected = expected
+        self.recording = recording
+        self.equal = equal
+        self.comparison = comparison
+    }
+
     /// Whether the recording equals `expected`, event for event; when it does, the general
     /// comparison would find no mismatch either.
-    @usableFromInline let holds: () -> Bool
+    func holds() -> Bool { comparison(self) }
 
     @inlinable
-    init(expected: [Recorded<Event<Value>>], holds: @escaping () -> Bool) {
-        self.expected = expected
-        self.holds = holds
+    func compare() -> Bool {
+        // By index over the buffers: the elements are read in place, not copied out by an
+        // iterator (a retain and a release of each value; with `matches` reading one event at
+        // a time, 2-3% of a 1,000-event timing test, measured).
+        // Expected first, actual second: the order the general comparison calls `areEqual` in.
+        guard expected.count == recording.events.count else { return false }
+        return expected.withUnsafeBufferPointer { expected in
+            recording.events.withUnsafeBufferPointer { actual in
+                for index in 0..<expected.count {
+                    guard expected[index].time == actual[index].time, expected[index].value.matches(actual[index].value, equal)
+                    else { return false }
+                }
+                return true
+            }
+        }
     }
 
     /// `expected` as the general comparison reads it.
