@@ -69,7 +69,7 @@ extension TestScheduler {
     /// Disposes the harness's subscriptions, then reports test observables still subscribed.
     func checkReleased(at location: MarbleFailure.Location) {
         let subscriptions = state.harnessSubscriptions
-        state.harnessSubscriptions = InlineFirstArray()
+        state.harnessSubscriptions = []
         for subscription in subscriptions { subscription.dispose() }
         var leaks: [String] = []
         for observable in state.testObservables {

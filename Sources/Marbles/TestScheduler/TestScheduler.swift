@@ -230,7 +230,7 @@ extension TestScheduler {
         @usableFromInline var hotToSetUp: [() -> Void] = []
         /// Test observables made so far, in creation order: what ``ExpectationOutcome/inputs``
         /// lists, and what the leak check reads when a run ends.
-        @usableFromInline var testObservables = InlineFirstArray<any TestObservableMessages>()
+        @usableFromInline var testObservables: [any TestObservableMessages] = []
         /// The last diagram of characters parsed, with its kind and messages (see
         /// ``TestScheduler/parseKeepingLast(_:_:_:_:)``).
         var lastParsed: (diagram: String, kind: MarbleDiagram.Kind, messages: [Recorded<Event<String>>])?
@@ -240,7 +240,7 @@ extension TestScheduler {
         var runawayReason: String?
         /// Subscriptions the harness made (expectations, recordings, inner timelines); `run`
         /// disposes them when it ends, then checks that every test observable was unsubscribed.
-        @usableFromInline var harnessSubscriptions = InlineFirstArray<any Disposable>()
+        @usableFromInline var harnessSubscriptions: [any Disposable] = []
         /// The async expectations of the current run.
         var asyncRuns: [AsyncRun] = []
         /// The scheduler's `clock`, once made.
