@@ -8,7 +8,7 @@ MARBLEGEN := .build/debug/marblegen
 # Apple platforms. Off by default so that dependents fetch neither; this repository builds both.
 TRAITS := --traits Tools,OpenCombine
 
-.PHONY: code-blocks stress-mixed test-release-layout bench-ab bench-allocs bench-peers server-check server-own-tests consumer-check diagrams test test-tsan test-asan asan-soak interposer-check examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
+.PHONY: code-blocks stress-mixed test-release-layout bench-ab bench-allocs bench-instructions bench-peers server-check server-own-tests consumer-check diagrams test test-tsan test-asan asan-soak interposer-check examples examples-tsan check-diagrams lint docs deps plugin-check bench bench-debug fuzz stress stress-tsan clean \
 	playground playground-deps playground-e2e playground-load playground-load-debug playground-screenshot attachment-screenshot font-metrics
 
 deps:
@@ -220,6 +220,13 @@ bench: deps
 bench-allocs: deps
 	cd Benchmarks && $(SWIFT) build -c release --product MarblesAllocations
 	cd Benchmarks && LD_PRELOAD=$$PWD/.build/release/libMallocInterposerSwift.so .build/release/MarblesAllocations
+
+# Instructions per test (valgrind's callgrind): an empty run, the 10-event test and the 1,000-event
+# delay test, deterministic where wall time moves by several percent. A/B: pass two builds to
+# scripts/instruction-counts.sh (the base built in a worktree, as for bench-ab).
+bench-instructions: deps
+	cd Benchmarks && $(SWIFT) build -c release --product MarblesBenchmarks
+	bash scripts/instruction-counts.sh Benchmarks/.build/release/MarblesBenchmarks
 
 # The same app code (a @MainActor debounced search, a retry with backoff) tested with
 # withVirtualTime and nothing injected, and with swift-clocks' TestClock injected.
