@@ -175,10 +175,12 @@ func delayProfile() {
 
 /// The 10-event test's phases, each added to the one before (`--only test-phases`): where a
 /// small test's fixed cost goes.
-/// The 10-event cold test alone, for profiling (`--only small-test-loop`).
+/// The 10-event cold test alone, for profiling (`--only small-test-loop`; SMALL_EVENTS=n for
+/// another count, to tell the fixed cost from the per-event one).
 func smallTestProfile() {
-    let input = String(repeating: "a-", count: 10) + "|"
-    let expected = String(repeating: "b-", count: 10) + "|"
+    let events = Int(ProcessInfo.processInfo.environment["SMALL_EVENTS"] ?? "") ?? 10
+    let input = String(repeating: "a-", count: events) + "|"
+    let expected = String(repeating: "b-", count: events) + "|"
     let tests = Int(ProcessInfo.processInfo.environment["PROFILE_TESTS"] ?? "") ?? 300_000
     for _ in 0..<tests {
         passing { scheduler in
