@@ -25,40 +25,22 @@ extension ObserverType {
 /// the subscription's ``Disposable``: disposing it stops delivery at once and releases the
 /// upstream.
 public final class Observer<Element>: ObserverType, Disposable, @unchecked Sendable {
-    // `handler` is immutable. Two atomic words, inline: `stopped` (the only state delivery
-    // reads) and the upstream's state; `current` is written only by `setUpstream` while the
-    // upstream state is `empty` (then published by a releasing exchange) and read only by
-    // whoever moves it from `assigned` to `disposed` (after an acquiring one): never by two
-    // threads at once. The upstream holder was a `SingleAssignmentDisposable` of its own, an
-    // allocation per subscription.
+    // `handler` is immutable; `stopped` is the only state shared between threads (a dispose
+    // racing with delivery), and `upstream` guards itself.
     // First stored property: see InlineAtomic.swift.
-    @usableFromInline var words = (stopped: Int.AtomicRepresentation(0), upstream: Int.AtomicRepresentation(0))
+    @usableFromInline var stoppedStorage = Int.AtomicRepresentation(0)
     @usableFromInline let handler: (Event<Element>) -> Void
-    var current: (any Disposable)?
+    @usableFromInline let upstream = SingleAssignmentDisposable()
     // measured (inline atomics): see InlineAtomic.swift.
     @inlinable var stopped: UnsafeAtomic<Int> { inlineAtomic(self, of: Int.self) }
-    // measured: the upstream holder inline (its own word, so that delivery reads `stopped` as
-    // before): flatMap and flatMapLatest 5 -> 4 allocations per inner (make bench-allocs), the
-    // 10,000,000-event chain 0.99-1.01x, flatMapLatest 0.97x (A/B, release, min of 7, session
-    // 32). One word holding both states had made the chain 1.14-1.18x (sessions 28 and 32).
-    var upstreamState: UnsafeAtomic<Int> {
-        UnsafeAtomic(at: firstStoredProperty(of: self, as: Int.AtomicRepresentation.self) + 1)
-    }
-    private static var empty: Int { 0 }
-    private static var assigned: Int { 1 }
-    private static var disposed: Int { 2 }
 
-    /// Whether the state is where ``inlineAtomic(_:of:)`` looks, the upstream's word right after.
-    var layoutHolds: Bool {
-        typealias Words = (stopped: UnsafeAtomic<Int>.Storage, upstream: UnsafeAtomic<Int>.Storage)
-        return isFirstStoredProperty(of: self, &words)
-            && MemoryLayout<Words>.offset(of: \Words.upstream) == MemoryLayout<UnsafeAtomic<Int>.Storage>.stride
-    }
+    /// Whether the state is where ``inlineAtomic(_:of:)`` looks.
+    var layoutHolds: Bool { isFirstStoredProperty(of: self, &stoppedStorage) }
 
     @inlinable
     package init(_ handler: @escaping (Event<Element>) -> Void) {
         self.handler = handler
-        assert(isFirstStoredProperty(of: self, &words))
+        assert(isFirstStoredProperty(of: self, &stoppedStorage))
     }
 
     /// Whether the subscription is over: a terminal event went through or it was disposed.
@@ -74,36 +56,17 @@ public final class Observer<Element>: ObserverType, Disposable, @unchecked Senda
         case .error, .completed:
             if stopped.exchange(1, ordering: .acquiringAndReleasing) != 0 { return }
             handler(event)
-            disposeUpstream()
+            upstream.dispose()
         }
     }
 
     /// Links the resources this subscription holds; set once, before or while producing.
-    @usableFromInline
-    package func setUpstream(_ disposable: any Disposable) {
-        let before = upstreamState.load(ordering: .acquiring)
-        precondition(before != Self.assigned, "Observer.setUpstream(_:) called twice")
-        if before == Self.disposed { return disposable.dispose() }
-        current = disposable
-        let (exchanged, found) = upstreamState.compareExchange(
-            expected: Self.empty, desired: Self.assigned, ordering: .acquiringAndReleasing)
-        if exchanged { return }
-        precondition(found == Self.disposed, "Observer.setUpstream(_:) called twice")
-        // Disposed meanwhile, before it could see `current`.
-        current = nil
-        disposable.dispose()
-    }
-
-    @usableFromInline
-    func disposeUpstream() {
-        guard upstreamState.exchange(Self.disposed, ordering: .acquiringAndReleasing) == Self.assigned else { return }
-        // Moved out, not copied: an existential's copy goes through its type's value witnesses.
-        current.take()?.dispose()
-    }
+    @inlinable
+    package func setUpstream(_ disposable: any Disposable) { upstream.set(disposable) }
 
     public func dispose() {
         stopped.store(1, ordering: .releasing)
-        disposeUpstream()
+        upstream.dispose()
     }
 }
 
